@@ -1,0 +1,1 @@
+"""Checkers: decoded calls + possible answer -> Verdict."""

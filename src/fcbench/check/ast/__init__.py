@@ -1,0 +1,1 @@
+"""The AST checker and its per-language type rules."""

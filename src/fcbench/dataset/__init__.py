@@ -1,0 +1,1 @@
+"""Test categories, the official data files and their loaders."""

@@ -1,0 +1,196 @@
+"""The category registry: every BFCL category is one row of data, not code.
+
+A row says where a category's files live, which release introduced it, the language its
+answers are written in, which checker decides its verdicts and which summary group it counts
+in. Checkers and scorers read these rows; adding a category means adding a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Language(str, Enum):
+    PYTHON = "python"
+    JAVA = "java"
+    JAVASCRIPT = "javascript"
+
+
+class Checker(str, Enum):
+    """Which checker decides a category's verdicts."""
+
+    AST_SIMPLE = "ast_simple"
+    AST_MULTIPLE = "ast_multiple"
+    AST_PARALLEL = "ast_parallel"
+    IRRELEVANCE = "irrelevance"
+    RELEVANCE = "relevance"
+    EXEC_SIMPLE = "exec_simple"
+    EXEC_MULTIPLE = "exec_multiple"
+    EXEC_PARALLEL = "exec_parallel"
+    REST = "rest"
+    MULTI_TURN = "multi_turn"
+    AGENTIC = "agentic"
+    NONE = "none"
+
+    @property
+    def is_ast(self) -> bool:
+        return self in (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL)
+
+
+@dataclass(frozen=True)
+class Category:
+    """One registry row.
+
+    `group` is the folder the official tool files results and scores under (non_live, live,
+    multi_turn, agentic, format_sensitivity); `release` the benchmark release that introduced
+    the category (v1 = the original 2024 benchmark, v2 = live, v3 = multi-turn, v4 = agentic);
+    `data_stem` the question/answer file name stem when it differs from the name; `retired`
+    marks categories the official tool no longer scores (their files sit in unused_datasets/).
+    """
+
+    name: str
+    group: str
+    release: str
+    language: Language
+    checker: Checker
+    data_stem: str = ""
+    retired: bool = False
+    scoring: bool = True
+    legacy_names: tuple[str, ...] = ()
+
+    @property
+    def stem(self) -> str:
+        return self.data_stem or self.name
+
+    @property
+    def has_possible_answer(self) -> bool:
+        return self.checker not in (Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.NONE)
+
+
+def _row(name: str, group: str, release: str, checker: Checker, **kw: object) -> Category:
+    language = kw.pop("language", Language.PYTHON)
+    return Category(name, group, release, language, checker, **kw)  # type: ignore[arg-type]
+
+
+_P, _J, _JS = Language.PYTHON, Language.JAVA, Language.JAVASCRIPT
+C = Checker
+
+CATEGORIES: tuple[Category, ...] = (
+    # The original 2024 benchmark (v1), under today's names.
+    _row("simple_python", "non_live", "v1", C.AST_SIMPLE, legacy_names=("simple",)),
+    _row("simple_java", "non_live", "v1", C.AST_SIMPLE, language=_J, legacy_names=("java",)),
+    _row("simple_javascript", "non_live", "v1", C.AST_SIMPLE, language=_JS,
+         legacy_names=("javascript",)),
+    _row("multiple", "non_live", "v1", C.AST_MULTIPLE, legacy_names=("multiple_function",)),
+    _row("parallel", "non_live", "v1", C.AST_PARALLEL, legacy_names=("parallel_function",)),
+    _row("parallel_multiple", "non_live", "v1", C.AST_PARALLEL,
+         legacy_names=("parallel_multiple_function",)),
+    _row("irrelevance", "non_live", "v1", C.IRRELEVANCE, legacy_names=("relevance",)),
+    _row("exec_simple", "non_live", "v1", C.EXEC_SIMPLE, retired=True,
+         legacy_names=("executable_simple",)),
+    _row("exec_multiple", "non_live", "v1", C.EXEC_MULTIPLE, retired=True,
+         legacy_names=("executable_multiple_function",)),
+    _row("exec_parallel", "non_live", "v1", C.EXEC_PARALLEL, retired=True,
+         legacy_names=("executable_parallel_function",)),
+    _row("exec_parallel_multiple", "non_live", "v1", C.EXEC_PARALLEL, retired=True,
+         legacy_names=("executable_parallel_multiple_function",)),
+    _row("rest", "non_live", "v1", C.REST, retired=True),
+    _row("sql", "non_live", "v1", C.AST_SIMPLE, retired=True, scoring=False),
+    _row("chatable", "non_live", "v1", C.NONE, retired=True, scoring=False),
+    # Live (v2): user-contributed functions and questions.
+    _row("live_simple", "live", "v2", C.AST_SIMPLE),
+    _row("live_multiple", "live", "v2", C.AST_MULTIPLE),
+    _row("live_parallel", "live", "v2", C.AST_PARALLEL),
+    _row("live_parallel_multiple", "live", "v2", C.AST_PARALLEL),
+    _row("live_irrelevance", "live", "v2", C.IRRELEVANCE),
+    _row("live_relevance", "live", "v2", C.RELEVANCE),
+    # Multi-turn (v3).
+    _row("multi_turn_base", "multi_turn", "v3", C.MULTI_TURN),
+    _row("multi_turn_miss_func", "multi_turn", "v3", C.MULTI_TURN),
+    _row("multi_turn_miss_param", "multi_turn", "v3", C.MULTI_TURN),
+    _row("multi_turn_long_context", "multi_turn", "v3", C.MULTI_TURN),
+    _row("multi_turn_composite", "multi_turn", "v3", C.MULTI_TURN, retired=True),
+    # Agentic (v4).
+    _row("web_search_base", "agentic", "v4", C.AGENTIC, data_stem="web_search"),
+    _row("web_search_no_snippet", "agentic", "v4", C.AGENTIC, data_stem="web_search"),
+    _row("memory_kv", "agentic", "v4", C.AGENTIC, data_stem="memory"),
+    _row("memory_vector", "agentic", "v4", C.AGENTIC, data_stem="memory"),
+    _row("memory_rec_sum", "agentic", "v4", C.AGENTIC, data_stem="memory"),
+    _row("format_sensitivity", "format_sensitivity", "v4", C.AST_SIMPLE, scoring=False),
+)
+
+BY_NAME: dict[str, Category] = {c.name: c for c in CATEGORIES}
+LEGACY_NAMES: dict[str, str] = {old: c.name for c in CATEGORIES for old in c.legacy_names}
+
+
+def _names(predicate: object) -> tuple[str, ...]:
+    return tuple(c.name for c in CATEGORIES if predicate(c))  # type: ignore[operator]
+
+
+_CURRENT = [c for c in CATEGORIES if not c.retired]
+NON_LIVE = tuple(c.name for c in _CURRENT if c.group == "non_live")
+LIVE = tuple(c.name for c in _CURRENT if c.group == "live")
+MULTI_TURN = tuple(c.name for c in _CURRENT if c.group == "multi_turn")
+MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
+WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
+AGENTIC = MEMORY + WEB_SEARCH
+SINGLE_TURN = NON_LIVE + LIVE
+ALL_SCORING = SINGLE_TURN + MULTI_TURN + AGENTIC
+V1 = tuple(c.name for c in CATEGORIES if c.release == "v1" and c.scoring)
+EXECUTABLE = ("exec_simple", "exec_multiple", "exec_parallel", "exec_parallel_multiple", "rest")
+
+COLLECTIONS: dict[str, tuple[str, ...]] = {
+    "all": ALL_SCORING + ("format_sensitivity",),
+    "all_scoring": ALL_SCORING,
+    "single_turn": SINGLE_TURN,
+    "non_live": NON_LIVE,
+    "live": LIVE,
+    "multi_turn": MULTI_TURN,
+    "agentic": AGENTIC,
+    "memory": MEMORY,
+    "web_search": WEB_SEARCH,
+    "python": (
+        "simple_python", "irrelevance", "parallel", "multiple", "parallel_multiple",
+        "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple",
+        "live_irrelevance", "live_relevance",
+    ),
+    "non_python": ("simple_java", "simple_javascript"),
+    # fcbench additions: the original 2,000-case benchmark and the retired executable ones.
+    "v1": V1,
+    "executable": EXECUTABLE,
+}
+
+
+class UnknownCategoryError(ValueError):
+    """A name that is neither a category, a 2024 name nor a collection."""
+
+
+def get(name: str) -> Category:
+    """The registry row for a category name (today's or the 2024 one)."""
+    name = LEGACY_NAMES.get(name, name)
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise UnknownCategoryError(f"unknown category {name!r}") from None
+
+
+def resolve(names: Iterable[str]) -> list[Category]:
+    """Expand category and collection names into registry rows, de-duplicated, registry order."""
+    wanted: set[str] = set()
+    for raw in names:
+        for name in (n.strip() for n in raw.split(",")):
+            if not name:
+                continue
+            if name in COLLECTIONS:
+                wanted.update(COLLECTIONS[name])
+            elif name in BY_NAME or name in LEGACY_NAMES:
+                wanted.add(get(name).name)
+            else:
+                known = ", ".join(sorted(COLLECTIONS))
+                raise UnknownCategoryError(
+                    f"unknown category or collection {name!r} (collections: {known}; "
+                    "`fcbench data list` shows every category)"
+                )
+    return [c for c in CATEGORIES if c.name in wanted]

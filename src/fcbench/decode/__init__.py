@@ -1,0 +1,1 @@
+"""Decoders: a model's raw output (text or tool calls) -> list[Call] for one language."""

@@ -1,0 +1,1 @@
+"""fcbench.envs"""
