@@ -1,0 +1,110 @@
+"""How a model's outputs are encoded, and the decoder that follows from it.
+
+A result folder says this in its `model.json` (`mode`, `fc_names`, `fc_args`); the same keys
+exist as command-line flags. Checkers never see the encoding except `underscore_names`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fcbench.dataset.categories import Language
+from fcbench.dataset.model import Call
+from fcbench.decode.python_calls import ReturnFormat, decode_prompt
+from fcbench.decode.tool_calls import ArgsEncoding, decode_tool_calls
+
+MODES = ("fc", "prompt")
+FC_NAMES = ("underscore", "dot")
+FC_ARGS = ("json_string", "object")
+
+
+class EncodingError(ValueError):
+    """A model.json or flag value that fcbench does not understand."""
+
+
+@dataclass(frozen=True)
+class Encoding:
+    mode: str = "prompt"
+    fc_names: str = "dot"
+    fc_args: str | None = None
+    return_format: ReturnFormat = ReturnFormat.PYTHON
+    tool_call_tag: bool = False
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise EncodingError(f"mode must be one of {MODES}, not {self.mode!r}")
+        if self.fc_names not in FC_NAMES:
+            raise EncodingError(f"fc_names must be one of {FC_NAMES}, not {self.fc_names!r}")
+        if self.fc_args is not None and self.fc_args not in FC_ARGS:
+            raise EncodingError(f"fc_args must be one of {FC_ARGS}, not {self.fc_args!r}")
+
+    @property
+    def is_fc(self) -> bool:
+        return self.mode == "fc"
+
+    @property
+    def underscore_names(self) -> bool:
+        return self.is_fc and self.fc_names == "underscore"
+
+    @classmethod
+    def default_for(cls, model_name: str) -> Encoding:
+        """The official convention: registry names ending in `-FC` are FC models."""
+        if "-FC" in model_name:
+            return cls("fc", "underscore", "json_string")
+        return cls()
+
+    @classmethod
+    def from_file(cls, path: Path) -> Encoding:
+        try:
+            data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise EncodingError(f"{path}: cannot read model encoding ({exc})") from None
+        if not isinstance(data, dict):
+            raise EncodingError(f"{path}: expected a JSON object")
+        mode = data.get("mode", "prompt")
+        return cls(
+            mode=mode,
+            fc_names=data.get("fc_names") or ("underscore" if mode == "fc" else "dot"),
+            fc_args=data.get("fc_args") or ("json_string" if mode == "fc" else None),
+        )
+
+
+def decode_ast(raw: Any, encoding: Encoding, language: Language = Language.PYTHON) -> list[Call]:
+    """Decode a single-turn answer for the AST checker (raises DecodeError)."""
+    if encoding.is_fc:
+        return decode_tool_calls(raw, ArgsEncoding(encoding.fc_args or "json_string"))
+    if language is Language.JAVA:
+        from fcbench.decode.java import decode_java
+
+        return decode_java(_prompt_text(raw))
+    if language is Language.JAVASCRIPT:
+        from fcbench.decode.javascript import decode_javascript
+
+        return decode_javascript(_prompt_text(raw))
+    return decode_prompt(raw, encoding.return_format, encoding.tool_call_tag)
+
+
+def _prompt_text(raw: Any) -> str:
+    from fcbench.decode.errors import DecodeError
+
+    if not isinstance(raw, str):
+        raise DecodeError(f"expected the model's text, got {type(raw).__name__}")
+    return raw
+
+
+def contains_call(raw: Any, encoding: Encoding) -> tuple[bool, str | None]:
+    """Relevance rule: decoding (Python format) succeeds and yields at least one call.
+
+    Returns (has_call, decode error message); a wrong shape, `[]` or `[{}]` count as no call.
+    """
+    from fcbench.decode.errors import DecodeError
+
+    plain = Encoding(encoding.mode, encoding.fc_names, encoding.fc_args)
+    try:
+        calls = decode_ast(raw, plain, Language.PYTHON)
+    except DecodeError as exc:
+        return False, str(exc)
+    return len(calls) > 0, None

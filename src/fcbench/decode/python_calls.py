@@ -1,0 +1,216 @@
+"""Prompt-mode decoding: a model's text reply -> calls, in the benchmark's return formats.
+
+The default format is Python call syntax in brackets (`[f(a=1), g(b="x")]`); the JSON and the
+two XML formats and the `<TOOLCALL>` tag variant exist for the format-sensitivity category and
+for models prompted that way. Each rule below reproduces the official decoder, including its
+quirks (spec §4.2): positional arguments are dropped, a unary operator always negates, a
+language-tagged code fence breaks parsing, and so on.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import xml.etree.ElementTree as ET
+from enum import Enum
+from typing import Any
+
+from fcbench.dataset.model import Call
+from fcbench.decode import arithmetic
+from fcbench.decode.calls import calls_from_decoded
+from fcbench.decode.errors import DecodeError
+
+
+class ReturnFormat(str, Enum):
+    PYTHON = "python"
+    JSON = "json"
+    VERBOSE_XML = "verbose_xml"
+    CONCISE_XML = "concise_xml"
+
+
+_TOOLCALL = re.compile(r"<TOOLCALL>(.*?)</TOOLCALL>", re.DOTALL)
+_FUNCTIONS_XML = re.compile(r"<functions>(.*?)</functions>", re.DOTALL)
+_JSON_LIST = re.compile(r"\[.*\]", re.DOTALL)
+_JSON_CALL_LIST = re.compile(r"\[\s*{.*?}\s*(?:,\s*{.*?}\s*)*\]", re.DOTALL)
+
+
+def bracketed(text: str) -> str:
+    """The official pre-processing: strip backticks/newlines/spaces, then wrap in brackets."""
+    text = text.strip("`\n ")
+    if not text.startswith("["):
+        text = "[" + text
+    if not text.endswith("]"):
+        text = text + "]"
+    return text
+
+
+def decode_prompt(
+    text: str, fmt: ReturnFormat = ReturnFormat.PYTHON, tool_call_tag: bool = False
+) -> list[Call]:
+    """Decode a prompt-mode reply into calls; raises DecodeError like the official decoder."""
+    if not isinstance(text, str):
+        raise DecodeError(f"expected the model's text, got {type(text).__name__}")
+    try:
+        decoded = _decode(bracketed(text), fmt, tool_call_tag)
+    except DecodeError:
+        raise
+    except (Exception, RecursionError) as exc:  # every parser failure is a decode failure
+        raise DecodeError(f"Invalid syntax. Failed to decode AST. {exc}") from None
+    return calls_from_decoded(decoded)
+
+
+def _decode(text: str, fmt: ReturnFormat, tool_call_tag: bool) -> Any:
+    if tool_call_tag:
+        match = _TOOLCALL.search(text)
+        if not match:
+            raise DecodeError(f"No tool call tag found in input string: {text}")
+        text = match.group(1).strip()
+    if fmt is ReturnFormat.PYTHON:
+        return python_calls(text)
+    if fmt is ReturnFormat.JSON:
+        return _json_calls(text)
+    match = _FUNCTIONS_XML.search(text)
+    if not match:
+        raise DecodeError(f"No XML function call found in input string: {text}.")
+    root = ET.fromstring(match.group(0))
+    if fmt is ReturnFormat.VERBOSE_XML:
+        return _verbose_xml_calls(root)
+    return _concise_xml_calls(root)
+
+
+# --- Python call syntax -------------------------------------------------------------------
+
+
+def python_calls(text: str) -> list[dict[Any, Any]]:
+    """`[f(a=1), g(b=2)]` (or a single call) -> `[{"f": {"a": 1}}, {"g": {"b": 2}}]`."""
+    body = ast.parse(text.strip().strip("'"), mode="eval").body
+    if isinstance(body, ast.Call):
+        return [_call(body)]
+    if not isinstance(body, (ast.List, ast.Tuple, ast.Set)):
+        raise DecodeError(f"expected a list of calls, got {type(body).__name__}")
+    calls = []
+    for element in body.elts:
+        if not isinstance(element, ast.Call):
+            raise DecodeError(f"list element is not a call: {ast.unparse(element)}")
+        calls.append(_call(element))
+    return calls
+
+
+def dotted_name(func: ast.expr) -> str:
+    """`a.b.c` for attribute chains; a non-name base contributes nothing (official rule)."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if isinstance(func, ast.Name):
+        parts.append(func.id)
+    return ".".join(reversed(parts))
+
+
+def _call(node: ast.Call) -> dict[Any, Any]:
+    """Keyword arguments only: the official decoder silently drops positional ones."""
+    args: dict[Any, Any] = {}
+    for keyword in node.keywords:
+        args[keyword.arg] = _value(keyword.value)
+    return {dotted_name(node.func): args}
+
+
+def _value(node: ast.expr) -> Any:
+    """An argument's value, by the official decoder's rules for each kind of expression."""
+    if isinstance(node, ast.Constant):
+        return "..." if node.value is Ellipsis else node.value
+    if isinstance(node, ast.UnaryOp):
+        return _unary(node)
+    if isinstance(node, ast.List):
+        return [_value(e) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        return {_dict_key(k): _value(v) for k, v in zip(node.keys, node.values)}
+    if isinstance(node, ast.BinOp):
+        return arithmetic.evaluate(node)
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Call):
+        return _call(node) if node.keywords else ast.unparse(node)
+    if isinstance(node, ast.Tuple):
+        return tuple(_value(e) for e in node.elts)
+    if isinstance(node, ast.Lambda):
+        raise DecodeError("a lambda is not a value")
+    if isinstance(node, ast.Subscript):
+        return f"{ast.unparse(node.value)}[{ast.unparse(node.slice)}]"
+    raise DecodeError(f"Unsupported AST type: {type(node)}")
+
+
+def _unary(node: ast.UnaryOp) -> Any:
+    """[quirk] Any unary operator negates its operand's literal value (`+5` -> -5)."""
+    operand = node.operand
+    if not isinstance(operand, ast.Constant):
+        raise DecodeError(f"unary operator on {type(operand).__name__}")
+    return -operand.value
+
+
+def _dict_key(node: ast.expr | None) -> Any:
+    if node is None:
+        raise DecodeError("Unsupported AST type: <class 'NoneType'>")
+    return _value(node)
+
+
+# --- JSON and XML return formats -----------------------------------------------------------
+
+
+def _json_calls(text: str) -> list[dict[Any, Any]]:
+    """`[{"function": name, "parameters": {...}}, ...]`; unparsable JSON decodes to []."""
+    match = _JSON_LIST.search(text)
+    if match:
+        text = match.group(0)
+    match = _JSON_CALL_LIST.search(text)
+    if match:
+        text = match.group(0)
+    try:
+        items = json.loads(text)
+    except json.JSONDecodeError:
+        return []
+    return [{item["function"]: item["parameters"]} for item in items if isinstance(item, dict)]
+
+
+def _verbose_xml_calls(root: ET.Element) -> list[dict[Any, Any]]:
+    """`<function name=f><params><param name=a value=1 type=integer/></params></function>`."""
+    calls = []
+    for func in root.findall("function"):
+        container = func.find("params")
+        params = (container if container is not None else func).findall("param")
+        args = {
+            p.attrib.get("name"): _xml_value(p.attrib.get("value", ""), p.attrib.get("type"))
+            for p in params
+        }
+        calls.append({func.attrib["name"]: args})
+    return calls
+
+
+def _concise_xml_calls(root: ET.Element) -> list[dict[Any, Any]]:
+    """`<function name=f><param name=a type=integer>1</param></function>`."""
+    calls = []
+    for func in root.findall("function"):
+        args = {
+            p.attrib["name"]: _xml_value((p.text or "").strip(), p.attrib.get("type"))
+            for p in func.findall("param")
+        }
+        calls.append({func.attrib["name"]: args})
+    return calls
+
+
+def _xml_value(raw: str, type_name: str | None) -> Any:
+    """Convert an XML parameter's text by its `type` attribute (missing type = string)."""
+    if type_name is None or type_name == "string":
+        return raw
+    if type_name == "integer":
+        return int(raw)
+    if type_name == "float":
+        return float(raw)
+    if type_name == "boolean":
+        return raw.lower() == "true"
+    if type_name == "null":
+        return None
+    if type_name in ("array", "tuple", "object", "dict"):
+        return ast.literal_eval(raw)  # a parser for literals: never runs code
+    return raw
