@@ -1,0 +1,484 @@
+"""The official leaderboard CSVs (and fcbench's `leaderboard.json`) for a score directory.
+
+Like bfcl-eval 2026.3.23, every model with a score file in the score dir gets a row, its scores
+re-read from the score-file headers; categories without a score count as 0 over their dataset
+size and display "N/A" (spec §1.4, §8.4). Rows are ranked by the table's main column, N/A last;
+accuracies are written `NN.NN%`, cost, latency and format-sensitivity spread as plain numbers
+(`str()` of a value rounded to 2 decimals); cells are joined with "," without quoting and the
+file has no trailing newline.
+
+Two things the official tool takes from its model registry, which fcbench does not have:
+
+* Model, Model Link, Organization, License come from a `ModelInfo`. For a model fcbench knows
+  nothing about (`unknown_model`) the Model column is the model directory name and the others
+  are "N/A".
+* Cost. The official tool prices API models from per-million-token prices and prices every
+  model *without* prices as a locally served one: summed latency (hours) × 23.92 USD (an 8×H100
+  hour) / 100 (concurrent requests). fcbench has no price table, so unless a `ModelInfo` carries
+  prices every model is costed that second way, exactly as the official tool costs a model
+  registered without prices. Cost and latency come only from the `Usage` the caller passes
+  (the result files evaluated in this run); a model without usage shows "N/A" there.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fcbench.dataset import categories as reg
+from fcbench.report.score_files import model_dir_name, read_score_headers
+from fcbench.score.aggregate import CategoryScore, with_missing
+from fcbench.score.formulas import (
+    Flavour,
+    Summary,
+    V4Summary,
+    format_percent,
+    v1_overall,
+    v4_summary,
+)
+
+GPU_PRICE_PER_HOUR = 23.92
+"""USD per hour of an 8×H100 node (Lambda Cloud on-demand), the official local-model price."""
+LOCAL_CONCURRENCY = 100
+"""The official tool divides summed latency by its 100 concurrent requests to get GPU time."""
+
+NA = "N/A"
+Cell = str | float | None
+"""A CSV cell before formatting: text as is, a number (percent or plain), None for "N/A"."""
+
+
+# -- Model metadata and usage ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the official registry knows about a model; prices in USD per million tokens."""
+
+    display_name: str
+    url: str = NA
+    org: str = NA
+    license: str = NA
+    input_price: float | None = None
+    output_price: float | None = None
+
+
+def unknown_model(model: str) -> ModelInfo:
+    """The metadata of a model fcbench has no registry entry for."""
+    return ModelInfo(display_name=model)
+
+
+@dataclass
+class Usage:
+    """Token counts and per-call latencies gathered from a model's result files."""
+
+    input_tokens: list[float] = field(default_factory=list)
+    output_tokens: list[float] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+
+    def add(self, entry: Mapping[str, Any]) -> None:
+        """Take one result-file entry's `input_token_count`, `output_token_count`, `latency`."""
+        _collect(entry.get("input_token_count"), self.input_tokens)
+        _collect(entry.get("output_token_count"), self.output_tokens)
+        _collect(entry.get("latency"), self.latencies)
+
+    def extend(self, entries: Iterable[Mapping[str, Any]]) -> None:
+        for entry in entries:
+            self.add(entry)
+
+
+def _collect(value: Any, into: list[float]) -> None:
+    """A number (single-turn) or a list of per-turn lists (multi-turn, flattened one level).
+
+    Zeros and non-numbers are skipped, as the official does: a 0 means "not measured".
+    """
+    if isinstance(value, list) and all(isinstance(item, list) for item in value):
+        items = [item for turn in value for item in turn]
+    else:
+        items = [value]
+    into.extend(x for x in items if isinstance(x, (int, float)) and x != 0)
+
+
+def usage_from_result_files(paths: Iterable[Path]) -> Usage:
+    """The usage recorded in result files (JSON Lines, one entry per test case)."""
+    usage = Usage()
+    for path in paths:
+        with Path(path).open(encoding="utf-8") as f:
+            usage.extend(json.loads(line) for line in f if line.strip())
+    return usage
+
+
+@dataclass(frozen=True)
+class CostLatency:
+    """The four cost/latency columns; None is shown as "N/A"."""
+
+    cost: float | None = None
+    mean: float | None = None
+    std: float | None = None
+    p95: float | None = None
+
+
+def cost_latency(usage: Usage | None, info: ModelInfo) -> CostLatency:
+    """Total cost and latency statistics, each rounded to 2 decimals as the official does."""
+    if usage is None:
+        return CostLatency()
+    latencies = usage.latencies
+    stats: tuple[float | None, ...] = (None, None, None)
+    if latencies:
+        # A single latency has no sample deviation: the official tool raises, fcbench shows N/A.
+        std = round(statistics.stdev(latencies), 2) if len(latencies) > 1 else None
+        p95 = _numpy_round2(percentile(latencies, 95))
+        stats = (round(statistics.mean(latencies), 2), std, p95)
+    return CostLatency(_cost(usage, info), *stats)
+
+
+def _cost(usage: Usage, info: ModelInfo) -> float | None:
+    if info.input_price is not None and info.output_price is not None:
+        if not (usage.input_tokens and usage.output_tokens):
+            return None
+        dollars = (
+            sum(usage.input_tokens) * info.input_price / 1_000_000
+            + sum(usage.output_tokens) * info.output_price / 1_000_000
+        )
+        return round(dollars, 2)
+    if not usage.latencies:
+        return None
+    gpu_hours = sum(usage.latencies) / 3600
+    return round(gpu_hours * GPU_PRICE_PER_HOUR / LOCAL_CONCURRENCY, 2)
+
+
+def _numpy_round2(value: float) -> float:
+    """Round to 2 decimals the way numpy rounds its floats (scale, round half-even, unscale).
+
+    The official 95th percentile is a numpy float, and numpy's rounding differs from Python's
+    correctly rounded `round(x, 2)` on values such as 3.145.
+    """
+    return round(value * 100) / 100
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile with linear interpolation, computed as numpy's default does.
+
+    numpy interpolates from the nearer end (b − Δ·(1−t) when t ≥ 0.5), which can differ from
+    a + Δ·t in the last bit; matching it keeps the rounded column identical.
+    """
+    ordered = sorted(float(v) for v in values)
+    position = (len(ordered) - 1) * (q / 100)
+    if position >= len(ordered) - 1:
+        return ordered[-1]
+    low = math.floor(position)
+    a, b, t = ordered[low], ordered[low + 1], position - low
+    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
+
+
+# -- One model's leaderboard entry ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """Everything one model contributes to the leaderboard files."""
+
+    model: str
+    info: ModelInfo
+    scores: Mapping[str, CategoryScore]
+    cost: CostLatency = CostLatency()
+    format_sensitivity: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def v4(self) -> V4Summary:
+        return v4_summary(self.scores)
+
+    def category(self, name: str) -> float | None:
+        score = self.scores[name]
+        return score.accuracy if score.evaluated else None
+
+
+def load_entries(
+    score_dir: Path,
+    dataset_sizes: Mapping[str, int],
+    *,
+    usage: Mapping[str, Usage] | None = None,
+    model_info: Callable[[str], ModelInfo] = unknown_model,
+) -> list[ModelEntry]:
+    """One entry per model directory holding score files, scores re-read from the headers.
+
+    `usage` may be keyed by model name or directory name (`a/b` and `a_b` are the same model).
+    """
+    usage_by_dir = {model_dir_name(name): u for name, u in (usage or {}).items()}
+    entries = []
+    for model, headers in read_score_headers(score_dir).items():
+        fs_header = headers.pop("format_sensitivity", {})
+        scores = {
+            category: CategoryScore.from_header(
+                category, header, dataset_sizes.get(category, int(header["total_count"]))
+            )
+            for category, header in headers.items()
+        }
+        info = model_info(model)
+        entries.append(ModelEntry(
+            model,
+            info,
+            with_missing(scores, reg.ALL_SCORING, dataset_sizes),
+            cost_latency(usage_by_dir.get(model), info),
+            fs_header,
+        ))
+    return entries
+
+
+# -- The six tables -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Table:
+    """One CSV: its columns, the column it ranks by, and which numbers are not percentages."""
+
+    file_name: str
+    columns: tuple[str, ...]
+    row: Callable[[ModelEntry], list[Cell]]
+    sort_column: int
+    plain_columns: frozenset[int] = frozenset()
+
+
+_S, _O = Flavour.SUMMARY, Flavour.OVERALL
+_LIVE_AST = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")
+
+
+def format_sensitivity_configs() -> list[str]:
+    """The 26 prompt-format configurations, in the official column order (spec §7.3)."""
+    base = [
+        f"ret_fmt={ret}&tool_call_tag={tag}&func_doc_fmt={doc}&prompt_fmt=plaintext&style=classic"
+        for ret in ("python", "json", "verbose_xml", "concise_xml")
+        for tag in ("True", "False")
+        for doc in ("python", "xml", "json")
+    ]
+    tail = "ret_fmt=python&tool_call_tag=False&func_doc_fmt=json"
+    return [*base, f"{tail}&prompt_fmt=markdown&style=classic",
+            f"{tail}&prompt_fmt=plaintext&style=experimental"]
+
+
+def _fs_stat(entry: ModelEntry, key: str) -> Cell:
+    value = entry.format_sensitivity.get(key)
+    return value if isinstance(value, (int, float)) else None
+
+
+def _fs_config(entry: ModelEntry, config: str) -> Cell:
+    stats = entry.format_sensitivity.get(config)
+    return stats.get("accuracy") if isinstance(stats, Mapping) else None
+
+
+def _overall_row(e: ModelEntry) -> list[Cell]:
+    v4, c = e.v4, e.category
+    return [
+        v4.overall.value(_O), e.info.display_name, e.info.url,
+        e.cost.cost, e.cost.mean, e.cost.std, e.cost.p95,
+        v4.non_live.value(_S), v4.simple_ast_nonlive.value(_S),
+        c("multiple"), c("parallel"), c("parallel_multiple"),
+        v4.live.value(_O), *(c(n) for n in _LIVE_AST),
+        v4.multi_turn.value(_O), *(c(n) for n in reg.MULTI_TURN),
+        v4.web_search.value(_S), *(c(n) for n in reg.WEB_SEARCH),
+        v4.memory.value(_S), *(c(n) for n in reg.MEMORY),
+        v4.relevance.value(_S), v4.irrelevance.value(_S),
+        _fs_stat(e, "accuracy_max_delta"), _fs_stat(e, "accuracy_std"),
+        e.info.org, e.info.license,
+    ]
+
+
+def _non_live_row(e: ModelEntry) -> list[Cell]:
+    v4, c = e.v4, e.category
+    return [
+        e.info.display_name, v4.non_live.value(_O), v4.non_live.value(_S),
+        v4.simple_ast_nonlive.value(_S), c("simple_python"), c("simple_java"),
+        c("simple_javascript"), c("multiple"), c("parallel"), c("parallel_multiple"),
+        c("irrelevance"),
+    ]
+
+
+def _live_row(e: ModelEntry) -> list[Cell]:
+    v4, c = e.v4, e.category
+    return [
+        e.info.display_name, v4.live.value(_O), v4.live.value(_S), *(c(n) for n in _LIVE_AST),
+        c("live_irrelevance"), c("live_relevance"),
+    ]
+
+
+def _multi_turn_row(e: ModelEntry) -> list[Cell]:
+    return [e.info.display_name, e.v4.multi_turn.value(_O),
+            *(e.category(n) for n in reg.MULTI_TURN)]
+
+
+def _agentic_row(e: ModelEntry) -> list[Cell]:
+    v4, c = e.v4, e.category
+    return [
+        e.info.display_name, v4.agentic.value(_O),
+        v4.web_search.value(_S), *(c(n) for n in reg.WEB_SEARCH),
+        v4.memory.value(_S), *(c(n) for n in reg.MEMORY),
+    ]
+
+
+def _format_sensitivity_row(e: ModelEntry) -> list[Cell]:
+    return [
+        e.info.display_name, _fs_stat(e, "accuracy_max_delta"), _fs_stat(e, "accuracy_std"),
+        *(_fs_config(e, cfg) for cfg in format_sensitivity_configs()),
+    ]
+
+
+TABLES: tuple[Table, ...] = (
+    Table("data_non_live.csv", (
+        "Rank", "Model", "Non-Live Overall Acc", "AST Summary", "Simple AST",
+        "Python Simple AST", "Java Simple AST", "JavaScript Simple AST", "Multiple AST",
+        "Parallel AST", "Parallel Multiple AST", "Irrelevance Detection",
+    ), _non_live_row, sort_column=2),
+    Table("data_live.csv", (
+        "Rank", "Model", "Live Overall Acc", "AST Summary", "Python Simple AST",
+        "Python Multiple AST", "Python Parallel AST", "Python Parallel Multiple AST",
+        "Irrelevance Detection", "Relevance Detection",
+    ), _live_row, sort_column=2),
+    Table("data_multi_turn.csv", (
+        "Rank", "Model", "Multi Turn Overall Acc", "Base", "Miss Func", "Miss Param",
+        "Long Context",
+    ), _multi_turn_row, sort_column=2),
+    Table("data_agentic.csv", (
+        "Rank", "Model", "Agentic Overall Acc", "Web Search Summary", "Web Search Base",
+        "Web Search No Snippet", "Memory Summary", "Memory KV", "Memory Vector",
+        "Memory Recursive Summarization",
+    ), _agentic_row, sort_column=2),
+    Table("data_format_sensitivity.csv", (
+        "Rank", "Model", "Format Sensitivity Max Delta", "Format Sensitivity Standard Deviation",
+        *(f"Config {cfg}" for cfg in format_sensitivity_configs()),
+    ), _format_sensitivity_row, sort_column=2, plain_columns=frozenset({2, 3})),
+    Table("data_overall.csv", (
+        "Rank", "Overall Acc", "Model", "Model Link", "Total Cost ($)", "Latency Mean (s)",
+        "Latency Standard Deviation (s)", "Latency 95th Percentile (s)", "Non-Live AST Acc",
+        "Non-Live Simple AST", "Non-Live Multiple AST", "Non-Live Parallel AST",
+        "Non-Live Parallel Multiple AST", "Live Acc", "Live Simple AST", "Live Multiple AST",
+        "Live Parallel AST", "Live Parallel Multiple AST", "Multi Turn Acc", "Multi Turn Base",
+        "Multi Turn Miss Func", "Multi Turn Miss Param", "Multi Turn Long Context",
+        "Web Search Acc", "Web Search Base", "Web Search No Snippet", "Memory Acc", "Memory KV",
+        "Memory Vector", "Memory Recursive Summarization", "Relevance Detection",
+        "Irrelevance Detection", "Format Sensitivity Max Delta",
+        "Format Sensitivity Standard Deviation", "Organization", "License",
+    ), _overall_row, sort_column=1, plain_columns=frozenset({4, 5, 6, 7, 32, 33})),
+)
+
+
+def _rank_key(sort_column: int) -> Callable[[list[Cell]], float]:
+    """Accuracies lie in [0, 1], so N/A sorts last as -1 in a descending sort."""
+
+    def key(row: list[Cell]) -> float:
+        value = row[sort_column]
+        return value if isinstance(value, (int, float)) else -1.0
+
+    return key
+
+
+def table_lines(table: Table, entries: Sequence[ModelEntry]) -> list[str]:
+    """The CSV lines of one table: header, then rows ranked by the table's main column.
+
+    Ties keep the input order (a stable sort), and the input is sorted by model directory.
+    """
+    rows: list[list[Cell]] = [[None, *table.row(e)] for e in entries]
+    rows.sort(key=_rank_key(table.sort_column), reverse=True)
+    lines = [",".join(table.columns)]
+    for rank, row in enumerate(rows, start=1):
+        cells = [str(rank)] + [
+            _format_cell(cell, i in table.plain_columns) for i, cell in enumerate(row) if i
+        ]
+        lines.append(",".join(cells))
+    return lines
+
+
+def _format_cell(cell: Cell, plain: bool) -> str:
+    if cell is None:
+        return NA
+    if isinstance(cell, str):
+        return cell
+    return str(cell) if plain else format_percent(cell)
+
+
+def write_csvs(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
+    """Write the six official CSVs into `out_dir`; return their paths."""
+    ordered = sorted(entries, key=lambda e: e.model)
+    paths = []
+    for table in TABLES:
+        path = Path(out_dir) / table.file_name
+        path.write_text("\n".join(table_lines(table, ordered)), encoding="utf-8", newline="\n")
+        paths.append(path)
+    return paths
+
+
+# -- leaderboard.json -----------------------------------------------------------------------
+
+
+def _summary_json(summary: Summary) -> dict[str, Any]:
+    return {"accuracy": summary.accuracy, "total": summary.total, "na": summary.na}
+
+
+def entry_json(entry: ModelEntry) -> dict[str, Any]:
+    """fcbench's own record of one model: every category score and every aggregate."""
+    v1 = v1_overall(entry.scores)
+    return {
+        "model": entry.model,
+        "display_name": entry.info.display_name,
+        "url": entry.info.url,
+        "organization": entry.info.org,
+        "license": entry.info.license,
+        "cost": entry.cost.cost,
+        "latency": {"mean": entry.cost.mean, "std": entry.cost.std, "p95": entry.cost.p95},
+        "categories": {
+            name: {
+                "accuracy": s.accuracy, "correct": s.correct, "total": s.total,
+                "dataset_size": s.dataset_size, "evaluated": s.evaluated, "partial": s.partial,
+            }
+            for name, s in entry.scores.items()
+        },
+        "summaries": {k: _summary_json(s) for k, s in entry.v4.as_dict().items()},
+        "v1": {
+            "groups": {k: _summary_json(s) for k, s in v1.groups.items()},
+            "ast_summary": _summary_json(v1.ast_summary),
+            "exec_summary": _summary_json(v1.exec_summary),
+            "overall": _summary_json(v1.overall),
+        },
+        "format_sensitivity": {
+            "max_delta": _fs_stat(entry, "accuracy_max_delta"),
+            "std": _fs_stat(entry, "accuracy_std"),
+        },
+    }
+
+
+def write_leaderboard_json(entries: Sequence[ModelEntry], path: Path) -> Path:
+    """`leaderboard.json`: the models ranked by V4 Overall, each with `entry_json`."""
+    ranked = sorted(sorted(entries, key=lambda e: e.model),
+                    key=lambda e: e.v4.overall.accuracy, reverse=True)
+    models = [{"rank": i, **entry_json(e)} for i, e in enumerate(ranked, start=1)]
+    Path(path).write_text(
+        json.dumps({"models": models}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    return Path(path)
+
+
+# -- Entry point ----------------------------------------------------------------------------
+
+
+def write_leaderboard(
+    score_dir: Path,
+    dataset_sizes: Mapping[str, int],
+    *,
+    usage: Mapping[str, Usage] | None = None,
+    model_info: Callable[[str], ModelInfo] = unknown_model,
+    leaderboard_json: bool = True,
+) -> list[Path]:
+    """Re-read every score header in `score_dir` and write the leaderboard files there.
+
+    `dataset_sizes` gives each category's number of cases (a missing category counts as 0 over
+    that many); `usage` maps model directory names to the usage of the result files evaluated
+    in this run.
+    """
+    entries = load_entries(score_dir, dataset_sizes, usage=usage, model_info=model_info)
+    paths = write_csvs(entries, score_dir)
+    if leaderboard_json:
+        paths.append(write_leaderboard_json(entries, Path(score_dir) / "leaderboard.json"))
+    return paths

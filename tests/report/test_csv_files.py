@@ -1,0 +1,234 @@
+"""The leaderboard CSVs: byte-for-byte against the official tool's, plus the rules behind them."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from fcbench.report.csv_files import (
+    TABLES,
+    CostLatency,
+    ModelInfo,
+    Usage,
+    cost_latency,
+    format_sensitivity_configs,
+    load_entries,
+    percentile,
+    unknown_model,
+    usage_from_result_files,
+    write_leaderboard,
+)
+from fcbench.report.score_files import write_category_score
+from fcbench.score.aggregate import CategoryScore, score_verdicts
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+RUN = SHARED / "corpus" / "v4" / "2025-11-12-main"
+CORPUS_MODELS = ("openai_gpt-oss-120b", "openai_gpt-oss-20b")
+CSV_NAMES = (
+    "data_overall.csv", "data_non_live.csv", "data_live.csv", "data_multi_turn.csv",
+    "data_agentic.csv", "data_format_sensitivity.csv",
+)
+
+# Spec §1.1 entry counts (the data loader is not needed to know them).
+SIZES = {
+    "simple_python": 400, "simple_java": 100, "simple_javascript": 50, "multiple": 200,
+    "parallel": 200, "parallel_multiple": 200, "irrelevance": 240, "live_simple": 258,
+    "live_multiple": 1053, "live_parallel": 16, "live_parallel_multiple": 24,
+    "live_irrelevance": 884, "live_relevance": 16, "multi_turn_base": 200,
+    "multi_turn_miss_func": 200, "multi_turn_miss_param": 200, "multi_turn_long_context": 200,
+    "web_search_base": 100, "web_search_no_snippet": 100, "memory_kv": 155,
+    "memory_vector": 155, "memory_rec_sum": 155,
+}
+
+needs_corpus = pytest.mark.skipif(
+    not RUN.is_dir(), reason=f"the shared corpus ({RUN}) is not available"
+)
+
+
+def official_info(model_dir: str) -> ModelInfo:
+    """The four registry strings the official CSVs show for the corpus models."""
+    name = model_dir.replace("_", "/", 1)
+    return ModelInfo(f"{name} (FC) (vLLM)", f"https://huggingface.co/{name}", "OpenAI",
+                     "apache-2.0")
+
+
+def score_corpus_model(model_dir: str, score_dir: Path) -> Usage:
+    """Write score files from the official verdicts; return the result files' usage."""
+    valid_by_category: dict[str, list[bool]] = defaultdict(list)
+    with (RUN / model_dir / "verdicts.jsonl").open() as f:
+        for line in f:
+            verdict = json.loads(line)
+            valid_by_category[verdict["category"]].append(verdict["valid"])
+    for category, valid in valid_by_category.items():
+        score = score_verdicts(category, valid, SIZES[category])
+        write_category_score(score_dir, model_dir, score, [])
+    return usage_from_result_files(sorted((RUN / model_dir).glob("BFCL_v4_*_result.json")))
+
+
+# -- Against the official CSVs ---------------------------------------------------------------
+
+
+@needs_corpus
+@pytest.mark.parametrize("model_dir", CORPUS_MODELS)
+def test_csvs_are_byte_identical_to_the_official_ones(model_dir: str, tmp_path: Path) -> None:
+    usage = score_corpus_model(model_dir, tmp_path)
+    write_leaderboard(tmp_path, SIZES, usage={model_dir: usage}, model_info=official_info)
+    for name in CSV_NAMES:
+        official = (RUN / model_dir / "official_csv" / name).read_bytes()
+        assert (tmp_path / name).read_bytes() == official, name
+
+
+@needs_corpus
+def test_unknown_model_keeps_every_score_column(tmp_path: Path) -> None:
+    model_dir = CORPUS_MODELS[0]
+    score_corpus_model(model_dir, tmp_path)
+    write_leaderboard(tmp_path, SIZES)
+    ours = (tmp_path / "data_overall.csv").read_text().splitlines()[1].split(",")
+    theirs = (RUN / model_dir / "official_csv" / "data_overall.csv").read_text()
+    official = theirs.splitlines()[1].split(",")
+    assert ours[2:4] == [model_dir, "N/A"]
+    assert ours[4:8] == ["N/A"] * 4  # no usage given: no cost, no latency
+    assert ours[-2:] == ["N/A", "N/A"]
+    assert ours[:2] + ours[8:-2] == official[:2] + official[8:-2]
+
+
+# -- Table rules -----------------------------------------------------------------------------
+
+
+def write_scores(score_dir: Path, model: str, counts: dict[str, tuple[int, int]]) -> None:
+    for name, (correct, total) in counts.items():
+        write_category_score(score_dir, model, CategoryScore(name, correct, total, total), [])
+
+
+def rows(path: Path) -> list[list[str]]:
+    return [line.split(",") for line in path.read_text().split("\n")]
+
+
+def test_every_model_in_the_score_dir_ranked_by_overall(tmp_path: Path) -> None:
+    write_scores(tmp_path, "weak", {"multiple": (20, 200)})
+    write_scores(tmp_path, "strong", {"multiple": (200, 200), "memory_kv": (155, 155)})
+    write_scores(tmp_path, "tied", {"multiple": (20, 200)})
+    write_leaderboard(tmp_path, SIZES)
+    overall = rows(tmp_path / "data_overall.csv")
+    assert [r[0] for r in overall[1:]] == ["1", "2", "3"]
+    # Ties keep model-name order.
+    assert [r[2] for r in overall[1:]] == ["strong", "tied", "weak"]
+    assert overall[1][1] == "9.17%"  # 0.1·(1/4) + 0.4·((0 + 1/3) / 2)
+    assert overall[1][overall[0].index("Memory KV")] == "100.00%"
+    assert overall[1][overall[0].index("Memory Acc")] == "N/A"
+    assert overall[2][overall[0].index("Memory KV")] == "N/A"
+
+
+def test_file_shape(tmp_path: Path) -> None:
+    write_scores(tmp_path, "m", {"multiple": (1, 2)})
+    write_leaderboard(tmp_path, SIZES)
+    for table in TABLES:
+        text = (tmp_path / table.file_name).read_text()
+        assert not text.endswith("\n")
+        header, row = text.split("\n")
+        assert header.split(",") == list(table.columns)
+        assert len(row.split(",")) == len(table.columns)
+    assert len(TABLES[-1].columns) == 36
+    assert (tmp_path / "leaderboard.json").is_file()
+
+
+def test_na_sorts_last_in_format_sensitivity(tmp_path: Path) -> None:
+    configs = format_sensitivity_configs()
+    assert len(configs) == 26 and len(set(configs)) == 26
+    extra = {"accuracy_max_delta": 12.5, "accuracy_variance": 20.0, "accuracy_std": 4.47,
+             configs[0]: {"accuracy": 0.75, "correct_count": 3, "total_count": 4}}
+    write_category_score(tmp_path, "b", CategoryScore("format_sensitivity", 3, 4, 4), [], extra)
+    write_scores(tmp_path, "a", {"multiple": (1, 2)})
+    write_leaderboard(tmp_path, SIZES)
+    table = rows(tmp_path / "data_format_sensitivity.csv")
+    assert table[1][:5] == ["1", "b", "12.5", "4.47", "75.00%"]
+    assert table[1][5:] == ["N/A"] * 25
+    assert table[2][:4] == ["2", "a", "N/A", "N/A"]
+    overall = rows(tmp_path / "data_overall.csv")
+    b_row = next(r for r in overall if r[2] == "b")
+    assert b_row[32:34] == ["12.5", "4.47"]
+
+
+def test_partial_category_weights_and_displays(tmp_path: Path) -> None:
+    write_scores(tmp_path, "m", {"live_simple": (10, 10)})
+    entries = load_entries(tmp_path, SIZES)
+    score = entries[0].scores["live_simple"]
+    assert score.partial and score.dataset_size == 258
+    write_leaderboard(tmp_path, SIZES)
+    live = rows(tmp_path / "data_live.csv")
+    assert live[1][2:5] == [f"{10 / 1103 * 100:.2f}%", "N/A", "100.00%"]
+
+
+def test_leaderboard_json(tmp_path: Path) -> None:
+    write_scores(tmp_path, "m", {"multiple": (150, 200), "exec_simple": (50, 100)})
+    write_leaderboard(tmp_path, SIZES, usage={"m": Usage(latencies=[1.0, 2.0])})
+    data = json.loads((tmp_path / "leaderboard.json").read_text())
+    (model,) = data["models"]
+    assert model["rank"] == 1 and model["model"] == "m"
+    assert model["categories"]["multiple"]["accuracy"] == 0.75
+    assert model["categories"]["memory_kv"]["evaluated"] is False
+    assert model["summaries"]["overall"]["na"] is True
+    assert model["v1"]["overall"]["total"] == 300
+    assert model["latency"] == {"mean": 1.5, "std": 0.71, "p95": 1.95}
+
+
+def test_usage_keyed_by_model_name(tmp_path: Path) -> None:
+    write_scores(tmp_path, "org/model", {"multiple": (1, 2)})
+    entries = load_entries(tmp_path, SIZES, usage={"org/model": Usage(latencies=[1.0, 3.0])})
+    assert entries[0].model == "org_model"
+    assert entries[0].cost.mean == 2.0
+
+
+def test_unknown_model_metadata() -> None:
+    assert unknown_model("my_model") == ModelInfo("my_model", "N/A", "N/A", "N/A", None, None)
+
+
+# -- Cost and latency ------------------------------------------------------------------------
+
+
+def test_usage_flattens_multi_turn_lists_and_skips_zeros() -> None:
+    usage = Usage()
+    usage.extend([
+        {"latency": 1.5, "input_token_count": 10, "output_token_count": 0},
+        {"latency": [[0.5, 0], [2.0]], "input_token_count": [[1, 2], []]},
+        {"latency": "n/a", "result": "Error during inference: x"},
+        {"latency": [1.0, 2.0]},  # a flat list is not a per-turn list: ignored
+    ])
+    assert usage.latencies == [1.5, 0.5, 2.0]
+    assert usage.input_tokens == [10, 1, 2]
+    assert usage.output_tokens == []
+
+
+def test_local_cost_is_gpu_time() -> None:
+    usage = Usage(latencies=[3600.0] * 10)
+    assert cost_latency(usage, unknown_model("m")).cost == round(10 * 23.92 / 100, 2)
+
+
+def test_api_cost_uses_token_prices() -> None:
+    info = ModelInfo("m", input_price=2.0, output_price=8.0)
+    usage = Usage([500_000, 500_000], [250_000], [1.0, 3.0])
+    result = cost_latency(usage, info)
+    assert result == CostLatency(cost=4.0, mean=2.0, std=1.41, p95=2.9)
+    assert cost_latency(Usage(latencies=[1.0, 2.0]), info).cost is None
+
+
+def test_no_usage_and_single_latency() -> None:
+    assert cost_latency(None, unknown_model("m")) == CostLatency()
+    single = cost_latency(Usage(latencies=[2.0]), unknown_model("m"))
+    assert (single.mean, single.std, single.p95) == (2.0, None, 2.0)
+
+
+def test_percentile_matches_numpy_linear() -> None:
+    # numpy.percentile([1, 2, 3, 4], 95) interpolates from the upper end: 3.8499999999999996.
+    assert percentile([4, 1, 3, 2], 95) == 3.8499999999999996
+    assert percentile([1.0, 2.0], 50) == 1.5
+    assert percentile([5.0], 95) == 5.0
+    assert percentile([1.0, 2.0, 3.0], 100) == 3.0
+
+
+def test_p95_is_rounded_the_numpy_way() -> None:
+    # round(np.float64(3.145), 2) == 3.14 while Python's round(3.145, 2) == 3.15.
+    assert cost_latency(Usage(latencies=[3.145]), unknown_model("m")).p95 == 3.14

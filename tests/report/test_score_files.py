@@ -1,0 +1,133 @@
+"""Score files: official paths, JSON Lines format, and reading them back (spec §8.1, §8.3)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fcbench.report.score_files import (
+    category_dir,
+    category_of_file,
+    iter_score_files,
+    read_score_file,
+    read_score_header,
+    read_score_headers,
+    score_file_path,
+    score_header,
+    write_category_score,
+    write_score_file,
+)
+from fcbench.score.aggregate import CategoryScore
+
+
+@pytest.mark.parametrize(
+    ("category", "folder"),
+    [
+        ("simple_python", "non_live"),
+        ("irrelevance", "non_live"),
+        ("live_relevance", "live"),
+        ("multi_turn_miss_param", "multi_turn"),
+        ("web_search_no_snippet", "agentic"),
+        ("memory_kv", "agentic/memory/kv"),
+        ("memory_vector", "agentic/memory/vector"),
+        ("memory_rec_sum", "agentic/memory/rec_sum"),
+        ("format_sensitivity", "format_sensitivity"),
+    ],
+)
+def test_category_dir_matches_official_layout(category: str, folder: str) -> None:
+    assert category_dir(category) == Path(folder)
+
+
+def test_score_file_path(tmp_path: Path) -> None:
+    path = score_file_path(tmp_path, "openai/gpt-oss-20b", "memory_rec_sum")
+    assert path == (
+        tmp_path / "openai_gpt-oss-20b" / "agentic" / "memory" / "rec_sum"
+        / "BFCL_v4_memory_rec_sum_score.json"
+    )
+    # 2024 names land under today's name.
+    assert score_file_path(tmp_path, "m", "java").name == "BFCL_v4_simple_java_score.json"
+
+
+@pytest.mark.parametrize(
+    ("name", "category"),
+    [
+        ("BFCL_v4_simple_python_score.json", "simple_python"),
+        ("BFCL_v4_live_parallel_multiple_result.json", "live_parallel_multiple"),
+        ("BFCL_v4_memory_rec_sum_score.json", "memory_rec_sum"),
+        ("BFCL_v4_multiple.json", "multiple"),
+        ("data_overall.csv", None),
+    ],
+)
+def test_category_of_file(name: str, category: str | None) -> None:
+    assert category_of_file(Path("/x/y") / name) == category
+
+
+def test_header_shape() -> None:
+    assert score_header(1, 4) == {"accuracy": 0.25, "correct_count": 1, "total_count": 4}
+    assert score_header(0, 0)["accuracy"] == 0.0
+    assert score_header(1, 2, {"accuracy_std": 1.5})["accuracy_std"] == 1.5
+
+
+def test_written_like_the_official_tool(tmp_path: Path) -> None:
+    """One compact json.dumps per line, non-ASCII kept, newline after every line."""
+    path = tmp_path / "a" / "b.json"
+    record = {"id": "simple_python_3", "valid": False, "error": ["wrong value: 'café'"],
+              "model_result_decoded": [{"f": {"x": (1, 2)}}]}
+    write_score_file(path, score_header(1, 2), [record])
+    text = path.read_text(encoding="utf-8")
+    assert text == (
+        '{"accuracy": 0.5, "correct_count": 1, "total_count": 2}\n'
+        '{"id": "simple_python_3", "valid": false, "error": ["wrong value: \'café\'"], '
+        '"model_result_decoded": [{"f": {"x": [1, 2]}}]}\n'
+    )
+
+
+def test_unserialisable_leaves_become_strings(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    error = ValueError("bad")
+    write_score_file(path, score_header(0, 1), [{"id": "x", "error": [error], "n": {"s": {1}}}])
+    _, records = read_score_file(path)
+    assert records == [{"id": "x", "error": ["bad"], "n": {"s": "{1}"}}]
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    failures = [{"id": f"parallel_{i}", "valid": False} for i in range(3)]
+    score = CategoryScore("parallel", 197, 200, 200)
+    path = write_category_score(tmp_path, "some/model", score, failures)
+    assert path == tmp_path / "some_model" / "non_live" / "BFCL_v4_parallel_score.json"
+    header, records = read_score_file(path)
+    assert header == {"accuracy": 0.985, "correct_count": 197, "total_count": 200}
+    assert records == failures
+    assert read_score_header(path) == header
+
+
+def test_extra_header_fields(tmp_path: Path) -> None:
+    score = CategoryScore("format_sensitivity", 1, 2, 5200)
+    extra = {"accuracy_max_delta": 12.5, "cfg": {"accuracy": 0.5}}
+    path = write_category_score(tmp_path, "m", score, [], extra)
+    assert read_score_header(path)["cfg"] == {"accuracy": 0.5}
+    assert path.parent == tmp_path / "m" / "format_sensitivity"
+
+
+def test_empty_score_file_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "BFCL_v4_multiple_score.json"
+    path.write_text("")
+    with pytest.raises(ValueError):
+        read_score_file(path)
+
+
+def test_read_headers_of_a_score_dir(tmp_path: Path) -> None:
+    write_category_score(tmp_path, "b", CategoryScore("memory_kv", 1, 155, 155), [])
+    write_category_score(tmp_path, "a", CategoryScore("multiple", 2, 200, 200), [{"id": "x"}])
+    write_category_score(tmp_path, "a", CategoryScore("live_simple", 3, 258, 258), [])
+    (tmp_path / "empty_model").mkdir()
+    (tmp_path / "data_overall.csv").write_text("x")
+    (tmp_path / "a" / "notes.json").write_text(json.dumps({"x": 1}))
+    found = [(m, c) for m, c, _ in iter_score_files(tmp_path)]
+    assert found == [("a", "live_simple"), ("a", "multiple"), ("b", "memory_kv")]
+    headers = read_score_headers(tmp_path)
+    assert set(headers) == {"a", "b"}
+    assert headers["a"]["multiple"]["correct_count"] == 2
+    assert headers["b"]["memory_kv"]["total_count"] == 155
