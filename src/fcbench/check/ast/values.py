@@ -53,7 +53,7 @@ def check_dict(param: str, value: dict[Any, Any], acceptable: list[Any]) -> Verd
 
     [quirk] When every acceptable value is `""` the verdict is `dict_checker:unclear`.
     """
-    verdict = Verdict.fail("dict_checker:unclear")
+    verdict = Verdict.fail("dict_checker:unclear", "No acceptable dict value to compare with.")
     for candidate in acceptable:
         if candidate == "":
             continue
@@ -92,7 +92,7 @@ def _match_dict(value: dict[Any, Any], candidate: Any) -> Verdict:
 
 def check_list_of_dicts(param: str, value: list[Any], acceptable: list[Any]) -> Verdict:
     """Element-wise dict checks against each acceptable list of the same length."""
-    verdict = Verdict.fail("list_dict_checker:unclear")
+    verdict = Verdict.fail("list_dict_checker:unclear", "No acceptable list of dicts to compare with.")
     for candidate in acceptable:
         if len(value) != len(candidate):
             verdict = Verdict.fail(

@@ -1,0 +1,121 @@
+"""fcbench's Python API: the same power as the command line.
+
+    import fcbench
+    report = fcbench.evaluate("result/", score_dir="score/")
+    cases = fcbench.load_dataset("simple_python")
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from fcbench.dataset import categories
+from fcbench.dataset.fetch import DEFAULT_RELEASE
+from fcbench.dataset.model import TestCase
+from fcbench.decode.encoding import Encoding
+from fcbench.evaluation import Evaluation, ModelEvaluation
+from fcbench.evaluation import evaluate as _evaluate
+from fcbench.score.aggregate import CategoryScore, with_missing
+
+
+def load_dataset(
+    category: str, *, release: str | None = None, data_dir: Path | None = None
+) -> list[TestCase]:
+    """Every test case of one category (today's name or a 2024 name)."""
+    from fcbench.dataset.load import load_category
+
+    return load_category(categories.get(category), release or DEFAULT_RELEASE, data_dir)
+
+
+def evaluate(
+    result_dir: str | Path,
+    *,
+    models: Sequence[str] = (),
+    categories: Iterable[str] = (),
+    score_dir: str | Path | None = None,
+    encoding: Encoding | None = None,
+    release: str | None = None,
+    data_dir: Path | None = None,
+    echo: bool = False,
+) -> Evaluation:
+    """Score result files; with `score_dir`, write official score files and leaderboards."""
+    release = release or DEFAULT_RELEASE
+    report = _evaluate(
+        Path(result_dir),
+        models=models,
+        category_names=categories,
+        encoding=encoding,
+        release=release,
+        data_root=data_dir,
+    )
+    if score_dir is not None:
+        write_scores(report, Path(score_dir), release, data_dir)
+    if echo:
+        _echo(report, release, data_dir, score_dir)
+    return report
+
+
+def category_scores(model: ModelEvaluation) -> dict[str, CategoryScore]:
+    return {
+        name: CategoryScore(name, c.correct, c.total, c.dataset_size)
+        for name, c in model.categories.items()
+    }
+
+
+def dataset_sizes(release: str, data_dir: Path | None) -> dict[str, int]:
+    """The number of cases of every scoring category (missing ones count 0 over this)."""
+    from fcbench.dataset.load import dataset_size
+
+    wanted = set(categories.ALL_SCORING) | set(categories.V1)
+    return {
+        c.name: dataset_size(c, release, data_dir) for c in categories.CATEGORIES if c.name in wanted
+    }
+
+
+def write_scores(report: Evaluation, score_dir: Path, release: str, data_dir: Path | None) -> None:
+    """Official score files per model and category, then the CSVs and leaderboard.json."""
+    from fcbench.report.csv_files import usage_from_result_files, write_leaderboard
+    from fcbench.report.records import failure_record
+    from fcbench.report.score_files import write_category_score
+
+    usage = {}
+    for model in report.models.values():
+        for name, evaluation in model.categories.items():
+            records = [
+                failure_record(model.model, evaluation.category, c.case, c.entry["result"], c.verdict)
+                for c in evaluation.failures()
+            ]
+            score = CategoryScore(name, evaluation.correct, evaluation.total, evaluation.dataset_size)
+            write_category_score(score_dir, model.model, score, records)
+        usage[model.model] = usage_from_result_files(
+            [c.file_path for c in model.categories.values() if c.file_path is not None]
+        )
+    write_leaderboard(score_dir, dataset_sizes(release, data_dir), usage=usage)
+
+
+def _echo(
+    report: Evaluation, release: str, data_dir: Path | None, score_dir: str | Path | None
+) -> None:
+    from rich.console import Console
+
+    from fcbench.report.table import print_scores
+
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    for model in report.models.values():
+        for problem in model.problems:
+            console.print(f"[yellow]warning:[/] {problem}", highlight=False, soft_wrap=True)
+    for problem in report.problems:
+        console.print(f"[yellow]warning:[/] {problem}", highlight=False, soft_wrap=True)
+    if not report.models:
+        console.print("No result files found.")
+        return
+    sizes = dataset_sizes(release, data_dir)
+    per_model = {m.model: category_scores(m) for m in report.models.values()}
+    complete = {
+        m: with_missing(s, categories.ALL_SCORING, sizes) for m, s in per_model.items()
+    }
+    print_scores(console, per_model, complete)
+    if score_dir is not None:
+        console.print(f"Score files and leaderboards written to {score_dir}")

@@ -1,0 +1,91 @@
+"""The `fcbench` command line. Heavy modules are imported inside commands: `--help` stays fast."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from fcbench import __version__
+from fcbench.cli_data import data
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="fcbench")
+def main() -> None:
+    """fcbench: measure how well a model calls functions (BFCL, faithfully and fast)."""
+
+
+main.add_command(data)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"fcbench: error: {message}", err=True)
+    sys.exit(2)
+
+
+@main.command()
+@click.option("--result-dir", type=click.Path(path_type=Path), default=Path("result"),
+              show_default=True, help="Folder of model result folders (or one model's folder).")
+@click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
+@click.option("--categories", "category_names", multiple=True,
+              help="Categories or collections, comma-separated (default: every result file).")
+@click.option("--score-dir", type=click.Path(path_type=Path), default=None,
+              help="Write official score files and CSVs here (default: <result-dir>/../score).")
+@click.option("--no-write", is_flag=True, help="Print the scores only; write no files.")
+@click.option("--mode", type=click.Choice(["fc", "prompt"]), default=None,
+              help="Override model.json: how the outputs were produced.")
+@click.option("--fc-names", type=click.Choice(["underscore", "dot"]), default=None,
+              help="Override model.json: dotted names were sent as underscores, or kept.")
+@click.option("--fc-args", type=click.Choice(["json_string", "object"]), default=None,
+              help="Override model.json: FC arguments are JSON strings or objects.")
+@click.option("--release", default=None, help="Dataset release (default: the newest known).")
+@click.option("--data-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Use this dataset folder (laid out like the official data/) instead.")
+def evaluate(
+    result_dir: Path,
+    models: tuple[str, ...],
+    category_names: tuple[str, ...],
+    score_dir: Path | None,
+    no_write: bool,
+    mode: str | None,
+    fc_names: str | None,
+    fc_args: str | None,
+    release: str | None,
+    data_dir: Path | None,
+) -> None:
+    """Score result files against the official checkers and write score files."""
+    from fcbench import api
+    from fcbench.dataset.categories import UnknownCategoryError
+    from fcbench.dataset.fetch import DataError
+    from fcbench.decode.encoding import Encoding, EncodingError
+    from fcbench.evaluation import EvaluationError
+
+    try:
+        encoding = None
+        if mode or fc_names or fc_args:
+            chosen = mode or "prompt"
+            encoding = Encoding(
+                chosen,
+                fc_names or ("underscore" if chosen == "fc" else "dot"),
+                fc_args or ("json_string" if chosen == "fc" else None),
+            )
+        if score_dir is None and not no_write:
+            score_dir = result_dir.resolve().parent / "score"
+        api.evaluate(
+            result_dir,
+            models=models,
+            categories=category_names,
+            score_dir=None if no_write else score_dir,
+            encoding=encoding,
+            release=release,
+            data_dir=data_dir,
+            echo=True,
+        )
+    except (DataError, EvaluationError, EncodingError, UnknownCategoryError) as exc:
+        _fail(str(exc))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
