@@ -125,10 +125,6 @@ BY_NAME: dict[str, Category] = {c.name: c for c in CATEGORIES}
 LEGACY_NAMES: dict[str, str] = {old: c.name for c in CATEGORIES for old in c.legacy_names}
 
 
-def _names(predicate: object) -> tuple[str, ...]:
-    return tuple(c.name for c in CATEGORIES if predicate(c))  # type: ignore[operator]
-
-
 _CURRENT = [c for c in CATEGORIES if not c.retired]
 NON_LIVE = tuple(c.name for c in _CURRENT if c.group == "non_live")
 LIVE = tuple(c.name for c in _CURRENT if c.group == "live")
@@ -142,7 +138,7 @@ V1 = tuple(c.name for c in CATEGORIES if c.release == "v1" and c.scoring)
 EXECUTABLE = ("exec_simple", "exec_multiple", "exec_parallel", "exec_parallel_multiple", "rest")
 
 COLLECTIONS: dict[str, tuple[str, ...]] = {
-    "all": ALL_SCORING + ("format_sensitivity",),
+    "all": (*ALL_SCORING, "format_sensitivity"),
     "all_scoring": ALL_SCORING,
     "single_turn": SINGLE_TURN,
     "non_live": NON_LIVE,

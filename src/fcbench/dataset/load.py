@@ -1,0 +1,361 @@
+"""Load a category's questions, joined with their possible answers, as `TestCase`s.
+
+What a `TestCase` holds (the evaluator's view of an entry, §2 of the spec):
+
+* `id`: the official id, after the load-time rewrites the official tool does: web-search ids
+  `web_search_N` become `web_search_base_N` / `web_search_no_snippet_N`, memory ids
+  `memory_...` become `memory_kv_...` etc. The legacy `chatable` file has no ids: entry n
+  gets `chatable_<n>` (0-based, file order).
+* `question`: a list of turns, each a list of messages. `sql`'s flat message list and
+  `chatable`'s bare string are wrapped into one turn like every other category.
+* `functions`: the entry's `function` docs. Multi-turn and agentic entries get theirs from
+  `multi_turn_func_doc/` by `involved_classes` (memory entries use `MemoryAPI_<backend>`);
+  a miss_func entry's held-out docs are removed from it and stored, as full docs, under
+  `extras["missed_function"][turn]`.
+* `possible_answer`: the answer file's `ground_truth` (None for categories without answers).
+* `extras`: every other question field (involved_classes, initial_config, scenario, path, ...)
+  and every other answer field (the retired exec answers' `execution_result_type`, web
+  search `source`/`num_hops`, memory `source`); an answer field whose name is already taken
+  by a question field is stored as `answer_<name>`. Web-search entries also get the
+  official `initial_config` `{"WebSearchAPI": {"show_snippet": ...}}`.
+
+Not done here (generation-side steps, §2.5): the agentic answer-format system message, the
+language hints in function descriptions, and the memory entries' `depends_on`/result-dir
+`initial_config` (see `load_memory_prereqs`).
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fcbench.dataset import categories
+from fcbench.dataset.categories import Category, Checker
+from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError, read_data_file, release_dir
+from fcbench.dataset.model import TestCase
+
+__all__ = [
+    "FUNC_DOC_FILES",
+    "VERSION_PREFIX",
+    "answer_file",
+    "dataset_size",
+    "load_category",
+    "load_memory_prereqs",
+    "question_file",
+]
+
+VERSION_PREFIX = "BFCL_v4"
+
+FUNC_DOC_FILES: dict[str, str] = {
+    "GorillaFileSystem": "gorilla_file_system.json",
+    "MathAPI": "math_api.json",
+    "MessageAPI": "message_api.json",
+    "TwitterAPI": "posting_api.json",
+    "TicketAPI": "ticket_api.json",
+    "TradingBot": "trading_bot.json",
+    "TravelAPI": "travel_booking.json",
+    "VehicleControlAPI": "vehicle_control.json",
+    "WebSearchAPI": "web_search.json",
+    "MemoryAPI_kv": "memory_kv.json",
+    "MemoryAPI_vector": "memory_vector.json",
+    "MemoryAPI_rec_sum": "memory_rec_sum.json",
+}
+"""Multi-turn/agentic class -> its function-doc file under `multi_turn_func_doc/` (§2.3)."""
+
+MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
+FORMAT_SENSITIVITY_CONFIGS = 26
+"""Prompt configurations each format_sensitivity item is run under (4 x 2 x 3 + 2, §7.3)."""
+
+_SIZES: dict[tuple[str, int, int], int] = {}
+
+
+# --------------------------------------------------------------------------- file access
+
+
+@dataclass
+class _Source:
+    """Where data files come from: the verified release cache, or a user's folder."""
+
+    release: str
+    root: Path | None
+    _docs: dict[str, bytes] = field(default_factory=dict)
+
+    def label(self, relpath: str) -> str:
+        return str(self.root / relpath) if self.root is not None else relpath
+
+    def read(self, relpath: str) -> bytes:
+        if self.root is None:
+            return read_data_file(relpath, self.release)
+        try:
+            return (self.root / relpath).read_bytes()
+        except FileNotFoundError:
+            raise DataError(f"{self.root / relpath} does not exist") from None
+        except OSError as exc:
+            raise DataError(f"cannot read {self.root / relpath}: {exc}") from None
+
+    def stamp(self, relpath: str) -> tuple[str, int, int]:
+        """An identity for caching: (path, size, mtime) of the file."""
+        base = self.root if self.root is not None else release_dir(self.release) / "data"
+        path = base / relpath
+        try:
+            st = os.stat(path)
+        except OSError:
+            return (str(path), -1, -1)
+        return (str(path), st.st_size, st.st_mtime_ns)
+
+    def lines(self, relpath: str) -> list[tuple[int, dict[str, Any]]]:
+        """(line number, object) for every non-blank JSON line; a bad line is a DataError."""
+        try:
+            text = self.read(relpath).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DataError(f"{self.label(relpath)}: not UTF-8 text ({exc.reason})") from None
+        out: list[tuple[int, dict[str, Any]]] = []
+        for number, line in enumerate(text.split("\n"), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(
+                    f"{self.label(relpath)}, line {number}: not valid JSON ({exc.msg})"
+                ) from None
+            if not isinstance(obj, dict):
+                raise DataError(f"{self.label(relpath)}, line {number}: not a JSON object")
+            out.append((number, obj))
+        return out
+
+    def docs(self, cls: str, where: str) -> list[dict[str, Any]]:
+        """Fresh copies of a class's function docs (callers may edit them freely)."""
+        if cls not in FUNC_DOC_FILES:
+            raise DataError(f"{where}: unknown class {cls!r} in involved_classes")
+        if cls not in self._docs:
+            rel = f"multi_turn_func_doc/{FUNC_DOC_FILES[cls]}"
+            # marshal round-trips plain JSON values about twice as fast as json.loads.
+            self._docs[cls] = marshal.dumps([obj for _, obj in self.lines(rel)])
+        result: list[dict[str, Any]] = marshal.loads(self._docs[cls])
+        return result
+
+
+def _source(release: str, data_root: Path | str | None) -> _Source:
+    return _Source(release, Path(data_root) if data_root is not None else None)
+
+
+def _category(category: Category | str) -> Category:
+    return category if isinstance(category, Category) else categories.get(category)
+
+
+def question_file(category: Category | str) -> str:
+    """The question file of a category, relative to `data/`."""
+    cat = _category(category)
+    folder = "unused_datasets/question/" if cat.retired else ""
+    return f"{folder}{VERSION_PREFIX}_{cat.stem}.json"
+
+
+def answer_file(category: Category | str) -> str:
+    """The possible-answer file of a category, relative to `data/`."""
+    cat = _category(category)
+    folder = "unused_datasets/possible_answer/" if cat.retired else "possible_answer/"
+    return f"{folder}{VERSION_PREFIX}_{cat.stem}.json"
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_category(
+    category: Category | str,
+    release: str = DEFAULT_RELEASE,
+    data_root: Path | str | None = None,
+) -> list[TestCase]:
+    """Every entry of a category, in file order, joined with its possible answer.
+
+    `data_root` points at a user's folder laid out like the official `data/` (read as is, no
+    checksums); otherwise the fetched release is read and verified.
+    """
+    cat = _category(category)
+    if cat.name == "format_sensitivity":
+        raise DataError(
+            "format_sensitivity cannot be loaded yet (its 200 items x 26 prompt configurations "
+            "are assembled from other categories); load those categories instead"
+        )
+    src = _source(release, data_root)
+    qfile = question_file(cat)
+    answers = _answers(src, cat) if cat.has_possible_answer else None
+    cases: list[TestCase] = []
+    for index, (number, raw) in enumerate(src.lines(qfile)):
+        where = f"{src.label(qfile)}, line {number}"
+        entry = _normalise(raw, cat, index, where)
+        if cat.checker in (Checker.MULTI_TURN, Checker.AGENTIC) and "involved_classes" in entry:
+            _populate_functions(entry, src, where)
+        cases.append(_test_case(entry, cat, answers, src.label(answer_file(cat))))
+    return cases
+
+
+def _normalise(raw: dict[str, Any], cat: Category, index: int, where: str) -> dict[str, Any]:
+    """Give an entry the common shape: id, question as turns, function list, id rewrites."""
+    entry = dict(raw)
+    if "id" not in entry:
+        if cat.name != "chatable":
+            raise DataError(f"{where}: the entry has no id")
+        entry["id"] = f"chatable_{index}"
+    if not isinstance(entry["id"], str):
+        raise DataError(f"{where}: the id is not a string")
+    entry["question"] = _as_turns(entry.get("question"), where)
+    function = entry.get("function")
+    entry["function"] = function if isinstance(function, list) else []
+    if cat.stem == "web_search":
+        entry["id"] = entry["id"].replace("web_search", cat.name)
+        entry["initial_config"] = {"WebSearchAPI": {"show_snippet": "no_snippet" not in cat.name}}
+    elif cat.stem == "memory":
+        entry["id"] = entry["id"].replace("memory", cat.name)
+        entry["involved_classes"] = [_memory_class(cat.name)]
+    return entry
+
+
+def _memory_class(category_name: str) -> str:
+    return "MemoryAPI_" + category_name.removeprefix("memory_")
+
+
+def _as_turns(question: Any, where: str) -> list[Any]:
+    """Questions as a list of turns: wraps a bare string or a flat message list in one turn."""
+    if isinstance(question, str):
+        return [[{"role": "user", "content": question}]]
+    if not isinstance(question, list):
+        raise DataError(f"{where}: `question` is neither a list nor a string")
+    if question and all(isinstance(m, dict) for m in question):
+        return [question]
+    return question
+
+
+def _populate_functions(entry: dict[str, Any], src: _Source, where: str) -> None:
+    """Docs of the involved classes, in order; miss_func's held-out docs moved aside."""
+    classes = entry["involved_classes"]
+    if not isinstance(classes, list):
+        raise DataError(f"{where}: `involved_classes` is not a list")
+    functions: list[dict[str, Any]] = []
+    for cls in classes:
+        functions.extend(src.docs(cls, where))
+    missed = entry.get("missed_function")
+    if isinstance(missed, dict):
+        moved: dict[str, list[dict[str, Any]]] = {}
+        for turn, names in missed.items():
+            moved[turn] = []
+            for name in names:
+                # The first doc of that name moves; a name with no doc is silently dropped.
+                for i, doc in enumerate(functions):
+                    if doc.get("name") == name:
+                        moved[turn].append(functions.pop(i))
+                        break
+        entry["missed_function"] = moved
+    entry["function"] = functions
+
+
+def _answers(src: _Source, cat: Category) -> dict[str, dict[str, Any]]:
+    """The category's answers by (rewritten) id."""
+    afile = answer_file(cat)
+    result: dict[str, dict[str, Any]] = {}
+    for number, raw in src.lines(afile):
+        answer_id = raw.get("id")
+        if not isinstance(answer_id, str):
+            raise DataError(f"{src.label(afile)}, line {number}: the answer has no id")
+        if cat.stem in ("web_search", "memory"):
+            answer_id = answer_id.replace(cat.stem, cat.name)
+        result[answer_id] = raw
+    return result
+
+
+def _test_case(
+    entry: dict[str, Any],
+    cat: Category,
+    answers: dict[str, dict[str, Any]] | None,
+    answer_label: str,
+) -> TestCase:
+    extras = {k: v for k, v in entry.items() if k not in ("id", "question", "function")}
+    possible_answer: Any = None
+    if answers is not None:
+        answer = answers.get(entry["id"])
+        if answer is None:
+            raise DataError(f"{answer_label}: no possible answer for {entry['id']}")
+        possible_answer = answer.get("ground_truth")
+        for key, value in answer.items():
+            if key not in ("id", "ground_truth"):
+                extras[f"answer_{key}" if key in extras else key] = value
+    return TestCase(
+        id=entry["id"],
+        category=cat.name,
+        question=entry["question"],
+        functions=entry["function"],
+        possible_answer=possible_answer,
+        extras=extras,
+    )
+
+
+def load_memory_prereqs(
+    category: Category | str,
+    release: str = DEFAULT_RELEASE,
+    data_root: Path | str | None = None,
+) -> list[TestCase]:
+    """A memory category's prerequisite conversations (run before its questions, never scored).
+
+    Ids become `<category>_prereq_...`, the TestCase category `<category>_prereq`, and
+    `extras["depends_on"]` lists the earlier prereqs of the same scenario (they run in
+    order). A memory question depends on every prereq of its scenario (`extras["scenario"]`).
+    """
+    cat = _category(category)
+    if cat.stem != "memory":
+        raise DataError(f"{cat.name} is not a memory category")
+    src = _source(release, data_root)
+    cases: list[TestCase] = []
+    for scenario in MEMORY_SCENARIOS:
+        rel = f"memory_prereq_conversation/memory_{scenario}.json"
+        earlier: list[str] = []
+        for number, raw in src.lines(rel):
+            where = f"{src.label(rel)}, line {number}"
+            entry = _normalise(raw, cat, 0, where)
+            entry["depends_on"] = list(earlier)
+            _populate_functions(entry, src, where)
+            earlier.append(entry["id"])
+            extras = {k: v for k, v in entry.items() if k not in ("id", "question", "function")}
+            cases.append(
+                TestCase(entry["id"], f"{cat.name}_prereq", entry["question"],
+                         entry["function"], None, extras)
+            )
+    return cases
+
+
+# --------------------------------------------------------------------------- sizes
+
+
+def dataset_size(
+    category: Category | str,
+    release: str = DEFAULT_RELEASE,
+    data_root: Path | str | None = None,
+) -> int:
+    """How many test cases a category has, by counting lines (cached per file version).
+
+    format_sensitivity counts its 200 selected items times its 26 prompt configurations.
+    """
+    cat = _category(category)
+    src = _source(release, data_root)
+    if cat.name == "format_sensitivity":
+        rel = f"{VERSION_PREFIX}_format_sensitivity.json"
+    else:
+        rel = question_file(cat)
+    key = src.stamp(rel)
+    if key not in _SIZES:
+        _SIZES[key] = _count(src, rel, cat)
+    return _SIZES[key]
+
+
+def _count(src: _Source, rel: str, cat: Category) -> int:
+    data = src.read(rel)
+    if cat.name != "format_sensitivity":
+        return sum(1 for line in data.split(b"\n") if line.strip())
+    try:
+        selected = json.loads(data)
+        return FORMAT_SENSITIVITY_CONFIGS * sum(len(ids) for ids in selected.values())
+    except (ValueError, AttributeError, TypeError):
+        raise DataError(f"{src.label(rel)}: not a JSON object of id lists") from None

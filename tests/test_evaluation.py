@@ -1,0 +1,100 @@
+"""`evaluate` on damaged input: every problem is one clear line, everything else is scored."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fcbench.cli import main
+from fcbench.evaluation import EvaluationError, evaluate
+
+
+def write_model(root: Path, lines: list[str], mode: str = "prompt") -> Path:
+    folder = root / "my-model"
+    (folder / "non_live").mkdir(parents=True)
+    (folder / "model.json").write_text(json.dumps({"mode": mode}))
+    (folder / "non_live" / "BFCL_v4_simple_python_result.json").write_text("\n".join(lines))
+    return folder
+
+
+GOOD = json.dumps({"id": "simple_python_0",
+                   "result": "[calculate_triangle_area(base=10, height=5)]"})
+
+
+def test_damage_is_reported_and_the_rest_scored(fetched_home: Path, tmp_path: Path) -> None:
+    write_model(tmp_path, [
+        GOOD,
+        '{"id": "simple_python_1", "result": ',  # torn line
+        json.dumps({"id": "simple_python_9999", "result": "[f()]"}),  # unknown id
+        json.dumps({"id": "simple_python_0", "result": "[]"}),  # duplicate id
+        json.dumps({"id": "simple_python_2"}),  # no result
+        json.dumps({"id": "simple_python_3", "result": "not a call"}),
+    ])
+    report = evaluate(tmp_path)
+    model = report.models["my-model"]
+    scored = model.categories["simple_python"]
+    assert [c.case.id for c in scored.cases] == ["simple_python_0", "simple_python_3"]
+    assert [c.verdict.valid for c in scored.cases] == [True, False]
+    assert scored.cases[1].verdict.error_type == "ast_decoder:decoder_failed"
+    assert scored.partial and scored.dataset_size == 400
+    problems = "\n".join(model.problems)
+    assert ":2: malformed JSON line skipped" in problems
+    assert "simple_python_9999" in problems
+    assert "duplicate id 'simple_python_0'" in problems
+    assert ":5: not a result entry" in problems
+    assert all("\n" not in p for p in model.problems)
+
+
+def test_missing_category_file_is_reported(fetched_home: Path, tmp_path: Path) -> None:
+    write_model(tmp_path, [GOOD])
+    report = evaluate(tmp_path, category_names=["simple_python,multiple"])
+    assert any("no result file for multiple" in p for p in report.models["my-model"].problems)
+
+
+def test_unknown_model_and_folder(fetched_home: Path, tmp_path: Path) -> None:
+    write_model(tmp_path, [GOOD])
+    with pytest.raises(EvaluationError, match="no results for model"):
+        evaluate(tmp_path, models=["other"])
+    with pytest.raises(EvaluationError, match="not found"):
+        evaluate(tmp_path / "nope")
+
+
+def test_cli_writes_official_score_files(fetched_home: Path, tmp_path: Path) -> None:
+    write_model(tmp_path / "result", [GOOD, json.dumps({"id": "simple_python_1", "result": "[]"})])
+    score_dir = tmp_path / "score"
+    outcome = CliRunner().invoke(main, ["evaluate", "--result-dir", str(tmp_path / "result"),
+                                        "--score-dir", str(score_dir)])
+    assert outcome.exit_code == 0, outcome.output
+    lines = (score_dir / "my-model" / "non_live" / "BFCL_v4_simple_python_score.json").read_text()
+    header, failure = map(json.loads, lines.splitlines())
+    assert header == {"accuracy": 0.5, "correct_count": 1, "total_count": 2}
+    assert failure["id"] == "simple_python_1"
+    assert failure["error_type"] == "simple_function_checker:wrong_count"
+    assert {"valid", "error", "prompt", "model_result_raw", "possible_answer"} <= set(failure)
+    assert (score_dir / "data_overall.csv").is_file()
+    assert "partial" in outcome.output
+
+
+def test_cli_bad_category_and_corrupt_data(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_model(tmp_path / "result", [GOOD])
+    runner = CliRunner()
+    bad = runner.invoke(main, ["evaluate", "--result-dir", str(tmp_path / "result"),
+                               "--categories", "simple_pyton", "--no-write"])
+    assert bad.exit_code == 2
+    assert "unknown category or collection 'simple_pyton'" in bad.output
+    home = tmp_path / "home"
+    shutil.copytree(fetched_home, home)
+    monkeypatch.setenv("FCBENCH_HOME", str(home))
+    data_file = next(home.glob("releases/*/data/BFCL_v4_simple_python.json"))
+    data_file.write_text(data_file.read_text().replace("triangle", "triangel", 1))
+    corrupt = runner.invoke(main, ["evaluate", "--result-dir", str(tmp_path / "result"),
+                                   "--no-write"])
+    assert corrupt.exit_code == 2
+    message = corrupt.output.strip().splitlines()
+    assert len(message) == 1 and "BFCL_v4_simple_python.json" in message[0]
