@@ -21,19 +21,23 @@ def write_model(root: Path, lines: list[str], mode: str = "prompt") -> Path:
     return folder
 
 
-GOOD = json.dumps({"id": "simple_python_0",
-                   "result": "[calculate_triangle_area(base=10, height=5)]"})
+GOOD = json.dumps(
+    {"id": "simple_python_0", "result": "[calculate_triangle_area(base=10, height=5)]"}
+)
 
 
 def test_damage_is_reported_and_the_rest_scored(fetched_home: Path, tmp_path: Path) -> None:
-    write_model(tmp_path, [
-        GOOD,
-        '{"id": "simple_python_1", "result": ',  # torn line
-        json.dumps({"id": "simple_python_9999", "result": "[f()]"}),  # unknown id
-        json.dumps({"id": "simple_python_0", "result": "[]"}),  # duplicate id
-        json.dumps({"id": "simple_python_2"}),  # no result
-        json.dumps({"id": "simple_python_3", "result": "not a call"}),
-    ])
+    write_model(
+        tmp_path,
+        [
+            GOOD,
+            '{"id": "simple_python_1", "result": ',  # torn line
+            json.dumps({"id": "simple_python_9999", "result": "[f()]"}),  # unknown id
+            json.dumps({"id": "simple_python_0", "result": "[]"}),  # duplicate id
+            json.dumps({"id": "simple_python_2"}),  # no result
+            json.dumps({"id": "simple_python_3", "result": "not a call"}),
+        ],
+    )
     report = evaluate(tmp_path)
     model = report.models["my-model"]
     scored = model.categories["simple_python"]
@@ -66,8 +70,9 @@ def test_unknown_model_and_folder(fetched_home: Path, tmp_path: Path) -> None:
 def test_cli_writes_official_score_files(fetched_home: Path, tmp_path: Path) -> None:
     write_model(tmp_path / "result", [GOOD, json.dumps({"id": "simple_python_1", "result": "[]"})])
     score_dir = tmp_path / "score"
-    outcome = CliRunner().invoke(main, ["evaluate", "--result-dir", str(tmp_path / "result"),
-                                        "--score-dir", str(score_dir)])
+    outcome = CliRunner().invoke(
+        main, ["evaluate", "--result-dir", str(tmp_path / "result"), "--score-dir", str(score_dir)]
+    )
     assert outcome.exit_code == 0, outcome.output
     lines = (score_dir / "my-model" / "non_live" / "BFCL_v4_simple_python_score.json").read_text()
     header, failure = map(json.loads, lines.splitlines())
@@ -84,8 +89,17 @@ def test_cli_bad_category_and_corrupt_data(
 ) -> None:
     write_model(tmp_path / "result", [GOOD])
     runner = CliRunner()
-    bad = runner.invoke(main, ["evaluate", "--result-dir", str(tmp_path / "result"),
-                               "--categories", "simple_pyton", "--no-write"])
+    bad = runner.invoke(
+        main,
+        [
+            "evaluate",
+            "--result-dir",
+            str(tmp_path / "result"),
+            "--categories",
+            "simple_pyton",
+            "--no-write",
+        ],
+    )
     assert bad.exit_code == 2
     assert "unknown category or collection 'simple_pyton'" in bad.output
     home = tmp_path / "home"
@@ -93,8 +107,9 @@ def test_cli_bad_category_and_corrupt_data(
     monkeypatch.setenv("FCBENCH_HOME", str(home))
     data_file = next(home.glob("releases/*/data/BFCL_v4_simple_python.json"))
     data_file.write_text(data_file.read_text().replace("triangle", "triangel", 1))
-    corrupt = runner.invoke(main, ["evaluate", "--result-dir", str(tmp_path / "result"),
-                                   "--no-write"])
+    corrupt = runner.invoke(
+        main, ["evaluate", "--result-dir", str(tmp_path / "result"), "--no-write"]
+    )
     assert corrupt.exit_code == 2
     message = corrupt.output.strip().splitlines()
     assert len(message) == 1 and "BFCL_v4_simple_python.json" in message[0]

@@ -1,8 +1,8 @@
 """fcbench's Python API: the same power as the command line.
 
-    import fcbench
-    report = fcbench.evaluate("result/", score_dir="score/")
-    cases = fcbench.load_dataset("simple_python")
+import fcbench
+report = fcbench.evaluate("result/", score_dir="score/")
+cases = fcbench.load_dataset("simple_python")
 """
 
 from __future__ import annotations
@@ -70,7 +70,9 @@ def dataset_sizes(release: str, data_dir: Path | None) -> dict[str, int]:
 
     wanted = set(categories.ALL_SCORING) | set(categories.V1)
     return {
-        c.name: dataset_size(c, release, data_dir) for c in categories.CATEGORIES if c.name in wanted
+        c.name: dataset_size(c, release, data_dir)
+        for c in categories.CATEGORIES
+        if c.name in wanted
     }
 
 
@@ -84,10 +86,14 @@ def write_scores(report: Evaluation, score_dir: Path, release: str, data_dir: Pa
     for model in report.models.values():
         for name, evaluation in model.categories.items():
             records = [
-                failure_record(model.model, evaluation.category, c.case, c.entry["result"], c.verdict)
+                failure_record(
+                    model.model, evaluation.category, c.case, c.entry["result"], c.verdict
+                )
                 for c in evaluation.failures()
             ]
-            score = CategoryScore(name, evaluation.correct, evaluation.total, evaluation.dataset_size)
+            score = CategoryScore(
+                name, evaluation.correct, evaluation.total, evaluation.dataset_size
+            )
             write_category_score(score_dir, model.model, score, records)
         usage[model.model] = usage_from_result_files(
             [c.file_path for c in model.categories.values() if c.file_path is not None]
@@ -113,9 +119,7 @@ def _echo(
         return
     sizes = dataset_sizes(release, data_dir)
     per_model = {m.model: category_scores(m) for m in report.models.values()}
-    complete = {
-        m: with_missing(s, categories.ALL_SCORING, sizes) for m, s in per_model.items()
-    }
+    complete = {m: with_missing(s, categories.ALL_SCORING, sizes) for m, s in per_model.items()}
     print_scores(console, per_model, complete)
     if score_dir is not None:
         console.print(f"Score files and leaderboards written to {score_dir}")

@@ -26,23 +26,52 @@ def _fail(message: str) -> None:
 
 
 @main.command()
-@click.option("--result-dir", type=click.Path(path_type=Path), default=Path("result"),
-              show_default=True, help="Folder of model result folders (or one model's folder).")
+@click.option(
+    "--result-dir",
+    type=click.Path(path_type=Path),
+    default=Path("result"),
+    show_default=True,
+    help="Folder of model result folders (or one model's folder).",
+)
 @click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
-@click.option("--categories", "category_names", multiple=True,
-              help="Categories or collections, comma-separated (default: every result file).")
-@click.option("--score-dir", type=click.Path(path_type=Path), default=None,
-              help="Write official score files and CSVs here (default: <result-dir>/../score).")
+@click.option(
+    "--categories",
+    "category_names",
+    multiple=True,
+    help="Categories or collections, comma-separated (default: every result file).",
+)
+@click.option(
+    "--score-dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write official score files and CSVs here (default: <result-dir>/../score).",
+)
 @click.option("--no-write", is_flag=True, help="Print the scores only; write no files.")
-@click.option("--mode", type=click.Choice(["fc", "prompt"]), default=None,
-              help="Override model.json: how the outputs were produced.")
-@click.option("--fc-names", type=click.Choice(["underscore", "dot"]), default=None,
-              help="Override model.json: dotted names were sent as underscores, or kept.")
-@click.option("--fc-args", type=click.Choice(["json_string", "object"]), default=None,
-              help="Override model.json: FC arguments are JSON strings or objects.")
+@click.option(
+    "--mode",
+    type=click.Choice(["fc", "prompt"]),
+    default=None,
+    help="Override model.json: how the outputs were produced.",
+)
+@click.option(
+    "--fc-names",
+    type=click.Choice(["underscore", "dot"]),
+    default=None,
+    help="Override model.json: dotted names were sent as underscores, or kept.",
+)
+@click.option(
+    "--fc-args",
+    type=click.Choice(["json_string", "object"]),
+    default=None,
+    help="Override model.json: FC arguments are JSON strings or objects.",
+)
 @click.option("--release", default=None, help="Dataset release (default: the newest known).")
-@click.option("--data-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Use this dataset folder (laid out like the official data/) instead.")
+@click.option(
+    "--data-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Use this dataset folder (laid out like the official data/) instead.",
+)
 def evaluate(
     result_dir: Path,
     models: tuple[str, ...],

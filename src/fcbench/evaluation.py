@@ -116,7 +116,9 @@ def evaluate(
         raise EvaluationError(f"result folder not found: {result_dir}")
     model_dirs = find_model_dirs(result_dir)
     if models:
-        missing = [m for m in models if m not in model_dirs and m.replace("/", "_") not in model_dirs]
+        missing = [
+            m for m in models if m not in model_dirs and m.replace("/", "_") not in model_dirs
+        ]
         if missing:
             raise EvaluationError(
                 f"no results for model(s) {', '.join(missing)} in {result_dir} "
@@ -157,9 +159,17 @@ def _evaluate_model(
             unscored.append(category.name)
             continue
         if category.name in result.categories:
-            result.problems.append(f"{file.path}: a second result file for {category.name}; skipped")
+            result.problems.append(
+                f"{file.path}: a second result file for {category.name}; skipped"
+            )
             continue
         result.categories[category.name] = _evaluate_file(file, category, result, datasets)
+    if wanted is not None:
+        missing = [n for n in sorted(wanted) if n not in result.categories and n not in unscored]
+        if missing:
+            result.problems.append(
+                f"{name}: no result file for {', '.join(missing)} (counted as missing: N/A, 0)"
+            )
     if unscored:
         result.problems.append(
             f"{name}: not scored by this version of fcbench, skipped: {', '.join(unscored)}"
@@ -178,7 +188,8 @@ def _evaluate_file(
     if unknown:
         shown = ", ".join(unknown[:3]) + (", ..." if len(unknown) > 3 else "")
         model.problems.append(
-            f"{file.path}: {len(unknown)} id(s) not in the {category.name} dataset skipped ({shown})"
+            f"{file.path}: {len(unknown)} id(s) not in the {category.name} dataset, "
+            f"skipped ({shown})"
         )
     for test_id, entry in found.entries.items():
         case = cases.get(test_id)

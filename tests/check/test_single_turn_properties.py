@@ -34,12 +34,29 @@ DOC = {
         "required": ["base"],
     },
 }
-ANSWER = [{"geo.area": {"base": [10], "tags": [["a"], ""], "opts": [{"k": [1]}, ""],
-                        "when": ["now", ""], "count": [5, ""], "flags": [[True], ""]}}]
+ANSWER = [
+    {
+        "geo.area": {
+            "base": [10],
+            "tags": [["a"], ""],
+            "opts": [{"k": [1]}, ""],
+            "when": ["now", ""],
+            "count": [5, ""],
+            "flags": [[True], ""],
+        }
+    }
+]
 CASE = TestCase("case_0", "x", [[{"role": "user", "content": "?"}]], [DOC], ANSWER)
 
-CATEGORY_NAMES = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
-                  "irrelevance", "live_relevance")
+CATEGORY_NAMES = (
+    "simple_python",
+    "simple_java",
+    "simple_javascript",
+    "multiple",
+    "parallel",
+    "irrelevance",
+    "live_relevance",
+)
 ENCODINGS = (
     Encoding("prompt"),
     Encoding("prompt", return_format=ReturnFormat.JSON),
@@ -49,32 +66,71 @@ ENCODINGS = (
     Encoding("fc", "dot", "object"),
 )
 
-FRAGMENTS = ["[", "]", "(", ")", "geo.area", "geo_area", "base=", "10", "-", "'", '"', ",",
-             "tags=['a']", "opts={'k': 1}", "when=\"now\"", "count=5L", "new ArrayList<>()",
-             "{{ add(true); }}", "<functions>", "</functions>", "<function name=\"f\">",
-             "<TOOLCALL>", "</TOOLCALL>", "```", "\n", "**", "lambda", "__import__",
-             "10**10**10", "{", "}", "=", "`", ":", "null", "true", "...", "\\", "\x00"]
+FRAGMENTS = [
+    "[",
+    "]",
+    "(",
+    ")",
+    "geo.area",
+    "geo_area",
+    "base=",
+    "10",
+    "-",
+    "'",
+    '"',
+    ",",
+    "tags=['a']",
+    "opts={'k': 1}",
+    'when="now"',
+    "count=5L",
+    "new ArrayList<>()",
+    "{{ add(true); }}",
+    "<functions>",
+    "</functions>",
+    '<function name="f">',
+    "<TOOLCALL>",
+    "</TOOLCALL>",
+    "```",
+    "\n",
+    "**",
+    "lambda",
+    "__import__",
+    "10**10**10",
+    "{",
+    "}",
+    "=",
+    "`",
+    ":",
+    "null",
+    "true",
+    "...",
+    "\\",
+    "\x00",
+]
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                 max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=12,
 )
-mutated_text = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=6), max_size=14).map(
-    "".join
-)
+mutated_text = st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=6), max_size=14).map("".join)
 fc_results = st.lists(
-    st.dictionaries(st.sampled_from(["geo_area", "geo.area", "x", ""]),
-                    json_values | json_values.map(json.dumps), max_size=2),
+    st.dictionaries(
+        st.sampled_from(["geo_area", "geo.area", "x", ""]),
+        json_values | json_values.map(json.dumps),
+        max_size=2,
+    ),
     max_size=3,
 )
 raw_outputs = mutated_text | st.text(max_size=40) | json_values | fc_results
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(raw=raw_outputs, category=st.sampled_from(CATEGORY_NAMES),
-       encoding=st.sampled_from(ENCODINGS))
+@given(
+    raw=raw_outputs, category=st.sampled_from(CATEGORY_NAMES), encoding=st.sampled_from(ENCODINGS)
+)
 def test_no_output_makes_judging_raise(raw: Any, category: str, encoding: Encoding) -> None:
     verdict = judge(CASE, categories.get(category), raw, encoding)
     if verdict.valid:

@@ -28,7 +28,9 @@ def official_verdicts(model_dir: Path) -> dict[str, dict[str, object]]:
     return {v["id"]: v for v in map(json.loads, lines)}
 
 
-def agreement(report: Evaluation, root: Path) -> tuple[dict[tuple[str, str], Counter[str]], list[str]]:
+def agreement(
+    report: Evaluation, root: Path
+) -> tuple[dict[tuple[str, str], Counter[str]], list[str]]:
     """Counts per (model, category): cases, valid_agree, failed, type_agree; and the diffs."""
     counts: dict[tuple[str, str], Counter[str]] = {}
     diffs: list[str] = []

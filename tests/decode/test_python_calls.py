@@ -45,12 +45,22 @@ def test_unary_on_a_name_fails() -> None:
 
 def test_arithmetic_is_computed_without_eval() -> None:
     assert one("[f(a=3*2, b=1/4, c=2**10, d='a'+'b')]").args == {
-        "a": 6, "b": 0.25, "c": 1024, "d": "ab",
+        "a": 6,
+        "b": 0.25,
+        "c": 1024,
+        "d": "ab",
     }
 
 
-@pytest.mark.parametrize("text", ["[f(a=10**10**10)]", "[f(a='x'*10**9)]", "[f(a=x+1)]",
-                                  "[f(a=__import__('os').system('true')+1)]"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[f(a=10**10**10)]",
+        "[f(a='x'*10**9)]",
+        "[f(a=x+1)]",
+        "[f(a=__import__('os').system('true')+1)]",
+    ],
+)
 def test_unsafe_or_unknown_arithmetic_fails_to_decode(text: str) -> None:
     with pytest.raises(DecodeError):
         decode_prompt(text)
@@ -59,14 +69,20 @@ def test_unsafe_or_unknown_arithmetic_fails_to_decode(text: str) -> None:
 def test_names_nested_calls_and_subscripts() -> None:
     args = one("[f(a=my_var, b=g(x=1), c=h(2), d=arr[0], e=True, f=None, g=...)]").args
     assert args == {
-        "a": "my_var", "b": {"g": {"x": 1}}, "c": "h(2)", "d": "arr[0]",
-        "e": True, "f": None, "g": "...",
+        "a": "my_var",
+        "b": {"g": {"x": 1}},
+        "c": "h(2)",
+        "d": "arr[0]",
+        "e": True,
+        "f": None,
+        "g": "...",
     }
 
 
 def test_tuples_stay_tuples_and_dicts_recurse() -> None:
     assert one("[f(a=(1, 2), b={'k': [1, {'z': 2}]})]").args == {
-        "a": (1, 2), "b": {"k": [1, {"z": 2}]},
+        "a": (1, 2),
+        "b": {"k": [1, {"z": 2}]},
     }
 
 

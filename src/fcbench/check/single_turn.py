@@ -40,7 +40,9 @@ def judge(case: TestCase, category: Category, raw: Any, encoding: Encoding) -> V
     decoded = calls_as_decoded(calls)
     setting = Setting(category.language, encoding.underscore_names)
     try:
-        verdict = check_calls(category.checker, case.functions, calls, case.possible_answer, setting)
+        verdict = check_calls(
+            category.checker, case.functions, calls, case.possible_answer, setting
+        )
     except Exception as exc:
         return Verdict.fail(
             CHECKER_CRASH,

@@ -57,7 +57,7 @@ def evaluate(node: ast.expr) -> Any:
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys):
             raise UnsafeExpression("dict unpacking is not a literal")
-        return {evaluate(k): evaluate(v) for k, v in zip(node.keys, node.values)}  # type: ignore[arg-type]
+        return {evaluate(k): evaluate(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[arg-type]
     if isinstance(node, ast.UnaryOp):
         return _UNARY[type(node.op)](evaluate(node.operand))
     if isinstance(node, ast.BinOp):
@@ -85,13 +85,20 @@ def _guard(op: ast.operator, left: Any, right: Any) -> None:
         raise UnsafeExpression("shift too large")
     if isinstance(op, ast.Mult):
         for seq, count in ((left, right), (right, left)):
-            if isinstance(seq, (str, bytes, list, tuple)) and _is_int(count):
-                if len(seq) * count > MAX_SEQUENCE:
-                    raise UnsafeExpression("sequence too large")
-        if _is_int(left) and _is_int(right):
-            if abs(left).bit_length() + abs(right).bit_length() > MAX_INT_BITS:
-                raise UnsafeExpression("result too large")
+            if _is_sequence(seq) and _is_int(count) and len(seq) * count > MAX_SEQUENCE:
+                raise UnsafeExpression("sequence too large")
+        bits = abs(left).bit_length() + abs(right).bit_length() if _is_ints(left, right) else 0
+        if bits > MAX_INT_BITS:
+            raise UnsafeExpression("result too large")
 
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int)
+
+
+def _is_ints(*values: Any) -> bool:
+    return all(isinstance(v, int) for v in values)
+
+
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, (str, bytes, list, tuple))

@@ -125,7 +125,7 @@ def _value(node: ast.expr) -> Any:
     if isinstance(node, ast.List):
         return [_value(e) for e in node.elts]
     if isinstance(node, ast.Dict):
-        return {_dict_key(k): _value(v) for k, v in zip(node.keys, node.values)}
+        return {_dict_key(k): _value(v) for k, v in zip(node.keys, node.values, strict=True)}
     if isinstance(node, ast.BinOp):
         return arithmetic.evaluate(node)
     if isinstance(node, ast.Name):
@@ -146,7 +146,8 @@ def _unary(node: ast.UnaryOp) -> Any:
     operand = node.operand
     if not isinstance(operand, ast.Constant):
         raise DecodeError(f"unary operator on {type(operand).__name__}")
-    return -operand.value
+    value: Any = operand.value
+    return -value
 
 
 def _dict_key(node: ast.expr | None) -> Any:

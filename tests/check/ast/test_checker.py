@@ -23,10 +23,15 @@ DOC: dict[str, Any] = {
         "required": ["base"],
     },
 }
-ANSWER = {"math.area": {
-    "base": [10], "height": [5.0, ""], "unit": ["cm", ""], "tags": [["a", "b"], ""],
-    "opts": [{"k": [1], "z": ["", 2]}, ""],
-}}
+ANSWER = {
+    "math.area": {
+        "base": [10],
+        "height": [5.0, ""],
+        "unit": ["cm", ""],
+        "tags": [["a", "b"], ""],
+        "opts": [{"k": [1], "z": ["", 2]}, ""],
+    }
+}
 
 
 def judge(args: dict[str, Any], name: str = "math.area", **setting: Any) -> tuple[bool, str | None]:
@@ -89,15 +94,25 @@ def test_other_values_and_missing_optional() -> None:
 
 def test_variable_name_in_ground_truth() -> None:
     answer = {"f": {"xs": ["my_list"]}}
-    doc = {"name": "f", "parameters": {"properties": {"xs": {"type": "array", "items": {
-        "type": "integer"}}}, "required": ["xs"]}}
+    doc = {
+        "name": "f",
+        "parameters": {
+            "properties": {"xs": {"type": "array", "items": {"type": "integer"}}},
+            "required": ["xs"],
+        },
+    }
     assert check_function(doc, Call("f", {"xs": "my_list"}), answer, Setting()).valid
     assert not check_function(doc, Call("f", {"xs": "MY_LIST"}), answer, Setting()).valid
 
 
 def test_nested_type_quirk_with_optional_marker() -> None:
-    doc = {"name": "f", "parameters": {"properties": {"xs": {"type": "array", "items": {
-        "type": "float"}}}, "required": []}}
+    doc = {
+        "name": "f",
+        "parameters": {
+            "properties": {"xs": {"type": "array", "items": {"type": "float"}}},
+            "required": [],
+        },
+    }
     strict = {"f": {"xs": [[1.0, 2.5]]}}
     lenient = {"f": {"xs": [[1.0, 2.5], ""]}}
     call = Call("f", {"xs": [1, 2.5]})
@@ -106,8 +121,10 @@ def test_nested_type_quirk_with_optional_marker() -> None:
 
 
 def _doc(name: str) -> dict[str, Any]:
-    return {"name": name, "parameters": {"properties": {"x": {"type": "integer"}},
-                                         "required": ["x"]}}
+    return {
+        "name": name,
+        "parameters": {"properties": {"x": {"type": "integer"}}, "required": ["x"]},
+    }
 
 
 def test_parallel_greedy_matching_in_any_order() -> None:
@@ -118,7 +135,9 @@ def test_parallel_greedy_matching_in_any_order() -> None:
     wrong = [Call("f", {"x": 1}), Call("g", {"x": 2}), Call("f", {"x": 4})]
     verdict = check_calls(Checker.AST_PARALLEL, docs, wrong, answer, Setting())
     assert verdict.error_type == "parallel_function_checker_no_order:cannot_find_match"
-    assert verdict.errors[0].startswith("Could not find a matching function among index [2] of model output for index 2")
+    assert verdict.errors[0].startswith(
+        "Could not find a matching function among index [2] of model output for index 2"
+    )
     short = check_calls(Checker.AST_PARALLEL, docs, calls[:2], answer, Setting())
     assert short.error_type == "parallel_function_checker_no_order:wrong_count"
 

@@ -8,6 +8,7 @@ name, required parameters, each supplied parameter (type then value), omitted pa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +41,9 @@ def check_calls(
         return _check_parallel(functions, calls, possible_answer, setting)
     if checker is Checker.AST_MULTIPLE:
         if len(calls) != len(possible_answer):
-            return Verdict.fail("multiple_function_checker:wrong_count", "Wrong number of functions.")
+            return Verdict.fail(
+                "multiple_function_checker:wrong_count", "Wrong number of functions."
+            )
         expected = possible_answer[0]
         doc = find_doc(functions, next(iter(expected)))
         return check_function(doc, calls[0], expected, setting)
@@ -79,14 +82,16 @@ def _check_parallel(
             if verdict.valid:
                 claimed.add(index)
                 break
-            tried.append({
-                f"Model Result Index {index}": {
-                    "sub_error": verdict.errors,
-                    "sub_error_type": verdict.error_type,
-                    "model_output_item": call.as_official(),
-                    "possible_answer_item": expected,
+            tried.append(
+                {
+                    f"Model Result Index {index}": {
+                        "sub_error": verdict.errors,
+                        "sub_error_type": verdict.error_type,
+                        "model_output_item": call.as_official(),
+                        "possible_answer_item": expected,
+                    }
                 }
-            })
+            )
         else:
             unclaimed = [i for i in range(len(calls)) if i not in claimed]
             return Verdict.fail(
@@ -119,7 +124,8 @@ def check_function(
     for param in doc["parameters"]["required"]:
         if param not in call.args:
             return Verdict.fail(
-                "simple_function_checker:missing_required", f"Missing required parameter: {param!r}."
+                "simple_function_checker:missing_required",
+                f"Missing required parameter: {param!r}.",
             )
     for param, value in call.args.items():
         if param not in properties or param not in acceptable_by_param:
@@ -181,14 +187,7 @@ def _convert(
     if setting.language is Language.PYTHON:
         nested = PYTHON_TYPES[details["items"]["type"]] if declared in PYTHON_NESTED else None
         return value, PYTHON_TYPES[declared], nested
-    if setting.language is Language.JAVA:
-        from fcbench.check.ast.java_types import JAVA_TYPE_TO_PYTHON as table
-        from fcbench.check.ast.java_types import convert_java_value as convert
-        error_type = "type_error:java"
-    else:
-        from fcbench.check.ast.js_types import JS_TYPE_TO_PYTHON as table
-        from fcbench.check.ast.js_types import convert_js_value as convert
-        error_type = "type_error:js"
+    table, convert, error_type = _language_rules(setting.language)
     expected = table[declared]
     if type(value) is not str:
         return Verdict.fail(
@@ -200,3 +199,17 @@ def _convert(
         element = details["items"]["type"]
         return convert(value, declared, element), expected, table[element]
     return convert(value, declared), expected, None
+
+
+def _language_rules(language: Language) -> tuple[dict[str, type], Callable[..., Any], str]:
+    """(type table, source-text converter, type error) for Java or JavaScript.
+
+    Imported on first use: Python-only evaluations never load the converters.
+    """
+    if language is Language.JAVA:
+        from fcbench.check.ast import java_types
+
+        return java_types.JAVA_TYPE_TO_PYTHON, java_types.convert_java_value, "type_error:java"
+    from fcbench.check.ast import js_types
+
+    return js_types.JS_TYPE_TO_PYTHON, js_types.convert_js_value, "type_error:js"

@@ -75,11 +75,11 @@ def _match_dict(value: dict[Any, Any], candidate: Any) -> Verdict:
             errors.append(f"Unexpected dict key parameter: '{key}'.")
             error_type = "value_error:dict_key"
             break
-        allowed = [
-            _standardized_if_str(candidate[key][i]) for i in range(len(candidate[key]))
-        ]
+        allowed = [_standardized_if_str(candidate[key][i]) for i in range(len(candidate[key]))]
         if _standardized_if_str(item) not in allowed:
-            errors.append(f"Invalid value for parameter {key!r}: {item!r}. Expected one of {allowed}.")
+            errors.append(
+                f"Invalid value for parameter {key!r}: {item!r}. Expected one of {allowed}."
+            )
             error_type = "value_error:dict_value"
             break
     for key, allowed_values in candidate.items():
@@ -92,7 +92,9 @@ def _match_dict(value: dict[Any, Any], candidate: Any) -> Verdict:
 
 def check_list_of_dicts(param: str, value: list[Any], acceptable: list[Any]) -> Verdict:
     """Element-wise dict checks against each acceptable list of the same length."""
-    verdict = Verdict.fail("list_dict_checker:unclear", "No acceptable list of dicts to compare with.")
+    verdict = Verdict.fail(
+        "list_dict_checker:unclear", "No acceptable list of dicts to compare with."
+    )
     for candidate in acceptable:
         if len(value) != len(candidate):
             verdict = Verdict.fail(
