@@ -92,7 +92,7 @@ def python_calls(text: str) -> list[dict[Any, Any]]:
     calls = []
     for element in body.elts:
         if not isinstance(element, ast.Call):
-            raise DecodeError(f"list element is not a call: {ast.unparse(element)}")
+            raise DecodeError(f"list element is not a call: {type(element).__name__}")
         calls.append(_call(element))
     return calls
 

@@ -33,6 +33,10 @@ class TypeCheck:
     errors: list[str] = field(default_factory=list)
 
 
+_PLAIN = TypeCheck(True, False)
+_VARIABLE = TypeCheck(True, True)
+
+
 def answer_type(acceptable: list[Any]) -> type | None:
     """The type of the first acceptable value that is not `""` (the omission marker)."""
     for answer in acceptable:
@@ -55,7 +59,7 @@ def check_type(
     result = TypeCheck(True)
     if type(value) == expected:  # noqa: E721 - exact type equality is the official rule
         if nested is None or _elements_match(param, value, acceptable, nested):
-            return TypeCheck(True, is_variable)
+            return _VARIABLE if is_variable else _PLAIN
         result = TypeCheck(
             False,
             error_type="type_error:nested",

@@ -9,6 +9,7 @@ decides real verdicts.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from fcbench.dataset.model import Verdict
@@ -16,6 +17,7 @@ from fcbench.dataset.model import Verdict
 _IGNORED = re.compile(r"[ ,./\-_*^]")
 
 
+@lru_cache(maxsize=1 << 16)
 def standardize(text: str) -> str:
     """Drop spaces and `,./-_*^`, lowercase, and turn `'` into `"` (the AST normaliser)."""
     return _IGNORED.sub("", text).lower().replace("'", '"')

@@ -1,0 +1,167 @@
+"""JavaScript parameter values: the official regex-driven conversion of source text to values.
+
+Call contract (as the official AST checker uses it), for a JavaScript parameter of doc type T:
+
+1. `JS_TYPE_TO_PYTHON[T]` is the Python type the converted value is type-checked against; a T
+   missing from the table is a crash in the official (KeyError), before any conversion.
+2. A value that is not a `str` fails `type_error:js` without conversion.
+3. When T is `array` (the only JS type among the checker's nested types `Array`, `ArrayList`,
+   `array`), the element type is the doc's `items.type` (the official crashes when it is absent
+   or not in the table), the call is `convert_js_value(v, "array", items_type)` and the nested
+   type check uses `JS_TYPE_TO_PYTHON[items_type]`; otherwise `convert_js_value(v, T)`.
+
+The result is the converted value, or the text when it does not fit T. `ValueError` is raised
+for a type outside the table and, as in the official, by `Bigint` text such as `"12n\\n"`
+(the pattern accepts the final newline but the number does not parse). Errors inside array
+conversion, including an element type outside the table, are swallowed: the stripped text is
+returned instead.
+
+Quirks kept: no exponent in floats; arrays and objects are split on every comma with no regard
+to nesting or quotes; a pattern `$` also matches before a final newline; objects spanning
+several lines do not match and stay text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+JS_TYPE_TO_PYTHON: dict[str, type] = {
+    "String": str,
+    "integer": int,
+    "float": float,
+    "Bigint": int,
+    "Boolean": bool,
+    "dict": dict,
+    "array": list,
+    "any": str,
+}
+"""Doc type -> Python type used by the type check after conversion."""
+
+_INTEGER = re.compile(r"^-?\d+$")
+_FLOAT = re.compile(r"^-?\d+(\.\d+)?$")
+_BIGINT = re.compile(r"^-?\d+n$")
+
+# A list of bracketed lists, or `new Array([..], [..])`; anchored at the start only.
+_ARRAY_2D = re.compile(
+    r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]"
+    r"|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)"
+)
+_BRACKETED = re.compile(r"\[(.*?)\]")
+# `[..]` (group 1) or `new Array(..)` (group 2); anchored at the start only.
+_ARRAY_1D = re.compile(r"\[(.*?)\]|\bnew\s+Array\((.*?)\)")
+_OBJECT = re.compile(r"\{(.*?)\}")
+# `key: value` up to a comma that is followed by another `key:`, or to the end.
+_OBJECT_PAIR = re.compile(r"([^:]+):\s*(.*?)(?:,\s*(?=[^,]+:)|$)")
+
+
+def convert_js_value(value: str, js_type: str, element_type: str | None = None) -> Any:
+    """Convert JavaScript source text by doc type; unmatched text is returned as it is."""
+    if js_type not in JS_TYPE_TO_PYTHON:
+        raise ValueError(f"Unsupported type: {js_type}")
+    if js_type == "String":
+        return _unquote_once(value)
+    if js_type == "integer":
+        return int(value) if _INTEGER.match(value) else value
+    if js_type == "float":
+        return float(value) if _FLOAT.match(value) else value
+    if js_type == "Bigint":
+        return int(value[:-1]) if _BIGINT.match(value) else value
+    if js_type == "Boolean":
+        return value == "true" if value in ("true", "false") else value
+    if js_type == "array":
+        return _array(value.strip(), element_type)
+    if js_type == "dict":
+        return _object(value.strip())
+    return value  # any
+
+
+def _unquote_once(text: str) -> str:
+    """Drop one pair of outer quotes when both ends carry the same quote character."""
+    if (text.startswith('"') and text.endswith('"')) or (
+        text.startswith("'") and text.endswith("'")
+    ):
+        return text[1:-1]
+    return text
+
+
+def _array(code: str, element_type: str | None) -> Any:
+    """Array text -> list; on any failure inside, the (stripped) text itself."""
+    try:
+        grid = _ARRAY_2D.match(code)
+        if grid is not None:
+            return _rows(grid.group(0))
+        flat = _ARRAY_1D.match(code)
+        if flat is None:
+            return code
+        inner = flat.group(1) if flat.group(1) is not None else flat.group(2)
+        inner = (inner or "").strip()
+        items = inner.split(",") if inner else []
+        return [_array_element(item.strip(), element_type) for item in items]
+    except Exception:
+        return code
+
+
+def _rows(grid: str) -> list[list[Any]]:
+    """Each `[...]` run becomes a row of guessed literals; the element type is not used."""
+    rows: list[list[Any]] = []
+    for index, row in enumerate(_BRACKETED.findall(grid)):
+        row = row.strip()
+        if index == 0 and row.startswith("["):
+            # The lazy `[..]` search starts at the outer bracket, so the first row carries it.
+            row = row[1:]
+        rows.append([_guess_literal(item) for item in row.split(",")])
+    return rows
+
+
+def _array_element(item: str, element_type: str | None) -> Any:
+    """Typed elements go through the converter (quoted ones with a String hint); else guessed."""
+    if not element_type:
+        return _guess_literal(item)
+    if item.startswith(("'", '"')):
+        return convert_js_value(item, element_type, "String")
+    return convert_js_value(item, element_type)
+
+
+def _object(code: str) -> Any:
+    """Object text -> dict of guessed values (arrays and objects recurse), else the text."""
+    if code == "{}":
+        return {}
+    found = _OBJECT.match(code)
+    if found is None:
+        return code
+    try:
+        return {
+            key.strip().strip("'\""): _object_value(raw.strip())
+            for key, raw in _OBJECT_PAIR.findall(found.group(1))
+        }
+    except Exception:
+        return code
+
+
+def _object_value(raw: str) -> Any:
+    """An object member's value: nested array/object text recurses, other text is guessed."""
+    if raw.startswith("[") and raw.endswith("]"):
+        return _array(raw, None)
+    if raw.startswith("{") and raw.endswith("}"):
+        return _object(raw)
+    return _guess_literal(raw.strip("'\""))
+
+
+def _guess_literal(text: str) -> Any:
+    """Untyped literal: boolean, quoted string, Python int/float, else the text."""
+    text = text.strip()
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    if (text.startswith('"') and text.endswith('"')) or (
+        text.startswith("'") and text.endswith("'")
+    ):
+        return text[1:-1]
+    for number_type in (int, float):
+        try:
+            return number_type(text)
+        except ValueError:
+            pass
+    return text

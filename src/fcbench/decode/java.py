@@ -1,0 +1,216 @@
+"""Prompt-mode decoding of Java-style call text, as the official evaluator does it.
+
+The official pipeline treats the model's text like this before it reaches the Java grammar:
+strip backticks, newlines and spaces from both ends, make sure the text starts with `[` and
+ends with `]`, then drop the first and the last character (assumed to be those brackets) and
+parse the rest with tree-sitter Java. From the tree it keeps only the first method invocation
+met in a depth-first walk and reads its `name=value` assignments; values stay Java source text.
+
+Quirks reproduced on purpose (they decide verdicts):
+
+* the error test is a substring test for `ERROR` on the tree's S-expression, so a missing
+  token (the `;` after the call) is tolerated; but tree-sitter's recovery depends on token
+  lengths, and for some short calls (`f(a=1)`, `f(x, b=1)`) it builds an ERROR node instead,
+  so those fail to decode;
+* node text is cut from the *str* with *byte* offsets, so non-ASCII text before a node shifts
+  what is read;
+* nested values are rebuilt token by token with no spaces (`new int[]{1,2}`), anonymous class
+  bodies are dropped (`new HashMap<>() {{ put(..); }}` becomes `new HashMap<>()`), and only
+  top-level string/char literals lose their quotes;
+* a bare identifier or class literal among the arguments is kept under the key `"None"`
+  (the official uses Python's `None`); two of them, or two assignments to one name, fail;
+* no invocation at all yields the official's empty dict, i.e. a wrong-format output.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, cast
+
+from fcbench.dataset.model import Call
+from fcbench.decode.errors import WRONG_OUTPUT_FORMAT, DecodeError
+from fcbench.decode.python_calls import bracketed
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+POSITIONAL_KEY = "None"
+"""Where a positional argument is stored (the official stores it under Python's None)."""
+
+_TOOL_CALL_BODY = re.compile(r"<TOOLCALL>(.*?)</TOOLCALL>", re.DOTALL)
+_PUNCTUATION_IN_ARGUMENTS = frozenset({",", "(", ")"})
+_VERBATIM_NODES = frozenset({"identifier", "class_literal", "type_identifier", "method_invocation"})
+_QUOTED_LITERALS = frozenset({"string_literal", "character_literal"})
+_POSITIONAL_NODES = frozenset({"identifier", "class_literal"})
+
+_parser: Parser | None = None
+
+
+def _java_parser() -> Parser:
+    """The Java parser, built on first use so that importing fcbench stays cheap."""
+    global _parser
+    if _parser is None:
+        _parser = load_parser("tree_sitter_java", "java")
+    return _parser
+
+
+def load_parser(grammar_module: str, grammar_name: str) -> Parser:
+    """A tree-sitter parser for an installed grammar package, under either binding API.
+
+    The official pins tree-sitter 0.21, whose Language also takes the grammar's name and whose
+    Parser gets its language by `set_language`; later bindings take the language directly.
+    """
+    import importlib
+
+    bindings: Any = importlib.import_module("tree_sitter")
+    pointer = importlib.import_module(grammar_module).language()
+    try:
+        parser = bindings.Parser(bindings.Language(pointer))
+    except TypeError:
+        parser = bindings.Parser()
+        parser.set_language(bindings.Language(pointer, grammar_name))
+    return cast("Parser", parser)
+
+
+def reports_error(root: Node) -> bool:
+    """The official's error test: `ERROR` anywhere in the tree's S-expression.
+
+    A missing token prints as MISSING and is tolerated, like in the official.
+    """
+    sexp = getattr(root, "sexp", None)  # tree-sitter 0.21; later bindings print it via str()
+    text = sexp() if callable(sexp) else str(root)
+    return "ERROR" in text
+
+
+def prompt_call_body(text: str, tool_call_tag: bool = False) -> str:
+    """The text the official hands to its Java/JS grammar: bracket-wrapped, then unwrapped.
+
+    The wrapping happens on the whole answer; with a tool-call tag the tag's body is then taken
+    and its first and last characters are dropped whatever they are.
+    """
+    wrapped = bracketed(text)
+    if tool_call_tag:
+        found = _TOOL_CALL_BODY.search(wrapped)
+        if found is None:
+            raise DecodeError(f"No tool call tag found in input string: {wrapped}")
+        wrapped = found.group(1).strip()
+    return wrapped[1:-1]
+
+
+def decode_java(text: str, *, tool_call_tag: bool = False) -> list[Call]:
+    """Decode one prompt-mode Java answer into at most one call (the first one written).
+
+    Raises DecodeError (decoder_failed) when the grammar reports an error, the call repeats an
+    argument or reading fails in any way (the official counts every exception as a decode
+    failure), and DecodeError (wrong output format, decoded `{}`) when there is no call.
+    """
+    source = prompt_call_body(text, tool_call_tag)
+    try:
+        return _decode_source(source)
+    except DecodeError:
+        raise
+    except Exception as exc:  # e.g. deep nesting (RecursionError), unencodable surrogates
+        raise DecodeError(f"Invalid syntax. Failed to decode AST. {exc}") from None
+
+
+def _decode_source(source: str) -> list[Call]:
+    """Parse the unwrapped text and read its first invocation."""
+    root = _java_parser().parse(source.encode("utf-8")).root_node
+    if reports_error(root):
+        raise DecodeError("Error parsing java the source code.")
+    invocation = _first_invocation(root)
+    if invocation is None:
+        raise DecodeError("No Java method invocation found.", WRONG_OUTPUT_FORMAT, decoded={})
+    arguments = invocation.child_by_field_name("arguments")
+    assert arguments is not None  # _first_invocation only returns invocations with arguments
+    reader = _SourceReader(source)
+    return [Call(reader.call_name(invocation), reader.arguments(arguments))]
+
+
+def _first_invocation(node: Node) -> Node | None:
+    """Depth-first, pre-order search for the first method invocation that has an argument list.
+
+    An invocation without arguments is neither returned nor descended into.
+    """
+    if node.type == "method_invocation":
+        return node if node.child_by_field_name("arguments") is not None else None
+    for child in node.children:
+        found = _first_invocation(child)
+        if found is not None:
+            return found
+    return None
+
+
+class _SourceReader:
+    """Reads node text the official way: the str sliced with byte offsets."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def text(self, node: Node) -> str:
+        """The node's text; wrong for non-ASCII input on purpose (the official does the same)."""
+        return self.source[node.start_byte : node.end_byte]
+
+    def call_name(self, invocation: Node) -> str:
+        """`object.method` when the invocation has a receiver, else just `method`."""
+        name_node = invocation.child_by_field_name("name")
+        name = self.text(name_node) if name_node is not None else ""
+        receiver = invocation.child_by_field_name("object")
+        return f"{self.text(receiver)}.{name}" if receiver is not None else name
+
+    def arguments(self, argument_list: Node) -> dict[str, Any]:
+        """Named assignments and at most one positional identifier; repeats are rejected."""
+        args: dict[str, Any] = {}
+        named: set[str] = set()
+        has_positional = False
+        for child in argument_list.children:
+            if child.type == "assignment_expression":
+                # The official takes children 0 and 2, whatever sits between them.
+                name = self.text(child.children[0])
+                if name in named:
+                    raise DecodeError(
+                        "Error: Multiple arguments with the same name are not supported."
+                    )
+                named.add(name)
+                args[name] = self.value(child.children[2], nested=False)
+            elif child.type in _POSITIONAL_NODES:
+                if has_positional:
+                    raise DecodeError(
+                        "Error: Multiple arguments with the same name are not supported."
+                    )
+                has_positional = True
+                args[POSITIONAL_KEY] = self.value(child, nested=False)
+        return args
+
+    def value(self, node: Node | None, nested: bool) -> str:
+        """Rebuild a value's source text; only a top-level string or char literal is unquoted."""
+        if node is None:
+            # The official dereferences the missing field and crashes (e.g. `new int[5]`).
+            raise DecodeError("Java value node is missing.")
+        if node.type in _QUOTED_LITERALS:
+            literal = self.text(node)
+            return literal if nested else literal[1:-1]
+        if node.type in _VERBATIM_NODES:
+            return self.text(node)
+        if node.type == "array_creation_expression":
+            element_type = self.value(node.child_by_field_name("type"), nested=True)
+            initializer = self.value(node.child_by_field_name("value"), nested=True)
+            return f"new {element_type}[]{initializer}"
+        if node.type == "object_creation_expression":
+            return self.object_creation(node)
+        if node.child_count > 0:
+            return "".join(self.value(child, nested=True) for child in node.children)
+        return self.text(node)
+
+    def object_creation(self, node: Node) -> str:
+        """`new T(args)` with args re-joined by `, `; any anonymous class body is dropped."""
+        created_type = self.value(node.child_by_field_name("type"), nested=True)
+        argument_list = node.child_by_field_name("arguments")
+        if argument_list is None:
+            return f"new {created_type}()"
+        parts = [
+            self.value(child, nested=True)
+            for child in argument_list.children
+            if child.type not in _PUNCTUATION_IN_ARGUMENTS
+        ]
+        return f"new {created_type}({', '.join(parts)})"

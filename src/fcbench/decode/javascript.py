@@ -1,0 +1,118 @@
+"""Prompt-mode decoding of JavaScript-style call text, as the official evaluator does it.
+
+The text is prepared as for Java (strip, bracket-wrap, drop the first and last character) and
+parsed with tree-sitter JavaScript. Only top-level expression statements are looked at, and the
+first whose direct child is a call expression gives the one decoded call. Its `name=value`
+assignments become arguments with the value's source text, minus one pair of surrounding
+quotes when the text both starts and ends with the same quote character.
+
+Quirks reproduced on purpose:
+
+* the error test is a substring test for `ERROR` on the tree's S-expression;
+* `f(a=1), g(b=2)` is a sequence expression, not a call, so nothing is found and the official
+  returns None (a wrong-format output), as it does for any text without a top-level call;
+* quotes are stripped from any value text that starts and ends with them, so `"a" + "b"`
+  becomes `a" + "b`;
+* a bare identifier or `true` argument (but not `false`) is kept under the key `"None"` (the
+  official uses Python's `None`); two of them, or two assignments to one name, fail.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fcbench.dataset.model import Call
+from fcbench.decode.errors import WRONG_OUTPUT_FORMAT, DecodeError
+from fcbench.decode.java import POSITIONAL_KEY, load_parser, prompt_call_body, reports_error
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+_POSITIONAL_NODES = frozenset({"identifier", "true"})
+
+_parser: Parser | None = None
+
+
+def _javascript_parser() -> Parser:
+    """The JavaScript parser, built on first use so that importing fcbench stays cheap."""
+    global _parser
+    if _parser is None:
+        _parser = load_parser("tree_sitter_javascript", "javascript")
+    return _parser
+
+
+def decode_javascript(text: str, *, tool_call_tag: bool = False) -> list[Call]:
+    """Decode one prompt-mode JavaScript answer into at most one call (the first one written).
+
+    Raises DecodeError (decoder_failed) when the grammar reports an error, the call repeats an
+    argument or reading fails in any way, and DecodeError (wrong output format, decoded None)
+    when there is no top-level call.
+    """
+    source = prompt_call_body(text, tool_call_tag)
+    try:
+        return _decode_source(source)
+    except DecodeError:
+        raise
+    except Exception as exc:  # e.g. unencodable surrogates; the official catches everything
+        raise DecodeError(f"Invalid syntax. Failed to decode AST. {exc}") from None
+
+
+def _decode_source(source: str) -> list[Call]:
+    """Parse the unwrapped text and read the first top-level call statement."""
+    root = _javascript_parser().parse(source.encode("utf-8")).root_node
+    if reports_error(root):
+        raise DecodeError("Error js parsing the source code.")
+    call = _first_statement_call(root)
+    if call is None:
+        raise DecodeError("No top-level JavaScript call found.", WRONG_OUTPUT_FORMAT, decoded=None)
+    # The official reads the callee and the arguments by position, not by field.
+    callee, argument_list = call.children[0], call.children[1]
+    return [Call(_text(callee), _arguments(argument_list))]
+
+
+def _first_statement_call(root: Node) -> Node | None:
+    """The first call expression sitting directly in a top-level expression statement."""
+    if root.type != "program":
+        return None
+    for statement in root.children:
+        if statement.type != "expression_statement":
+            continue
+        for expression in statement.children:
+            if expression.type == "call_expression":
+                return expression
+    return None
+
+
+def _arguments(argument_list: Node) -> dict[str, Any]:
+    """Named assignments and at most one positional identifier/`true`; repeats are rejected."""
+    args: dict[str, Any] = {}
+    named: set[str] = set()
+    has_positional = False
+    for child in argument_list.children:
+        if child.type == "assignment_expression":
+            # The official takes children 0 and 2, whatever sits between them.
+            name = _text(child.children[0])
+            if name in named:
+                raise DecodeError("Error: Multiple arguments with the same name are not supported.")
+            named.add(name)
+            args[name] = _unquote(_text(child.children[2]))
+        elif child.type in _POSITIONAL_NODES:
+            if has_positional:
+                raise DecodeError("Error: Multiple arguments with the same name are not supported.")
+            has_positional = True
+            args[POSITIONAL_KEY] = _text(child)
+    return args
+
+
+def _unquote(value: str) -> str:
+    """Drop one pair of matching outer quotes, whatever lies between them."""
+    for quote in ('"', "'"):
+        if value.startswith(quote) and value.endswith(quote):
+            return value[1:-1]
+    return value
+
+
+def _text(node: Node) -> str:
+    """The node's source text (decoded from the UTF-8 bytes, unlike the Java path)."""
+    raw: bytes | None = node.text
+    return raw.decode("utf-8") if raw is not None else ""
