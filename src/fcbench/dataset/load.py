@@ -350,10 +350,24 @@ def dataset_size(
     return _SIZES[key]
 
 
+def _count_lines(src: _Source, rel: str) -> int:
+    """Non-blank lines, streamed from disk: sizes are asked for every category at once and the
+    largest files are several MB. (Loading a category verifies its checksum; counting needn't.)"""
+    path = Path(src.stamp(rel)[0])
+    try:
+        with path.open("rb") as fh:
+            return sum(1 for line in fh if line.strip())
+    except FileNotFoundError:
+        src.read(rel)  # the same clear error a load would give
+        raise
+    except OSError as exc:
+        raise DataError(f"cannot read {src.label(rel)}: {exc}") from None
+
+
 def _count(src: _Source, rel: str, cat: Category) -> int:
-    data = src.read(rel)
     if cat.name != "format_sensitivity":
-        return sum(1 for line in data.split(b"\n") if line.strip())
+        return _count_lines(src, rel)
+    data = src.read(rel)
     try:
         selected = json.loads(data)
         return FORMAT_SENSITIVITY_CONFIGS * sum(len(ids) for ids in selected.values())

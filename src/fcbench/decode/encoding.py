@@ -79,11 +79,11 @@ def decode_ast(raw: Any, encoding: Encoding, language: Language = Language.PYTHO
     if language is Language.JAVA:
         from fcbench.decode.java import decode_java
 
-        return decode_java(_prompt_text(raw))
+        return decode_java(_prompt_text(raw), tool_call_tag=encoding.tool_call_tag)
     if language is Language.JAVASCRIPT:
         from fcbench.decode.javascript import decode_javascript
 
-        return decode_javascript(_prompt_text(raw))
+        return decode_javascript(_prompt_text(raw), tool_call_tag=encoding.tool_call_tag)
     return decode_prompt(raw, encoding.return_format, encoding.tool_call_tag)
 
 

@@ -41,6 +41,7 @@ from fcbench.score.formulas import (
     v1_overall,
     v4_summary,
 )
+from fcbench.score.usage import Usage
 
 GPU_PRICE_PER_HOUR = 23.92
 """USD per hour of an 8×H100 node (Lambda Cloud on-demand), the official local-model price."""
@@ -70,37 +71,6 @@ class ModelInfo:
 def unknown_model(model: str) -> ModelInfo:
     """The metadata of a model fcbench has no registry entry for."""
     return ModelInfo(display_name=model)
-
-
-@dataclass
-class Usage:
-    """Token counts and per-call latencies gathered from a model's result files."""
-
-    input_tokens: list[float] = field(default_factory=list)
-    output_tokens: list[float] = field(default_factory=list)
-    latencies: list[float] = field(default_factory=list)
-
-    def add(self, entry: Mapping[str, Any]) -> None:
-        """Take one result-file entry's `input_token_count`, `output_token_count`, `latency`."""
-        _collect(entry.get("input_token_count"), self.input_tokens)
-        _collect(entry.get("output_token_count"), self.output_tokens)
-        _collect(entry.get("latency"), self.latencies)
-
-    def extend(self, entries: Iterable[Mapping[str, Any]]) -> None:
-        for entry in entries:
-            self.add(entry)
-
-
-def _collect(value: Any, into: list[float]) -> None:
-    """A number (single-turn) or a list of per-turn lists (multi-turn, flattened one level).
-
-    Zeros and non-numbers are skipped, as the official does: a 0 means "not measured".
-    """
-    if isinstance(value, list) and all(isinstance(item, list) for item in value):
-        items = [item for turn in value for item in turn]
-    else:
-        items = [value]
-    into.extend(x for x in items if isinstance(x, (int, float)) and x != 0)
 
 
 def usage_from_result_files(paths: Iterable[Path]) -> Usage:

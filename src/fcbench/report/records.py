@@ -14,9 +14,18 @@ def prompt_of(case: TestCase) -> dict[str, Any]:
 
 
 def failure_record(
-    model: str, category: Category, case: TestCase, raw: Any, verdict: Verdict
+    model: str,
+    category: Category,
+    case: TestCase,
+    raw: Any,
+    verdict: Verdict,
+    prompt: Any = None,
 ) -> dict[str, Any]:
-    """One failed case, with the fields the official evaluator writes for its checker."""
+    """One failed case, with the fields the official evaluator writes for its checker.
+
+    `prompt` may carry the case's prompt already serialised (`RawJSON`); by default it is
+    built from the case.
+    """
     record: dict[str, Any] = {
         "id": case.id,
         "model_name": model,
@@ -24,7 +33,7 @@ def failure_record(
         "valid": False,
         "error": verdict.errors,
         "error_type": verdict.error_type,
-        "prompt": prompt_of(case),
+        "prompt": prompt if prompt is not None else prompt_of(case),
     }
     if category.checker in (Checker.IRRELEVANCE, Checker.RELEVANCE):
         record["model_result"] = raw

@@ -25,6 +25,13 @@ Header = dict[str, Any]
 Record = dict[str, Any]
 
 
+class RawJSON(str):
+    """A record value that is already JSON text (e.g. a case's prompt, serialised once and
+    reused for every model that fails the case); it is written as is."""
+
+    __slots__ = ()
+
+
 def model_dir_name(model: str) -> str:
     """The directory a model's files live in: its registry name with `/` turned into `_`."""
     return model.replace("/", "_")
@@ -75,7 +82,24 @@ def write_score_file(
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as out:
         for entry in (header, *records):
-            out.write(json.dumps(_jsonable(entry), ensure_ascii=False) + "\n")
+            out.write(_dumps(entry) + "\n")
+
+
+def _dumps(entry: Mapping[str, Any]) -> str:
+    """One JSON line; odd leaves become str() (fast path first, the walk only when needed).
+
+    Top-level `RawJSON` values are spliced in verbatim through a placeholder.
+    """
+    raw = {k: v for k, v in entry.items() if isinstance(v, RawJSON)}
+    if raw:
+        entry = {k: (f"\x00{k}\x00" if k in raw else v) for k, v in entry.items()}
+    try:
+        text = json.dumps(entry, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = json.dumps(_jsonable(entry), ensure_ascii=False)
+    for key, value in raw.items():
+        text = text.replace(json.dumps(f"\x00{key}\x00"), value, 1)
+    return text
 
 
 def write_category_score(

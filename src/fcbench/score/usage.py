@@ -1,0 +1,48 @@
+"""Token counts and latencies recorded in result files: the CSVs' cost and latency columns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Usage:
+    """Token counts and per-call latencies gathered from a model's result files."""
+
+    input_tokens: list[float] = field(default_factory=list)
+    output_tokens: list[float] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+
+    def add(self, entry: Mapping[str, Any]) -> None:
+        """Take one result-file entry's `input_token_count`, `output_token_count`, `latency`."""
+        _collect(entry.get("input_token_count"), self.input_tokens)
+        _collect(entry.get("output_token_count"), self.output_tokens)
+        _collect(entry.get("latency"), self.latencies)
+
+    def extend_from(self, other: Usage) -> None:
+        """Add another usage's figures (per-category usages summed into a model's)."""
+        self.input_tokens.extend(other.input_tokens)
+        self.output_tokens.extend(other.output_tokens)
+        self.latencies.extend(other.latencies)
+
+    def extend(self, entries: Iterable[Mapping[str, Any]]) -> None:
+        for entry in entries:
+            self.add(entry)
+
+
+def _collect(value: Any, into: list[float]) -> None:
+    """A number (single-turn) or a list of per-turn lists (multi-turn, flattened one level).
+
+    Zeros and non-numbers are skipped, as the official does: a 0 means "not measured".
+    """
+    if type(value) in (int, float):  # the single-turn case, by far the most frequent
+        if value:
+            into.append(value)
+        return
+    if isinstance(value, list) and all(isinstance(item, list) for item in value):
+        items = [item for turn in value for item in turn]
+    else:
+        items = [value]
+    into.extend(x for x in items if isinstance(x, (int, float)) and x != 0)
