@@ -1,0 +1,38 @@
+"""The stateful APIs that multi-turn (and agentic) cases run against.
+
+Each class is fcbench's own implementation of an official backend, written from the function
+docs in the fetched data (`multi_turn_func_doc/*.json`) and the behaviour spec. The contract
+every class follows:
+
+- a no-argument constructor, then `_load_scenario(config: dict, long_context: bool = False)`
+  which loads the case's `initial_config[ClassName]` (a deep copy is passed in);
+- one public method per function doc, with the doc's parameter names; a method returns what
+  the official backend returns (usually a dict), or raises where the official one raises;
+- the comparable state is every instance attribute whose name does not start with `_`.
+
+`CLASSES` maps the official class names (used by `involved_classes` in the data) to the
+module and class that implement them; `load_class` imports one on demand.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+CLASSES: dict[str, str] = {
+    "GorillaFileSystem": "fcbench.envs.multi_turn.file_system:GorillaFileSystem",
+    "MathAPI": "fcbench.envs.multi_turn.math_api:MathAPI",
+    "MessageAPI": "fcbench.envs.multi_turn.message_api:MessageAPI",
+    "TwitterAPI": "fcbench.envs.multi_turn.posting_api:TwitterAPI",
+    "TicketAPI": "fcbench.envs.multi_turn.ticket_api:TicketAPI",
+    "TradingBot": "fcbench.envs.multi_turn.trading_bot:TradingBot",
+    "TravelAPI": "fcbench.envs.multi_turn.travel_booking:TravelAPI",
+    "VehicleControlAPI": "fcbench.envs.multi_turn.vehicle_control:VehicleControlAPI",
+}
+
+
+def load_class(name: str) -> type[Any]:
+    """The class implementing an official backend name (KeyError if unknown)."""
+    module, _, attribute = CLASSES[name].partition(":")
+    cls: type[Any] = getattr(importlib.import_module(module), attribute)
+    return cls
