@@ -24,77 +24,19 @@ Quirks reproduced on purpose (they decide verdicts):
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset.model import Call
+from fcbench.decode._treesitter import POSITIONAL_KEY, parser, prompt_call_body, reports_error
 from fcbench.decode.errors import WRONG_OUTPUT_FORMAT, DecodeError
-from fcbench.decode.python_calls import bracketed
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Parser
+    from tree_sitter import Node
 
-POSITIONAL_KEY = "None"
-"""Where a positional argument is stored (the official stores it under Python's None)."""
-
-_TOOL_CALL_BODY = re.compile(r"<TOOLCALL>(.*?)</TOOLCALL>", re.DOTALL)
 _PUNCTUATION_IN_ARGUMENTS = frozenset({",", "(", ")"})
 _VERBATIM_NODES = frozenset({"identifier", "class_literal", "type_identifier", "method_invocation"})
 _QUOTED_LITERALS = frozenset({"string_literal", "character_literal"})
 _POSITIONAL_NODES = frozenset({"identifier", "class_literal"})
-
-_parser: Parser | None = None
-
-
-def _java_parser() -> Parser:
-    """The Java parser, built on first use so that importing fcbench stays cheap."""
-    global _parser
-    if _parser is None:
-        _parser = load_parser("tree_sitter_java", "java")
-    return _parser
-
-
-def load_parser(grammar_module: str, grammar_name: str) -> Parser:
-    """A tree-sitter parser for an installed grammar package, under either binding API.
-
-    The official pins tree-sitter 0.21, whose Language also takes the grammar's name and whose
-    Parser gets its language by `set_language`; later bindings take the language directly.
-    """
-    import importlib
-
-    bindings: Any = importlib.import_module("tree_sitter")
-    pointer = importlib.import_module(grammar_module).language()
-    try:
-        parser = bindings.Parser(bindings.Language(pointer))
-    except TypeError:
-        parser = bindings.Parser()
-        parser.set_language(bindings.Language(pointer, grammar_name))
-    return cast("Parser", parser)
-
-
-def reports_error(root: Node) -> bool:
-    """The official's error test: `ERROR` anywhere in the tree's S-expression.
-
-    A missing token prints as MISSING and is tolerated, like in the official.
-    """
-    sexp = getattr(root, "sexp", None)  # tree-sitter 0.21; later bindings print it via str()
-    text = sexp() if callable(sexp) else str(root)
-    return "ERROR" in text
-
-
-def prompt_call_body(text: str, tool_call_tag: bool = False) -> str:
-    """The text the official hands to its Java/JS grammar: bracket-wrapped, then unwrapped.
-
-    The wrapping happens on the whole answer; with a tool-call tag the tag's body is then taken
-    and its first and last characters are dropped whatever they are.
-    """
-    wrapped = bracketed(text)
-    if tool_call_tag:
-        found = _TOOL_CALL_BODY.search(wrapped)
-        if found is None:
-            raise DecodeError(f"No tool call tag found in input string: {wrapped}")
-        wrapped = found.group(1).strip()
-    return wrapped[1:-1]
 
 
 def decode_java(text: str, *, tool_call_tag: bool = False) -> list[Call]:
@@ -115,7 +57,7 @@ def decode_java(text: str, *, tool_call_tag: bool = False) -> list[Call]:
 
 def _decode_source(source: str) -> list[Call]:
     """Parse the unwrapped text and read its first invocation."""
-    root = _java_parser().parse(source.encode("utf-8")).root_node
+    root = parser("java").parse(source.encode("utf-8")).root_node
     if reports_error(root):
         raise DecodeError("Error parsing java the source code.")
     invocation = _first_invocation(root)

@@ -22,23 +22,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset.model import Call
+from fcbench.decode._treesitter import POSITIONAL_KEY, parser, prompt_call_body, reports_error
 from fcbench.decode.errors import WRONG_OUTPUT_FORMAT, DecodeError
-from fcbench.decode.java import POSITIONAL_KEY, load_parser, prompt_call_body, reports_error
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Parser
+    from tree_sitter import Node
 
 _POSITIONAL_NODES = frozenset({"identifier", "true"})
-
-_parser: Parser | None = None
-
-
-def _javascript_parser() -> Parser:
-    """The JavaScript parser, built on first use so that importing fcbench stays cheap."""
-    global _parser
-    if _parser is None:
-        _parser = load_parser("tree_sitter_javascript", "javascript")
-    return _parser
 
 
 def decode_javascript(text: str, *, tool_call_tag: bool = False) -> list[Call]:
@@ -59,7 +49,7 @@ def decode_javascript(text: str, *, tool_call_tag: bool = False) -> list[Call]:
 
 def _decode_source(source: str) -> list[Call]:
     """Parse the unwrapped text and read the first top-level call statement."""
-    root = _javascript_parser().parse(source.encode("utf-8")).root_node
+    root = parser("javascript").parse(source.encode("utf-8")).root_node
     if reports_error(root):
         raise DecodeError("Error js parsing the source code.")
     call = _first_statement_call(root)

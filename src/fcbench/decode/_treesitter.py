@@ -1,0 +1,68 @@
+"""What the Java and JavaScript decoders share: the tree-sitter parsers, the official error
+test, and the text the official hands to its grammars."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import TYPE_CHECKING, Any, cast
+
+from fcbench.decode.errors import DecodeError
+from fcbench.decode.python_calls import bracketed
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+POSITIONAL_KEY = "None"
+"""Where a positional argument is stored (the official stores it under Python's None)."""
+
+_TOOL_CALL_BODY = re.compile(r"<TOOLCALL>(.*?)</TOOLCALL>", re.DOTALL)
+
+
+@cache
+def parser(language: str) -> Parser:
+    """The parser for `java` or `javascript`, built on first use (importing fcbench stays cheap)."""
+    return load_parser(f"tree_sitter_{language}", language)
+
+
+def load_parser(grammar_module: str, grammar_name: str) -> Parser:
+    """A tree-sitter parser for an installed grammar package, under either binding API.
+
+    The official pins tree-sitter 0.21, whose Language also takes the grammar's name and whose
+    Parser gets its language by `set_language`; later bindings take the language directly.
+    """
+    import importlib
+
+    bindings: Any = importlib.import_module("tree_sitter")
+    pointer = importlib.import_module(grammar_module).language()
+    try:
+        parser = bindings.Parser(bindings.Language(pointer))
+    except TypeError:
+        parser = bindings.Parser()
+        parser.set_language(bindings.Language(pointer, grammar_name))
+    return cast("Parser", parser)
+
+
+def reports_error(root: Node) -> bool:
+    """The official's error test: `ERROR` anywhere in the tree's S-expression.
+
+    A missing token prints as MISSING and is tolerated, like in the official.
+    """
+    sexp = getattr(root, "sexp", None)  # tree-sitter 0.21; later bindings print it via str()
+    text = sexp() if callable(sexp) else str(root)
+    return "ERROR" in text
+
+
+def prompt_call_body(text: str, tool_call_tag: bool = False) -> str:
+    """The text the official hands to its Java/JS grammar: bracket-wrapped, then unwrapped.
+
+    The wrapping happens on the whole answer; with a tool-call tag the tag's body is then taken
+    and its first and last characters are dropped whatever they are.
+    """
+    wrapped = bracketed(text)
+    if tool_call_tag:
+        found = _TOOL_CALL_BODY.search(wrapped)
+        if found is None:
+            raise DecodeError(f"No tool call tag found in input string: {wrapped}")
+        wrapped = found.group(1).strip()
+    return wrapped[1:-1]
