@@ -12,6 +12,8 @@ from fcbench import __version__
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module:attribute, one-line help shown by `fcbench --help`)
     "data": ("fcbench.cli_data:data", "Fetch the official BFCL data and list its categories."),
+    "generate": ("fcbench.cli_run:generate", "Ask a model every test case; write result files."),
+    "run": ("fcbench.cli_run:run", "Generate, then evaluate, then print the scores."),
 }
 
 
@@ -100,6 +102,21 @@ def _fail(message: str) -> None:
     default=None,
     help="Use this dataset folder (laid out like the official data/) instead.",
 )
+@click.option(
+    "--exec-backend",
+    type=click.Choice(["offline", "replay", "live"]),
+    default="offline",
+    show_default=True,
+    help="How executable categories' web-service calls are answered: not at all (those "
+    "cases are skipped), from recorded responses, or over the network (keys from "
+    "RAPID_API_KEY, GEOCODE_API_KEY, EXCHANGERATE_API_KEY, OMDB_API_KEY).",
+)
+@click.option(
+    "--exec-replay-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Recorded web-service responses: read by --exec-backend replay, written by live.",
+)
 def evaluate(
     result_dir: Path,
     models: tuple[str, ...],
@@ -111,6 +128,8 @@ def evaluate(
     fc_args: str | None,
     release: str | None,
     data_dir: Path | None,
+    exec_backend: str,
+    exec_replay_dir: Path | None,
 ) -> None:
     """Score result files against the official checkers and write score files."""
     from fcbench import api
@@ -140,6 +159,8 @@ def evaluate(
             data_dir=data_dir,
             keep_cases=False,
             echo=True,
+            exec_backend=exec_backend,
+            exec_replay_dir=exec_replay_dir,
         )
     except (DataError, EvaluationError, EncodingError, UnknownCategoryError) as exc:
         _fail(str(exc))

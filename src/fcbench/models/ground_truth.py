@@ -1,0 +1,235 @@
+"""The built-in `ground-truth` model: answers every case with its first acceptable answer.
+
+It goes through the same backend interface, store and evaluator as a real model, so a run with
+it is a self-check of the whole pipeline that needs no endpoint; and since each answer is the
+benchmark's own, every case it fails is a dataset health finding (an unsatisfiable or
+contradictory ground truth, or a checker rule no answer can pass).
+
+How an answer is built from a possible answer `{name: {param: [acceptable values]}}`:
+the first acceptable value of each parameter; a parameter whose first value is `""` (omission
+allowed) or whose list is empty is left out; dict values (`{key: [acceptable]}`) and lists of
+them are resolved the same way, key by key. Irrelevance cases get a refusal in text; relevance
+cases (no possible answer) a call of the first function without arguments.
+
+Rendering: FC mode sends `{name_with_underscores: json_args}`. Prompt mode writes the
+`[f(a=1, b='x')]` text: Python values as Python literals (a string given for a non-string
+parameter is the variable name the benchmark expects, written bare). Java and JavaScript values
+become source text that the benchmark's converters read back (e.g. `5L`, `new int[]{1, 2}`,
+`new ArrayList<>(Arrays.asList("a"))`, `[1, 2]`, `{a: 1}`), sent as strings in FC mode.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from fcbench.dataset import categories
+from fcbench.dataset.categories import Checker, Language
+from fcbench.dataset.model import TestCase
+from fcbench.models.base import Mode, Response
+from fcbench.models.prompts import language_of
+from fcbench.models.tools import fc_name
+
+REFUSAL = "None of the provided functions can answer this request."
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+class GroundTruthBackend:
+    """A model that knows the answers (no endpoint, no tokens, no latency)."""
+
+    name = "ground-truth"
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "ground-truth", "endpoints": [], "sampling": {}}
+
+    async def respond(self, case: TestCase, mode: Mode) -> Response:
+        return Response(result=answer(case, mode), input_tokens=0, output_tokens=0)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def answer(case: TestCase, mode: Mode) -> Any:
+    """The stored result of the first acceptable answer, in `mode`."""
+    checker = _checker(case)
+    docs = {str(d.get("name")): d for d in case.functions}
+    if checker is Checker.IRRELEVANCE:
+        return REFUSAL
+    if not isinstance(case.possible_answer, list):
+        first = case.functions[0]["name"] if case.functions else "no_function"
+        calls: list[tuple[str, dict[str, Any]]] = [(first, {})]
+    else:
+        calls = [_first_call(item, docs) for item in case.possible_answer if isinstance(item, dict)]
+    language = language_of(case)
+    if mode == "fc":
+        return [
+            {fc_name(name): json.dumps(_fc_args(args, docs.get(name), language))}
+            for name, args in calls
+        ]
+    return "[" + ", ".join(_prompt_call(n, a, docs.get(n), language) for n, a in calls) + "]"
+
+
+def _checker(case: TestCase) -> Checker | None:
+    try:
+        return categories.get(case.category).checker
+    except categories.UnknownCategoryError:
+        return None
+
+
+def _first_call(
+    item: dict[str, Any], docs: dict[str, dict[str, Any]]
+) -> tuple[str, dict[str, Any]]:
+    """A required parameter is never omitted: its first non-empty acceptable value is used."""
+    name, params = next(iter(item.items()))
+    if not isinstance(params, dict):
+        return str(name), {}
+    required = set((docs.get(str(name), {}).get("parameters") or {}).get("required") or [])
+    return str(name), _resolve(params, required)
+
+
+_OMIT = object()
+
+
+def _first(values: Any, required: bool = False) -> Any:
+    """The first acceptable value, resolved; _OMIT when the parameter may (or must) be left out."""
+    if not isinstance(values, list):
+        return _nested(values)
+    if required:
+        values = [v for v in values if v != ""]
+    if not values or values[0] == "":
+        return _OMIT
+    return _nested(values[0])
+
+
+def _resolve(
+    params: dict[str, Any], required: set[str] | frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, values in params.items():
+        value = _first(values, key in required)
+        if value is not _OMIT:
+            out[str(key)] = value
+    return out
+
+
+def _nested(value: Any) -> Any:
+    """Dict values hold acceptable-value lists per key; lists may hold such dicts."""
+    if isinstance(value, dict):
+        return _resolve(value)
+    if isinstance(value, list):
+        return [_resolve(v) if isinstance(v, dict) else v for v in value]
+    return value
+
+
+def _param_schema(doc: dict[str, Any] | None, param: str) -> dict[str, Any]:
+    props = ((doc or {}).get("parameters") or {}).get("properties") or {}
+    schema = props.get(param)
+    return schema if isinstance(schema, dict) else {}
+
+
+# --------------------------------------------------------------------------- FC rendering
+
+
+def _fc_args(args: dict[str, Any], doc: dict[str, Any] | None, language: Language) -> Any:
+    if language is Language.PYTHON:
+        return args
+    return {k: _source(v, _param_schema(doc, k), language, quoted=False) for k, v in args.items()}
+
+
+# --------------------------------------------------------------------------- prompt rendering
+
+
+def _prompt_call(
+    name: str, args: dict[str, Any], doc: dict[str, Any] | None, language: Language
+) -> str:
+    parts = []
+    for key, value in args.items():
+        schema = _param_schema(doc, key)
+        if language is Language.PYTHON:
+            text = _python_literal(value, schema)
+        else:
+            text = _source(value, schema, language, quoted=True)
+        parts.append(f"{key}={text}")
+    return f"{name}({', '.join(parts)})"
+
+
+def _python_literal(value: Any, schema: dict[str, Any]) -> str:
+    """A Python literal; a string for a non-string parameter is a variable name, left bare."""
+    if (
+        isinstance(value, str)
+        and schema.get("type") not in (None, "string", "any")
+        and _IDENTIFIER.match(value)
+        and value not in ("True", "False", "None")
+    ):
+        return value
+    return repr(value)
+
+
+# --------------------------------------------------------------------------- Java / JavaScript
+
+
+def _source(value: Any, schema: dict[str, Any], language: Language, *, quoted: bool) -> str:
+    """Source text for a value of the doc's type; strings quoted only as prompt arguments."""
+    kind = str(schema.get("type", "String"))
+    element = str((schema.get("items") or {}).get("type", ""))
+    if language is Language.JAVA:
+        text = _java(value, kind, element)
+    else:
+        text = _javascript(value, kind, element)
+    if text is None:
+        text = json.dumps(value) if quoted else (value if isinstance(value, str) else str(value))
+    return text
+
+
+def _java(value: Any, kind: str, element: str) -> str | None:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if kind == "long" and isinstance(value, int):
+        return f"{value}L"
+    if kind == "float" and isinstance(value, (int, float)):
+        return f"{float(value)!r}f"
+    if kind == "double" and isinstance(value, (int, float)):
+        return repr(float(value))
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if kind == "Array" and isinstance(value, list):
+        items = ", ".join(_java_element(v, element, bare_strings=True) for v in value)
+        return f"new {element or 'Object'}[]{{{items}}}"
+    if kind == "ArrayList" and isinstance(value, list):
+        if not value:
+            return "new ArrayList<>()"
+        items = ", ".join(_java_element(v, element, bare_strings=False) for v in value)
+        return f"new ArrayList<>(Arrays.asList({items}))"
+    if kind == "HashMap" and isinstance(value, dict):
+        puts = " ".join(
+            f"put({json.dumps(str(k))}, {_java_element(v, '', False)});" for k, v in value.items()
+        )
+        return f"new HashMap<String, Object>() {{{{ {puts} }}}}"
+    return None
+
+
+def _java_element(value: Any, element: str, bare_strings: bool) -> str:
+    if isinstance(value, str):
+        return value if bare_strings else json.dumps(value)
+    return _java(value, element, "") or json.dumps(value)
+
+
+def _javascript(value: Any, kind: str, element: str) -> str | None:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if kind == "Bigint" and isinstance(value, int):
+        return f"{value}n"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_js_item(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_js_item(v)}" for k, v in value.items()) + "}"
+    return None
+
+
+def _js_item(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value)
+    return _javascript(value, "", "") or json.dumps(value)

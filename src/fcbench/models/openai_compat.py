@@ -1,0 +1,268 @@
+"""Any OpenAI-compatible Chat Completions endpoint, through the official `openai` client.
+
+FC mode sends the converted docs as `tools` and stores the tool calls as
+`[{name: arguments_json}]` (the text when there are none); prompt mode sends the benchmark's
+system prompt and stores the text. Several base URLs (replicas of one model) share the load:
+each attempt goes to the endpoint with the fewest requests in flight, ties taken in turn.
+
+Each base URL gets one client per `CLIENT_SHARE` requests in flight: the HTTP connection pool
+scans its connections on every request, so several small pools beat one large one.
+
+The client's own retries are switched off (`max_retries=0`): the runner retries, so the
+policy, the counters and Retry-After handling are the same for every backend. The body is
+parsed here from the raw HTTP response, which is faster than building the SDK's models and
+lets a malformed body count as a transient failure instead of a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any
+
+from fcbench.dataset.model import TestCase
+from fcbench.models.base import (
+    ChatRequest,
+    Mode,
+    PermanentError,
+    Response,
+    TransientError,
+)
+from fcbench.models.prompts import PromptTexts, build_request
+from fcbench.models.text_formats import parse_text_calls
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+DEFAULT_TEMPERATURE = 0.001
+"""The official default since August 2024 (spec §8.6)."""
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+CLIENT_SHARE = 16
+"""Requests in flight per client (connection pool) before another client is added."""
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Sampling parameters sent with every request (None = not sent)."""
+
+    temperature: float | None = DEFAULT_TEMPERATURE
+    top_p: float | None = None
+    max_tokens: int | None = None
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+    def body_fields(self) -> dict[str, Any]:
+        """The request-body fields: the parameters set, then `extra_body` merged over them."""
+        fields: dict[str, Any] = {}
+        for key in ("temperature", "top_p", "max_tokens"):
+            value = getattr(self, key)
+            if value is not None:
+                fields[key] = value
+        fields.update(self.extra_body)
+        return fields
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "extra_body": self.extra_body,
+        }
+
+
+class OpenAICompatBackend:
+    """One model behind one or more OpenAI-compatible base URLs."""
+
+    def __init__(
+        self,
+        model: str,
+        base_urls: Sequence[str],
+        texts: PromptTexts,
+        *,
+        api_key: str | None = None,
+        sampling: Sampling | None = None,
+        timeout: float = 600.0,
+        output_format: str | None = None,
+        concurrency: int = 8,
+    ) -> None:
+        if not base_urls:
+            raise ValueError("at least one base URL is needed")
+        self.name = model
+        self.model = model
+        self.base_urls = list(base_urls)
+        self.texts = texts
+        self.api_key = api_key or "EMPTY"
+        self.sampling = sampling or Sampling()
+        self.timeout = timeout
+        self.output_format = output_format
+        self.concurrency = concurrency
+        self._clients: list[list[AsyncOpenAI]] | None = None
+        self._in_flight = [0] * len(self.base_urls)
+        self._turn = 0
+        self._calls = 0
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "backend": "openai-compatible",
+            "endpoints": self.base_urls,
+            "sampling": self.sampling.describe(),
+            "timeout": self.timeout,
+            "output_format": self.output_format,
+        }
+
+    def _client(self, index: int) -> AsyncOpenAI:
+        """A client of endpoint `index`, the endpoint's clients taken in turn."""
+        if self._clients is None:
+            from openai import AsyncOpenAI
+
+            per_url = max(1, -(-self.concurrency // (CLIENT_SHARE * len(self.base_urls))))
+            self._clients = [
+                [
+                    AsyncOpenAI(
+                        base_url=url, api_key=self.api_key, max_retries=0, timeout=self.timeout
+                    )
+                    for _ in range(per_url)
+                ]
+                for url in self.base_urls
+            ]
+        self._calls += 1
+        pool = self._clients[index]
+        return pool[self._calls % len(pool)]
+
+    def _pick(self) -> int:
+        """The least-loaded endpoint; among equals, the next one in turn."""
+        n = len(self.base_urls)
+        start = self._turn
+        self._turn = (self._turn + 1) % n
+        return min(range(n), key=lambda i: (self._in_flight[i], (i - start) % n))
+
+    async def respond(self, case: TestCase, mode: Mode) -> Response:
+        """One Chat Completions call for a single-turn case."""
+        request = build_request(case, mode, self.texts)
+        body, latency, url = await self.complete(request)
+        return self.parse(body, mode, latency, url)
+
+    async def complete(self, request: ChatRequest) -> tuple[dict[str, Any], float, str]:
+        """Send one request; (parsed JSON body, latency in s, endpoint). Reusable by multi-turn."""
+        index = self._pick()
+        body: dict[str, Any] = {"model": self.model, "messages": request.messages}
+        if request.tools:
+            body["tools"] = request.tools
+        body.update(self.sampling.body_fields())
+        self._in_flight[index] += 1
+        start = time.perf_counter()
+        try:
+            # The client's generic POST (its documented way to send any body): the body is
+            # already plain JSON, so the SDK's per-field request transform is not needed.
+            content = await self._client(index).post(
+                "/chat/completions", body=body, cast_to=str
+            )
+        except Exception as exc:
+            raise classify(exc) from exc
+        finally:
+            self._in_flight[index] -= 1
+        latency = time.perf_counter() - start
+        try:
+            answer = json.loads(content)
+        except ValueError:
+            raise TransientError("malformed response body (not JSON)") from None
+        if not isinstance(answer, dict) or not answer.get("choices"):
+            raise TransientError("malformed response body (no choices)")
+        return answer, latency, self.base_urls[index]
+
+    def parse(self, body: dict[str, Any], mode: Mode, latency: float, url: str) -> Response:
+        """The official stored form of a response body."""
+        try:
+            choice = body["choices"][0]
+            message = choice["message"]
+        except (KeyError, IndexError, TypeError):
+            raise TransientError("malformed response body (no message)") from None
+        usage = body.get("usage") or {}
+        response = Response(
+            result=self._result(message, mode),
+            input_tokens=usage.get("prompt_tokens"),
+            output_tokens=usage.get("completion_tokens"),
+            latency=latency,
+            finish_reason=choice.get("finish_reason"),
+            endpoint=url,
+        )
+        reasoning = message.get("reasoning_content") or message.get("reasoning")
+        if reasoning:
+            response.extras["reasoning_content"] = reasoning
+        text = message.get("content")
+        no_calls = isinstance(response.result, str) or response.result == []
+        if self.output_format and mode == "fc" and no_calls and isinstance(text, str):
+            # no server-side calls (servers send `tool_calls: []` or none): parse the text
+            parsed = parse_text_calls(self.output_format, text)
+            if parsed is not None:
+                response.extras["raw_text"] = text
+                response.result = parsed
+        return response
+
+    @staticmethod
+    def _result(message: dict[str, Any], mode: Mode) -> Any:
+        """FC: tool calls as `[{name: args}]` when the list is there (even empty), else text."""
+        calls = message.get("tool_calls")
+        if mode == "fc" and isinstance(calls, list):
+            try:
+                return [{c["function"]["name"]: c["function"]["arguments"]} for c in calls]
+            except (KeyError, TypeError):
+                raise TransientError("malformed tool call in the response body") from None
+        return message.get("content")
+
+    async def aclose(self) -> None:
+        for pool in self._clients or []:
+            for client in pool:
+                await client.close()
+        self._clients = None
+
+
+def classify(exc: Exception) -> Exception:
+    """Map an `openai` exception to TransientError / PermanentError (others pass through)."""
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError):
+        return TransientError("request timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        return TransientError(f"connection failed: {exc}")
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        message = f"HTTP {status}: {_error_text(exc)}"
+        if status in RETRYABLE_STATUS or status >= 500:
+            return TransientError(message, status, retry_after(exc.response.headers))
+        return PermanentError(message, status)
+    if isinstance(exc, (TransientError, PermanentError)):
+        return exc
+    return TransientError(f"{type(exc).__name__}: {exc}")
+
+
+def _error_text(exc: Exception) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return str(body["message"])[:500]
+    return str(exc)[:500]
+
+
+def retry_after(headers: Any) -> float | None:
+    """Seconds the server asks us to wait: `retry-after-ms`, `retry-after` (s or HTTP date)."""
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return max(0.0, float(ms) / 1000)
+        value = headers.get("retry-after")
+    except (AttributeError, ValueError):
+        return None
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())

@@ -1,0 +1,121 @@
+"""Client-side parsers for tool calls that open models write as text.
+
+A model served without a server-side tool parser answers with text such as
+`<tool_call>{"name": "f", "arguments": {...}}</tool_call>`. `--output-format` names the
+convention; the parser turns the text into the FC stored form `[{name: arguments_json}]`, so the
+FC decoder and checker see exactly what a server-side parser would have produced. Text in
+which no call is found is kept as text (an answer without a call, like the official FC result).
+Nothing here evaluates model text: JSON is parsed with `json`, Python calls with `ast`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+FcResult = list[dict[str, str]]
+
+_HERMES = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_MISTRAL_NAMED = re.compile(r"\[TOOL_CALLS\]\s*([A-Za-z0-9_.\-]+)\s*\[ARGS\]")
+
+
+def _item(obj: Any) -> dict[str, str] | None:
+    """`{"name": n, "arguments"|"parameters": a}` -> `{n: json(a)}`; None if not that shape."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("name"), str):
+        return None
+    if isinstance(obj.get("function"), dict):  # {"type": "function", "function": {...}}
+        return _item(obj["function"])
+    args = obj.get("arguments", obj.get("parameters", {}))
+    return {obj["name"]: args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)}
+
+
+def _items(value: Any) -> FcResult:
+    values = value if isinstance(value, list) else [value]
+    found = [_item(v) for v in values]
+    return [f for f in found if f is not None]
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def parse_hermes(text: str) -> FcResult | None:
+    """Hermes / Qwen: one `<tool_call>{json}</tool_call>` block per call."""
+    calls: FcResult = []
+    for body in _HERMES.findall(text):
+        calls.extend(_items(_loads(body)))
+    return calls or None
+
+
+def parse_llama3(text: str) -> FcResult | None:
+    """Llama 3.x JSON tool calls: `{"name": .., "parameters": ..}`, a list, or `;`-separated."""
+    body = text.replace("<|python_tag|>", "").replace("<|eom_id|>", "").strip()
+    body = body.removeprefix("```json").removeprefix("```").removesuffix("```").strip()
+    whole = _loads(body)
+    if whole is not None:
+        return _items(whole) or None
+    calls: FcResult = []
+    for part in body.split(";"):
+        calls.extend(_items(_loads(part.strip())))
+    return calls or None
+
+
+def parse_mistral(text: str) -> FcResult | None:
+    """Mistral: `[TOOL_CALLS][{...}, ...]`, or the newer `[TOOL_CALLS]name[ARGS]{...}`."""
+    if "[TOOL_CALLS]" not in text:
+        return None
+    named = list(_MISTRAL_NAMED.finditer(text))
+    if named:
+        calls: FcResult = []
+        decoder = json.JSONDecoder()
+        for match in named:
+            try:
+                args, _ = decoder.raw_decode(text, match.end())
+            except ValueError:
+                continue
+            calls.append({match.group(1): json.dumps(args, ensure_ascii=False)})
+        return calls or None
+    body = text.split("[TOOL_CALLS]", 1)[1].strip()
+    try:
+        value, _ = json.JSONDecoder().raw_decode(body)
+    except ValueError:
+        return None
+    return _items(value) or None
+
+
+def parse_python_list(text: str) -> FcResult | None:
+    """The benchmark's own `[f(a=1), g(b='x')]` format, parsed (never run) like prompt mode."""
+    from fcbench.decode.errors import DecodeError
+    from fcbench.decode.python_calls import decode_prompt
+
+    try:
+        calls = decode_prompt(text)
+    except DecodeError:
+        return None
+    try:
+        return [{c.name: json.dumps(c.args, ensure_ascii=False)} for c in calls] or None
+    except (TypeError, ValueError):
+        return None
+
+
+PARSERS: dict[str, Callable[[str], FcResult | None]] = {
+    "hermes": parse_hermes,
+    "llama3": parse_llama3,
+    "mistral": parse_mistral,
+    "python": parse_python_list,
+}
+"""`--output-format` name -> parser."""
+
+
+def parse_text_calls(fmt: str, text: str) -> FcResult | None:
+    """The calls in `text` under convention `fmt`, or None when it holds none."""
+    try:
+        parser = PARSERS[fmt]
+    except KeyError:
+        raise ValueError(f"unknown output format {fmt!r} (known: {', '.join(PARSERS)})") from None
+    return parser(text)

@@ -1,0 +1,379 @@
+"""Generation: ask a backend every case of some categories, keep an endpoint busy, lose nothing.
+
+The scheduler is plain asyncio: `concurrency` workers pull cases from one shared iterator (in
+the official order: category by category, by index), each case is retried on transient
+failures with exponential backoff and full jitter (a server's Retry-After wins when longer), an
+optional token bucket caps requests per second, and every finished case is appended to its
+category's result file at once (see `store.py` for the crash guarantees). A case that still
+fails is written with the official `Error during inference: ...` result plus an `error` field;
+the next run asks it again (resume is the default: finished cases are skipped).
+
+Reuse for multi-turn: pass `generate(..., solver=...)` a solver that makes one `Guard.call`
+per step (each step retried under the same policy, rate limit and counters) and returns the
+conversation's stored result; scheduling, the store, resume and progress stay as they are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from fcbench.dataset.categories import Category
+from fcbench.dataset.model import TestCase
+from fcbench.models.base import Backend, Mode, PermanentError, Response, TransientError
+from fcbench.runner.store import ERROR_PREFIX, CategoryStore, is_error
+
+T = TypeVar("T")
+
+RESULT_PREFIX = "BFCL_v4"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently a call is retried."""
+
+    max_attempts: int = 8
+    base_delay: float = 0.5
+    max_delay: float = 60.0
+    max_retry_after: float = 300.0
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        """Full-jitter exponential backoff; a Retry-After (capped) is a floor."""
+        backoff = random.uniform(0, min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
+        if retry_after is not None:
+            return max(min(retry_after, self.max_retry_after), backoff)
+        return backoff
+
+
+class RateLimiter:
+    """A token bucket: at most `rate` calls per second on average, bursts up to one second."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+        self._tokens = rate
+        self._last = time.monotonic()
+        self._lock = asyncio.Lock()
+
+    async def acquire(self) -> None:
+        async with self._lock:
+            while True:
+                now = time.monotonic()
+                self._tokens = min(self.rate, self._tokens + (now - self._last) * self.rate)
+                self._last = now
+                if self._tokens >= 1:
+                    self._tokens -= 1
+                    return
+                await asyncio.sleep((1 - self._tokens) / self.rate)
+
+
+@dataclass
+class Stats:
+    """Counters for progress and the final report."""
+
+    done: int = 0
+    errors: int = 0
+    retries: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class CallFailed(Exception):
+    """A call that failed for good (permanent error, or every attempt used)."""
+
+    def __init__(self, message: str, attempts: int) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
+async def call_with_retries(
+    call: Callable[[], Awaitable[T]],
+    policy: RetryPolicy,
+    *,
+    limiter: RateLimiter | None = None,
+    on_retry: Callable[[], None] | None = None,
+) -> tuple[T, int]:
+    """(value, attempts) of the first successful call; CallFailed when giving up."""
+    attempt = 0
+    while True:
+        attempt += 1
+        if limiter is not None:
+            await limiter.acquire()
+        try:
+            return await call(), attempt
+        except PermanentError as exc:
+            raise CallFailed(str(exc), attempt) from exc
+        except TransientError as exc:
+            if attempt >= policy.max_attempts:
+                raise CallFailed(f"{exc} (gave up after {attempt} attempts)", attempt) from exc
+            if on_retry is not None:
+                on_retry()
+            await asyncio.sleep(policy.delay(attempt, exc.retry_after))
+
+
+@dataclass
+class Guard:
+    """The retry policy, rate limit and retry counter of one case, for its solver's calls."""
+
+    policy: RetryPolicy
+    limiter: RateLimiter | None = None
+    on_retry: Callable[[], None] | None = None
+
+    async def call(self, call: Callable[[], Awaitable[T]]) -> tuple[T, int]:
+        """(value, attempts) of one guarded call; CallFailed when giving up."""
+        return await call_with_retries(
+            call, self.policy, limiter=self.limiter, on_retry=self.on_retry
+        )
+
+
+Solver = Callable[[TestCase, Guard], Awaitable[tuple[Response, int]]]
+"""Answers one case: (response, attempts). Single-turn is one guarded call; a multi-turn
+solver makes one guarded call per step and returns the whole conversation's response."""
+
+
+def single_turn_solver(backend: Backend, mode: Mode) -> Solver:
+    """One `backend.respond` call per case."""
+
+    async def solve(case: TestCase, guard: Guard) -> tuple[Response, int]:
+        return await guard.call(lambda: backend.respond(case, mode))
+
+    return solve
+
+
+@dataclass
+class Job:
+    """The cases of one category still to ask, and where their answers go."""
+
+    category: Category
+    store: CategoryStore
+    cases: list[TestCase]
+    total: int
+    already: int
+    stats: Stats = field(default_factory=Stats)
+
+
+class ProgressSink:
+    """Receives progress events; the default does nothing (the CLI plugs in a rich display)."""
+
+    def start(self, jobs: Sequence[Job]) -> None:
+        """Called once before the first request."""
+
+    def update(self, job: Job) -> None:
+        """Called after each finished case and each retry."""
+
+    def stop(self) -> None:
+        """Called once at the end (also on errors)."""
+
+
+def result_path(model_dir: Path, category: Category) -> Path:
+    """`<model_dir>/<group>/BFCL_v4_<category>_result.json`, the official layout."""
+    return model_dir / category.group / f"{RESULT_PREFIX}_{category.name}_result.json"
+
+
+def plan(
+    model_dir: Path,
+    cases_by_category: Sequence[tuple[Category, list[TestCase]]],
+    rerun: dict[str, set[str]] | None = None,
+) -> list[Job]:
+    """Open each category's store and work out what to ask: missing, errored, re-asked cases."""
+    jobs: list[Job] = []
+    for category, cases in cases_by_category:
+        store = CategoryStore(result_path(model_dir, category))
+        entries = store.open()
+        again = {i for i, e in entries.items() if is_error(e)} | (rerun or {}).get(
+            category.name, set()
+        )
+        known = {c.id for c in cases}
+        store.drop(again & known)
+        finished = {i for i, e in entries.items() if i not in again and i in known}
+        todo = [c for c in cases if c.id not in finished]
+        jobs.append(Job(category, store, todo, len(cases), len(cases) - len(todo)))
+    return jobs
+
+
+def entry_for(case: TestCase, response: Response, attempts: int) -> dict[str, Any]:
+    """The result line: the official fields first, then fcbench's."""
+    entry: dict[str, Any] = {
+        "id": case.id,
+        "result": response.result,
+        "input_token_count": response.input_tokens,
+        "output_token_count": response.output_tokens,
+        "latency": response.latency,
+    }
+    entry.update(response.extras)
+    entry["attempts"] = attempts
+    entry["finish_reason"] = response.finish_reason
+    return entry
+
+
+def error_entry(case: TestCase, message: str, attempts: int, latency: float) -> dict[str, Any]:
+    """A case that failed for good, as the official tool writes it (plus fcbench's fields)."""
+    return {
+        "id": case.id,
+        "result": ERROR_PREFIX + message,
+        "latency": latency,
+        "attempts": attempts,
+        "error": message,
+    }
+
+
+@dataclass
+class GenerateSettings:
+    mode: Mode
+    concurrency: int = 8
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    max_rps: float | None = None
+    sync_interval: float = 1.0
+
+
+async def run_jobs(
+    backend: Backend,
+    jobs: Sequence[Job],
+    settings: GenerateSettings,
+    progress: ProgressSink | None = None,
+    solver: Solver | None = None,
+) -> None:
+    """Ask every pending case of every job; returns when all are written.
+
+    `solver` answers one case (default: one `backend.respond` call in `settings.mode`).
+    """
+    progress = progress or ProgressSink()
+    solve = solver or single_turn_solver(backend, settings.mode)
+    limiter = RateLimiter(settings.max_rps) if settings.max_rps else None
+    queue: Iterator[tuple[Job, TestCase]] = ((job, case) for job in jobs for case in job.cases)
+
+    async def answer(job: Job, case: TestCase) -> None:
+        def retried() -> None:
+            job.stats.retries += 1
+            progress.update(job)
+
+        started = time.perf_counter()
+        try:
+            response, attempts = await solve(case, Guard(settings.policy, limiter, retried))
+        except CallFailed as exc:
+            job.stats.errors += 1
+            job.store.append(error_entry(case, str(exc), exc.attempts, _since(started)))
+        except Exception as exc:  # like the official tool: a failing case never stops the run
+            job.stats.errors += 1
+            message = f"{type(exc).__name__}: {exc}"
+            job.store.append(error_entry(case, message, 1, _since(started)))
+        else:
+            job.store.append(entry_for(case, response, attempts))
+            job.stats.input_tokens += response.input_tokens or 0
+            job.stats.output_tokens += response.output_tokens or 0
+        job.stats.done += 1
+        progress.update(job)
+
+    async def worker() -> None:
+        for job, case in queue:
+            await answer(job, case)
+
+    async def syncer() -> None:
+        while True:
+            await asyncio.sleep(settings.sync_interval)
+            _sync_all(jobs)  # in the loop: a thread could race the final close
+
+    progress.start(jobs)
+    sync_task = asyncio.create_task(syncer())
+    try:
+        workers = max(1, settings.concurrency)
+        await asyncio.gather(*(worker() for _ in range(workers)))
+    finally:
+        sync_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sync_task
+        progress.stop()
+        for job in jobs:
+            job.store.finalize()
+
+
+def _sync_all(jobs: Sequence[Job]) -> None:
+    for job in jobs:
+        job.store.sync()
+
+
+def _since(start: float) -> float:
+    return time.perf_counter() - start
+
+
+# --------------------------------------------------------------------------- one model's run
+
+
+@dataclass
+class GenerateReport:
+    """What a generation did, for the summary line and the manifest."""
+
+    model_dir: Path
+    jobs: list[Job]
+    started_at: str
+    finished_at: str = ""
+    seconds: float = 0.0
+
+    @property
+    def asked(self) -> int:
+        return sum(job.stats.done for job in self.jobs)
+
+    @property
+    def errors(self) -> int:
+        return sum(job.stats.errors for job in self.jobs)
+
+    @property
+    def retries(self) -> int:
+        return sum(job.stats.retries for job in self.jobs)
+
+    @property
+    def skipped(self) -> int:
+        return sum(job.already for job in self.jobs)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "asked": self.asked,
+            "already_done": self.skipped,
+            "errors": self.errors,
+            "retries": self.retries,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def now_iso() -> str:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def generate(
+    backend: Backend,
+    model_dir: Path,
+    cases_by_category: Sequence[tuple[Category, list[TestCase]]],
+    settings: GenerateSettings,
+    *,
+    rerun: dict[str, set[str]] | None = None,
+    progress: ProgressSink | None = None,
+    solver: Solver | None = None,
+) -> GenerateReport:
+    """Plan and run one model's generation into `model_dir` (blocking; owns its event loop)."""
+    report = GenerateReport(model_dir, [], now_iso())
+    start = time.perf_counter()
+    report.jobs = plan(model_dir, cases_by_category, rerun)
+
+    async def main() -> None:
+        try:
+            await run_jobs(backend, report.jobs, settings, progress, solver)
+        finally:
+            await backend.aclose()
+
+    try:
+        asyncio.run(main())
+    finally:
+        for job in report.jobs:
+            job.store.close()
+        report.seconds = time.perf_counter() - start
+        report.finished_at = now_iso()
+    return report

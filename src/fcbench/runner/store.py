@@ -1,0 +1,214 @@
+"""The result store: one append-only JSON Lines file per category, safe against kill -9.
+
+Guarantees, whatever moment the process dies at:
+
+* a finished case is on disk as one complete line as soon as `append` returns (one `write`
+  call of the whole line on an O_APPEND descriptor; `sync` fsyncs in batches, which only
+  matters for power loss, not for a killed process);
+* no line breaks reading: `open` cuts a torn last line (a line without its newline);
+* no id appears twice: appends only ever add ids absent from the file, because an errored
+  case or a case to re-ask is removed from the file (atomic rewrite) before it is queued, and
+  `open` keeps one entry per id should a file from elsewhere hold several;
+* rewrites (compaction, the final sort by id like the official tool) go through a temporary
+  file and `os.replace`, so a reader sees the old file or the new one, never a mix.
+
+One run at a time per model folder: a `flock` on `.fcbench.lock` refuses a second writer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+ERROR_PREFIX = "Error during inference: "
+
+
+class StoreBusyError(RuntimeError):
+    """Another fcbench process is writing into the same model folder."""
+
+
+def id_order(test_id: str) -> tuple[str, int, str]:
+    """The official order: category, then the integer index (live ids: its first number)."""
+    head = test_id.split(":")[0]
+    category, _, index = head.rpartition("_")
+    number = index.split("-")[0]
+    return (category, int(number) if number.isdigit() else -1, test_id)
+
+
+def is_error(entry: dict[str, Any]) -> bool:
+    """An entry recording a failed inference: fcbench's `error` field, or the official error
+    text in a file fcbench did not write (fcbench's own lines carry `attempts`, and a model's
+    answer may happen to start with those words)."""
+    if entry.get("error"):
+        return True
+    result = entry.get("result")
+    return "attempts" not in entry and isinstance(result, str) and result.startswith(ERROR_PREFIX)
+
+
+def _dumps(entry: dict[str, Any]) -> bytes:
+    return (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+class CategoryStore:
+    """The result file of one category of one model."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+        self._dirty = False
+
+    def open(self) -> dict[str, dict[str, Any]]:
+        """Repair the file if needed and return its entries by id (then ready to append)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            self.path.with_name(self.path.name + ".tmp").unlink()
+        entries, clean = self._read()
+        if not clean:
+            self._rewrite(entries.values())
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        return entries
+
+    def _read(self) -> tuple[dict[str, dict[str, Any]], bool]:
+        """Entries by id (a finished entry beats an errored one, else the last wins); clean?"""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return {}, True
+        entries: dict[str, dict[str, Any]] = {}
+        clean = data.endswith(b"\n") or not data
+        for line in data.split(b"\n"):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+                test_id = entry["id"]
+            except (ValueError, KeyError, TypeError):
+                clean = False
+                continue
+            old = entries.get(test_id)
+            if old is not None:
+                clean = False
+                if is_error(entry) and not is_error(old):
+                    continue
+            entries[test_id] = entry
+        return entries, clean
+
+    def _rewrite(self, entries: Iterable[dict[str, Any]]) -> None:
+        """Atomically replace the file with these entries, sorted by id."""
+        ordered = sorted(entries, key=lambda e: id_order(str(e["id"])))
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with open(tmp, "wb") as fh:
+            fh.write(b"".join(_dumps(e) for e in ordered))
+            fh.flush()
+            os.fsync(fh.fileno())
+        reopen = self._fd is not None
+        self.close()
+        os.replace(tmp, self.path)
+        _fsync_dir(self.path.parent)
+        if reopen:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def drop(self, ids: Iterable[str]) -> None:
+        """Remove these ids from the file (before asking them again)."""
+        wanted = set(ids)
+        if not wanted:
+            return
+        entries, _ = self._read()
+        if wanted & entries.keys():
+            self._rewrite(e for i, e in entries.items() if i not in wanted)
+
+    def append(self, entry: dict[str, Any]) -> None:
+        """Add one finished case: a single write of the whole line."""
+        if self._fd is None:
+            raise RuntimeError(f"{self.path} is not open")
+        data = _dumps(entry)
+        written = os.write(self._fd, data)
+        while written < len(data):  # only on a full disk or a signal; finish the line
+            written += os.write(self._fd, data[written:])
+        self._dirty = True
+
+    def sync(self) -> None:
+        """fsync pending appends (cheap to call often: only when something was written)."""
+        if self._fd is not None and self._dirty:
+            self._dirty = False
+            os.fsync(self._fd)
+
+    def finalize(self) -> dict[str, dict[str, Any]]:
+        """Sort by id and de-duplicate, like the official tool at the end of generation."""
+        self.sync()
+        entries, _ = self._read()
+        ordered = sorted(entries, key=id_order)
+        on_disk = self.path.read_bytes() if self.path.exists() else b""
+        if b"".join(_dumps(entries[i]) for i in ordered) != on_disk:
+            self._rewrite(entries.values())
+        self.close()
+        return entries
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make a rename durable (best effort: not every platform can fsync a directory)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class FolderLock:
+    """An exclusive, non-blocking lock on a model folder for the duration of a run."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / ".fcbench.lock"
+        self._fh: Any = None
+
+    def __enter__(self) -> FolderLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.path, "a")  # held for the whole run
+        try:
+            _lock(self._fh.fileno())
+        except OSError:
+            self._fh.close()
+            self._fh = None
+            raise StoreBusyError(
+                f"another fcbench run is writing into {self.path.parent}; wait for it to finish"
+            ) from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fh is not None:
+            self._fh.close()  # closing releases the lock
+            self._fh = None
+
+
+def _lock(fd: int) -> None:
+    """An exclusive non-blocking lock (flock; on Windows a byte-range lock); OSError if held."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        import msvcrt
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined,unused-ignore]
+        return
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write a small JSON file (model.json) so that it is never seen half-written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

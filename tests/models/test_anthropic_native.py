@@ -1,0 +1,94 @@
+"""The Anthropic backend (optional extra): request shape, and replayed Claude runs end to end."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from fake_openai import CorpusResponder, FakeOpenAI
+from fcbench.cli import main
+from fcbench.models.anthropic_native import anthropic_messages, anthropic_tools, parse
+
+pytest.importorskip("anthropic")
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "v1"
+CATS = ["simple_python", "multiple", "irrelevance", "simple_java", "parallel"]
+MODELS = {"fc": "claude-3-5-sonnet-20240620-FC", "prompt": "claude-3-opus-20240229"}
+
+
+def test_messages_move_system_and_join_users() -> None:
+    system, messages = anthropic_messages([
+        {"role": "system", "content": "S"},
+        {"role": "user", "content": "a"},
+        {"role": "user", "content": "b"},
+    ])
+    assert system == [{"type": "text", "text": "S"}]
+    assert messages == [{"role": "user", "content": [{"type": "text", "text": "a\n\nb"}]}]
+
+
+def test_tools_use_input_schema_and_fold_the_response() -> None:
+    tools = [{"type": "function", "function": {
+        "name": "f", "description": "D.", "parameters": {"type": "object", "properties": {}},
+        "response": {"type": "dict"}}}]
+    assert anthropic_tools(tools) == [{
+        "name": "f",
+        "description": 'D. The response field has the following schema: {"type": "dict"}',
+        "input_schema": {"type": "object", "properties": {}},
+    }]
+
+
+def test_parse_blocks() -> None:
+    answer = {"usage": {"input_tokens": 3, "output_tokens": 4}, "stop_reason": "tool_use"}
+    blocks = [{"type": "text", "text": "t"}, {"type": "tool_use", "name": "f", "input": {"a": 1}}]
+    fc = parse(answer, blocks, "fc", 0.1, "u")
+    assert fc.result == [{"f": '{"a": 1}'}] and fc.input_tokens == 3
+    assert parse(answer, blocks[:1], "fc", 0.1, "u").result == ["t"]
+    assert parse(answer, blocks[:1], "prompt", 0.1, "u").result == "t"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="recorded outputs not available")
+@pytest.mark.parametrize("mode", ["fc", "prompt"])
+def test_replayed_claude_run_scores_like_the_recorded_files(
+    fetched_home: Path, tmp_path: Path, mode: str
+) -> None:
+    from fcbench.api import evaluate
+
+    model = MODELS[mode]
+    seen: list[dict[str, Any]] = []
+    responder = CorpusResponder(CORPUS / model, CATS)
+
+    def record(request: dict[str, Any]) -> dict[str, Any]:
+        seen.append(request)
+        return responder(request)
+
+    with FakeOpenAI(record) as server:
+        result = CliRunner().invoke(main, [
+            "generate", "--backend", "anthropic", "--model", "claude", "--name", model,
+            "--mode", mode, "--base-url", f"http://127.0.0.1:{server.port}",
+            "--categories", ",".join(CATS), "--result-dir", str(tmp_path / "result"),
+            "--concurrency", "16", "--quiet",
+        ], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    request = seen[0]
+    assert request["max_tokens"] == 8192 and request["temperature"] == 0.001
+    assert ("tools" in request) == (mode == "fc")
+    assert (mode == "prompt") == ("system" in request)
+    original = tmp_path / "original" / model
+    original.mkdir(parents=True)
+    shutil.copy(CORPUS / model / "model.json", original)
+    for name in CATS:
+        shutil.copy(CORPUS / model / f"BFCL_v4_{name}_result.json", original)
+
+    def verdicts(folder: Path) -> dict[str, Any]:
+        report = evaluate(folder, models=[model], categories=CATS)
+        return {c.id: (c.verdict.valid, c.verdict.error_type)
+                for e in report.models[model].categories.values() for c in e.cases}
+
+    assert verdicts(tmp_path / "result") == verdicts(tmp_path / "original")
+    manifest = json.loads((tmp_path / "result" / model / "model.json").read_text())
+    assert manifest["backend"] == "anthropic"

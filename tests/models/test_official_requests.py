@@ -1,0 +1,145 @@
+"""The requests fcbench builds equal the official tool's, case by case (oracle test).
+
+The official package's own functions (system prompt pre-processing, language hints, FC tool
+conversion) are imported from the shared wheel and run on every single-turn case of several
+categories; fcbench's prompt-mode messages, FC messages and FC tools must be identical. The
+few third-party modules the official helpers import but these functions never use are stubbed.
+Skipped when the wheel is absent or its modules cannot be imported here.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fcbench.dataset.load import load_category
+from fcbench.models.prompts import build_request, load_texts
+
+CATEGORIES = ["simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
+              "parallel_multiple", "irrelevance", "live_simple", "live_multiple",
+              "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance"]
+class _Condition:
+    """Stands for a tenacity retry condition (conditions are combined with `|`)."""
+
+    def __or__(self, other: object) -> _Condition:
+        return self
+
+
+def _decorator_factory(*args: object, **kwargs: object) -> Any:
+    return lambda func: func
+
+
+STUBS: dict[str, dict[str, Any]] = {
+    "tenacity": {
+        "retry": _decorator_factory,
+        "retry_if_exception_message": lambda *a, **k: _Condition(),
+        "retry_if_exception_type": lambda *a, **k: _Condition(),
+        "wait_random_exponential": lambda *a, **k: None,
+    },
+    "filelock": {"FileLock": lambda *a, **k: None},
+    "overrides": {"final": lambda func: func},
+}
+
+
+@pytest.fixture(scope="module")
+def official(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    root = tmp_path_factory.mktemp("official")
+    with zipfile.ZipFile(bfcl_wheel) as zf:
+        zf.extractall(root, [n for n in zf.namelist() if n.startswith("bfcl_eval/")])
+    saved = dict(sys.modules)
+    sys.path.insert(0, str(root))
+    for name, attrs in STUBS.items():
+        try:
+            __import__(name)
+        except ImportError:
+            stub = types.ModuleType(name)
+            for attr, value in attrs.items():
+                setattr(stub, attr, value)
+            sys.modules[name] = stub
+    try:
+        from bfcl_eval import utils as bfcl_utils
+        from bfcl_eval.constants.enums import ModelStyle
+        from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
+        from bfcl_eval.model_handler import utils as handler_utils
+    except Exception as exc:  # pragma: no cover - depends on the environment
+        pytest.skip(f"the official modules cannot be imported here: {exc!r}")
+    try:
+        yield types.SimpleNamespace(
+            root=root,
+            hints=bfcl_utils.add_language_specific_hint_to_function_doc,
+            system=handler_utils.system_prompt_pre_processing_chat_model,
+            tools=lambda fns: handler_utils.convert_to_tool(
+                fns, GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS
+            ),
+        )
+    finally:
+        sys.path.remove(str(root))
+        for name in set(sys.modules) - set(saved):
+            if name.split(".")[0] in ("bfcl_eval", *STUBS):  # real modules stay loaded
+                del sys.modules[name]
+
+
+def copy(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+@pytest.mark.parametrize("category", CATEGORIES)
+def test_requests_equal_the_official(fetched_home: Path, official: Any, category: str) -> None:
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+
+    texts = load_texts(DEFAULT_RELEASE)
+    for case in load_category(category):
+        entry = {"id": case.id, "question": copy(case.question), "function": copy(case.functions)}
+        [entry] = official.hints([entry])
+        prompt = build_request(case, "prompt", texts)
+        assert prompt.messages == official.system(
+            copy(entry["question"][0]), entry["function"], case.id
+        ), case.id
+        fc = build_request(case, "fc", texts)
+        assert fc.messages == entry["question"][0], case.id
+        assert fc.tools == (official.tools(entry["function"]) or None), case.id
+
+
+@pytest.mark.parametrize("category", ["simple_python", "simple_java", "live_multiple",
+                                      "live_relevance", "irrelevance"])
+def test_anthropic_requests_equal_the_official_claude_handler(
+    fetched_home: Path, official: Any, category: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("anthropic")
+    from bfcl_eval.model_handler.api_inference.claude import ClaudeHandler
+
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.models.anthropic_native import AnthropicBackend
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "unused")
+    handler = ClaudeHandler("claude-x", 0.001, "claude-x-FC", True)
+    texts = load_texts(DEFAULT_RELEASE)
+    backend = AnthropicBackend("claude-x", [], texts)
+    for case in load_category(category):
+        for mode in ("fc", "prompt"):
+            entry = {"id": case.id, "question": copy(case.question),
+                     "function": copy(case.functions)}
+            [entry] = official.hints([entry])
+            if mode == "fc":
+                data = handler._pre_query_processing_FC({}, entry)
+                data = handler._compile_tools(data, entry)
+                data = handler.add_first_turn_message_FC(data, entry["question"][0])
+                want = {"messages": data["message"], "tools": data["tools"]}
+            else:
+                data = handler._pre_query_processing_prompting(entry)
+                data = handler.add_first_turn_message_prompting(data, entry["question"][0])
+                want = {"messages": data["message"]}
+            if "system_prompt" in data:
+                want["system"] = data["system_prompt"]
+            body = backend.body(build_request(case, "fc" if mode == "fc" else "prompt", texts))
+            if mode == "fc":
+                body.setdefault("tools", [])
+            assert {k: v for k, v in body.items() if k in want} == want, (case.id, mode)
+            assert set(body) - set(want) == {"model", "max_tokens", "temperature"}

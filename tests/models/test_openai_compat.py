@@ -1,0 +1,128 @@
+"""The OpenAI-compatible backend: response parsing, error classes, load spreading."""
+
+from __future__ import annotations
+
+import asyncio
+from email.utils import formatdate
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fake_openai import FakeOpenAI
+from fcbench.dataset.model import TestCase
+from fcbench.models.base import PermanentError, TransientError
+from fcbench.models.openai_compat import OpenAICompatBackend, Sampling, retry_after
+from fcbench.models.prompts import PromptTexts, load_texts
+
+
+@pytest.fixture
+def texts(fetched_home: Path) -> PromptTexts:
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+
+    return load_texts(DEFAULT_RELEASE)
+
+
+def body(message: dict[str, Any], finish: str = "stop") -> dict[str, Any]:
+    return {
+        "choices": [{"message": {"role": "assistant", **message}, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 5},
+    }
+
+
+def test_parse_tool_calls_text_and_empty_list(texts: PromptTexts) -> None:
+    backend = OpenAICompatBackend("m", ["http://127.0.0.1:1/v1"], texts)
+    call = {"id": "c", "type": "function", "function": {"name": "f_g", "arguments": '{"a":1}'}}
+    fc = backend.parse(body({"content": None, "tool_calls": [call]}, "tool_calls"), "fc", 0.5, "u")
+    assert fc.result == [{"f_g": '{"a":1}'}]
+    assert (fc.input_tokens, fc.output_tokens, fc.finish_reason) == (11, 5, "tool_calls")
+    text = backend.parse(body({"content": "no call", "tool_calls": None}), "fc", 0.1, "u")
+    assert text.result == "no call"
+    # like the official handler: an empty tool-call list is stored as the empty list
+    assert backend.parse(body({"content": "x", "tool_calls": []}), "fc", 0.1, "u").result == []
+    prompt = backend.parse(body({"content": "[f(a=1)]", "reasoning_content": "hmm"}), "prompt",
+                           0.1, "u")
+    assert prompt.result == "[f(a=1)]" and prompt.extras == {"reasoning_content": "hmm"}
+    with pytest.raises(TransientError):
+        backend.parse({"choices": [{}]}, "fc", 0.1, "u")
+
+
+def test_retry_after_header_forms() -> None:
+    assert retry_after({"retry-after": "2"}) == 2.0
+    assert retry_after({"retry-after-ms": "1500"}) == 1.5
+    assert retry_after({}) is None
+    later = retry_after({"retry-after": formatdate(usegmt=True)})
+    assert later is not None and later <= 1.0
+    assert retry_after({"retry-after": "soon"}) is None
+
+
+def test_sampling_fields() -> None:
+    assert Sampling().body_fields() == {"temperature": 0.001}
+    fields = Sampling(None, 0.9, 10, {"top_k": 5, "temperature": 0.2}).body_fields()
+    assert fields == {"top_p": 0.9, "max_tokens": 10, "top_k": 5, "temperature": 0.2}
+
+
+def run_cases(backend: OpenAICompatBackend, n: int) -> list[Any]:
+    case = TestCase("simple_python_0", "simple_python", [[{"role": "user", "content": "q"}]],
+                    [], None)
+
+    async def main() -> list[Any]:
+        try:
+            return await asyncio.gather(
+                *(backend.respond(case, "prompt") for _ in range(n)), return_exceptions=True
+            )
+        finally:
+            await backend.aclose()
+
+    return asyncio.run(main())
+
+
+def test_requests_spread_over_base_urls(texts: PromptTexts) -> None:
+    with FakeOpenAI(delay=0.01) as one, FakeOpenAI(delay=0.01) as two:
+        backend = OpenAICompatBackend("m", [one.base_url, two.base_url], texts, concurrency=20)
+        results = run_cases(backend, 40)
+        counts = (one.requests, two.requests)
+    assert all(r.result == "[f(a=1)]" for r in results)
+    assert counts == (20, 20)
+
+
+def test_status_codes_are_classified(texts: PromptTexts) -> None:
+    def faults(request: dict[str, Any], attempt: int) -> str:
+        return "429"
+
+    with FakeOpenAI(faults=faults, retry_after="7") as server:
+        backend = OpenAICompatBackend("m", [server.base_url], texts)
+        [error] = run_cases(backend, 1)
+    assert isinstance(error, TransientError) and error.status == 429 and error.retry_after == 7
+    backend = OpenAICompatBackend("m", ["http://127.0.0.1:9/v1"], texts, timeout=2)
+    [refused] = run_cases(backend, 1)
+    assert isinstance(refused, TransientError) and "connection" in str(refused)
+
+
+def test_bad_request_is_permanent(texts: PromptTexts) -> None:
+    class Rejecting(FakeOpenAI):
+        async def _fault(self, fault: str, writer: Any) -> bool:
+            from fake_openai import _http
+
+            writer.write(_http(400, b'{"error": {"message": "maximum context length"}}'))
+            await writer.drain()
+            return True
+
+    with Rejecting(faults=lambda request, attempt: "400") as server:
+        backend = OpenAICompatBackend("m", [server.base_url], texts)
+        [error] = run_cases(backend, 1)
+    assert isinstance(error, PermanentError) and error.status == 400
+    assert "maximum context length" in str(error)
+
+
+def test_output_format_reads_text_beside_an_empty_call_list(texts: PromptTexts) -> None:
+    backend = OpenAICompatBackend("m", ["http://127.0.0.1:1/v1"], texts, output_format="hermes")
+    text = '<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>'
+    parsed = backend.parse(body({"content": text, "tool_calls": []}), "fc", 0.1, "u")
+    assert parsed.result == [{"f": '{"a": 1}'}] and parsed.extras["raw_text"] == text
+    plain = backend.parse(body({"content": "no calls", "tool_calls": []}), "fc", 0.1, "u")
+    assert plain.result == [] and "raw_text" not in plain.extras
+    server_side = backend.parse(body({"content": None, "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "g", "arguments": "{}"}}]}),
+        "fc", 0.1, "u")
+    assert server_side.result == [{"g": "{}"}]
