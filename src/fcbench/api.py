@@ -41,11 +41,15 @@ def evaluate(
     keep_cases: bool = True,
     workers: int | None = None,
     echo: bool = False,
+    exec_backend: str = "offline",
+    exec_replay_dir: Path | None = None,
 ) -> Evaluation:
     """Score result files; with `score_dir`, write official score files and leaderboards.
 
     `keep_cases` keeps every case's verdict on the report (`report.models[m].categories[c]
     .cases`); `workers` judges models in parallel processes (default: one per core).
+    `exec_backend` (offline, replay, live) answers the executable categories' web-service
+    calls; `exec_replay_dir` is the recorded-response folder (read by replay, written by live).
     """
     release = release or DEFAULT_RELEASE
     target = Path(score_dir) if score_dir is not None else None
@@ -59,6 +63,8 @@ def evaluate(
         score_dir=target,
         keep_cases=keep_cases,
         workers=workers,
+        exec_backend=exec_backend,
+        exec_replay_dir=Path(exec_replay_dir) if exec_replay_dir is not None else None,
     )
     if target is not None:
         write_leaderboards(report, target, release, data_dir)

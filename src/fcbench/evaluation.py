@@ -11,6 +11,7 @@ categories fcbench cannot check yet) becomes a one-line problem; the rest is sco
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -26,7 +27,7 @@ from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.load import load_category
 from fcbench.dataset.model import TestCase, Verdict
 from fcbench.decode.encoding import Encoding
-from fcbench.report.records import prompt_of
+from fcbench.report.records import multi_turn_prompt_of, prompt_of
 from fcbench.report.score_files import RawJSON
 from fcbench.runner.results import (
     ResultFile,
@@ -44,6 +45,8 @@ SINGLE_TURN_CHECKERS = (
     Checker.IRRELEVANCE,
     Checker.RELEVANCE,
 )
+MULTI_TURN_CHECKERS = (Checker.MULTI_TURN,)
+EXEC_CHECKERS = (Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL, Checker.REST)
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,9 @@ class CategoryEvaluation:
     dataset_size: int
     correct: int = 0
     total: int = 0
+    skipped: int = 0
+    """Cases that could not be judged (executable cases needing an unreachable web
+    service); they count in neither `correct` nor `total`."""
     cases: list[CaseVerdict] = field(default_factory=list)
     """Per-case verdicts in id order (empty unless `keep_cases` was asked for)."""
     file_path: Path | None = None
@@ -106,6 +112,8 @@ class _Request:
     data_root: Path | None
     score_dir: Path | None
     keep_cases: bool
+    exec_backend: str = "offline"
+    exec_replay_dir: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -141,6 +149,8 @@ def evaluate(
     score_dir: Path | None = None,
     keep_cases: bool = True,
     workers: int | None = None,
+    exec_backend: str = "offline",
+    exec_replay_dir: Path | None = None,
 ) -> Evaluation:
     """Judge every answer in `result_dir` (one model folder, or a folder of them).
 
@@ -149,6 +159,7 @@ def evaluate(
     file is written as soon as it is judged. `workers` (default: one per core) runs category
     jobs in parallel processes.
     """
+    _check_exec_backend(exec_backend, exec_replay_dir)
     model_dirs = _select_models(Path(result_dir), models)
     wanted = (
         frozenset(c.name for c in categories.resolve(category_names)) if category_names else None
@@ -160,7 +171,7 @@ def evaluate(
         report.models[name] = model
         for answers in _plan_model(model, folder, wanted):
             jobs.setdefault(answers.file.category, []).append(answers)
-    request = _Request(release, data_root, score_dir, keep_cases)
+    request = _Request(release, data_root, score_dir, keep_cases, exec_backend, exec_replay_dir)
     planned = [_Job(categories.get(name), tuple(answers)) for name, answers in jobs.items()]
     for result in _run_jobs(planned, request, workers):
         _merge(report, result)
@@ -168,6 +179,18 @@ def evaluate(
         order = {c.name: i for i, c in enumerate(categories.CATEGORIES)}
         model.categories = dict(sorted(model.categories.items(), key=lambda kv: order[kv[0]]))
     return report
+
+
+def _check_exec_backend(backend: str, replay_dir: Path | None) -> None:
+    from fcbench.envs.exec_functions.backends import BACKENDS
+
+    if backend not in BACKENDS:
+        raise EvaluationError(f"unknown exec backend {backend!r} (one of {', '.join(BACKENDS)})")
+    if backend == "replay" and (replay_dir is None or not Path(replay_dir).is_dir()):
+        raise EvaluationError(
+            "--exec-backend replay needs --exec-replay-dir, a folder of recorded responses "
+            f"(got {replay_dir})"
+        )
 
 
 def _select_models(result_dir: Path, models: Sequence[str]) -> dict[str, Path]:
@@ -195,7 +218,8 @@ def model_encoding(name: str, folder: Path, override: Encoding | None) -> Encodi
 
 
 def _is_scored(category: Category) -> bool:
-    return category.checker in SINGLE_TURN_CHECKERS and category.scoring
+    scored = SINGLE_TURN_CHECKERS + MULTI_TURN_CHECKERS + EXEC_CHECKERS
+    return category.checker in scored and category.scoring
 
 
 def _plan_model(
@@ -318,9 +342,18 @@ def _load_slim(
     cases: dict[str, TestCase] = {}
     prompts: dict[str, RawJSON] = {}
     for case in load_category(category, request.release, request.data_root):
+        if category.checker is Checker.MULTI_TURN:  # replayed: no docs, the rest is needed
+            prompts[case.id] = RawJSON(json.dumps(multi_turn_prompt_of(case), ensure_ascii=False))
+            cases[case.id] = TestCase(
+                case.id, case.category, case.question, [], case.possible_answer, case.extras
+            )
+            continue
         prompts[case.id] = RawJSON(json.dumps(prompt_of(case), ensure_ascii=False))
         functions = [slim_doc(d) for d in case.functions]
-        cases[case.id] = TestCase(case.id, case.category, [], functions, case.possible_answer)
+        extras = case.extras if category.checker in EXEC_CHECKERS else {}
+        cases[case.id] = TestCase(
+            case.id, case.category, [], functions, case.possible_answer, extras
+        )
     return cases, prompts
 
 
@@ -366,6 +399,10 @@ def _run_job(job: _Job, request: _Request) -> _JobResult:
         result.evaluations[answers.model] = _judge_file(
             answers, job.category, cases, prompts, memo, usage, problems, request
         )
+    if job.category.checker in EXEC_CHECKERS:
+        from fcbench.check.exec import close_runners
+
+        close_runners()
     return result
 
 
@@ -380,6 +417,7 @@ def _judge_file(
     request: _Request,
 ) -> CategoryEvaluation:
     found = read_result_file(answers.file)
+    frozen = _freeze_loaded(category)
     problems.extend(found.problems)
     _report_unknown_ids(
         answers.file, category, [i for i in found.entries if i not in cases], problems
@@ -389,19 +427,58 @@ def _judge_file(
         entry = found.entries[test_id]
         case = cases[test_id]
         key = (test_id, _answer_key(entry["result"]), answers.encoding)
+        if category.checker is Checker.MULTI_TURN:  # the model name can show in details
+            key = (test_id, answers.model + key[1], answers.encoding)
         verdict = memo.get(key)
         if verdict is None:
-            verdict = memo[key] = judge(case, category, entry["result"], answers.encoding)
+            verdict = memo[key] = _judge(case, category, entry["result"], answers, request)
         judged.append((case, entry, verdict))
     evaluation = CategoryEvaluation(category, len(cases), file_path=answers.file.path)
-    evaluation.total = len(judged)
+    evaluation.skipped = sum(1 for _, _, verdict in judged if "skipped" in verdict.extras)
+    evaluation.total = len(judged) - evaluation.skipped
     evaluation.correct = sum(1 for _, _, verdict in judged if verdict.valid)
+    if evaluation.skipped:
+        problems.append(_skipped_note(answers.model, category, request, evaluation.skipped))
     usage.extend(entry for _, entry, _ in judged)
     if request.keep_cases:
         evaluation.cases = [CaseVerdict(case.id, verdict) for case, _, verdict in judged]
     if request.score_dir is not None:
         _write_score_file(request.score_dir, answers.model, evaluation, judged, prompts)
+    if frozen:
+        gc.unfreeze()
     return evaluation
+
+
+def _freeze_loaded(category: Category) -> bool:
+    """Multi-turn replays allocate a lot; without this, each full garbage collection would
+    rescan the cases and result entries just loaded (about a quarter of the run's time)."""
+    if category.checker is not Checker.MULTI_TURN:
+        return False
+    gc.freeze()
+    return True
+
+
+def _judge(
+    case: TestCase, category: Category, raw: Any, answers: _Answers, request: _Request
+) -> Verdict:
+    if category.checker is Checker.MULTI_TURN:
+        from fcbench.check.multi_turn import judge_multi_turn
+
+        details = request.score_dir is not None
+        return judge_multi_turn(case, raw, answers.encoding, answers.model, details)
+    if category.checker in EXEC_CHECKERS:
+        from fcbench.check.exec import judge_exec, shared_runner
+
+        runner = shared_runner(request.exec_backend, request.exec_replay_dir)
+        return judge_exec(case, category, raw, answers.encoding, runner)
+    return judge(case, category, raw, answers.encoding)
+
+
+def _skipped_note(model: str, category: Category, request: _Request, count: int) -> str:
+    return (
+        f"{model}: {category.name}: {count} case(s) skipped, not scored (they need a web "
+        f"service the '{request.exec_backend}' exec backend cannot answer; see --exec-backend)"
+    )
 
 
 def _answer_key(raw: Any) -> str:
@@ -426,12 +503,24 @@ def _write_score_file(
 
     records = [
         failure_record(
-            model, evaluation.category, case, entry["result"], verdict, prompts.get(case.id)
+            model,
+            evaluation.category,
+            case,
+            entry["result"],
+            verdict,
+            prompts.get(case.id),
+            entry.get("inference_log", ""),
         )
         for case, entry, verdict in judged
-        if not verdict.valid
+        if not verdict.valid and "skipped" not in verdict.extras
     ]
-    write_category_score(score_dir, model, evaluation.score, records)
+    skipped = [
+        {"id": case.id, "reason": verdict.extras["skipped"]}
+        for case, _, verdict in judged
+        if "skipped" in verdict.extras
+    ]
+    header = {"skipped_count": len(skipped), "skipped": skipped} if skipped else None
+    write_category_score(score_dir, model, evaluation.score, records, header)
 
 
 def _report_unknown_ids(

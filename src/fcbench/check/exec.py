@@ -1,0 +1,378 @@
+"""Executable checking (exec_simple, exec_multiple, exec_parallel, exec_parallel_multiple,
+rest) as the 2024-era official evaluator did it (spec §5), on fcbench's safe sandbox.
+
+Per case: decode the answer into call strings (`decode_execute`), check the output shape and
+the call count, then run calls and compare results:
+
+* expected results come from running the case's ground-truth calls (once per run, shared by
+  every model) and, as upstream stored them in a JSON file before comparing, they go through
+  a JSON round trip (tuples become lists, dict keys strings);
+* `exact_match` compares with `==`, `real_time_match` accepts numbers within ±20%,
+  `structural_match` compares types, dict key sets and list lengths;
+* multiple/parallel cases match model calls to ground-truth calls greedily, unordered;
+* `rest` runs the one `requests.get` call and compares the response's status and JSON shape
+  with the stored sample response.
+
+A case whose ground truth, or one of whose model calls, needs a web service the backend
+cannot reach is *skipped*: its verdict carries `extras["skipped"]` (the reason) and
+`error_type == SKIPPED`; evaluation counts it apart, neither passed nor failed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fcbench.check.exec_sandbox import Limits, Outcome, Sandbox
+from fcbench.dataset.categories import Category, Checker
+from fcbench.dataset.model import TestCase, Verdict
+from fcbench.decode.encoding import Encoding
+from fcbench.decode.errors import DecodeError
+from fcbench.decode.execute import decode_execute
+from fcbench.envs.exec_functions import OFFICIAL_NAMES, REST_NAME
+from fcbench.envs.exec_functions.backends import HttpResponse
+
+EXEC_CHECKERS = (Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL, Checker.REST)
+SKIPPED = "fcbench:skipped"
+REAL_TIME_TOLERANCE = 0.2
+WRONG_FORMAT_MESSAGE = (
+    "Did not output in the specified format. Note: the model_result is wrapped in a string "
+    "to ensure json serializability."
+)
+
+
+class _Skip(Exception):
+    """A call needed for the verdict could not be answered (service unavailable)."""
+
+
+@dataclass
+class ExecRunner:
+    """Runs call strings in a sandbox, remembering every outcome for the run.
+
+    Ground-truth results are computed once per run (as upstream did per category); model
+    calls repeat across models, so their outcomes are remembered too.
+    """
+
+    backend: str = "offline"
+    replay_dir: Path | None = None
+    limits: Limits = field(default_factory=Limits)
+    _sandbox: Sandbox | None = field(default=None, init=False, repr=False)
+    _memo: dict[str, Outcome] = field(default_factory=dict, init=False, repr=False)
+
+    def run(self, calls: Sequence[str]) -> list[Outcome]:
+        missing = list(dict.fromkeys(c for c in calls if c not in self._memo))
+        if missing:
+            if self._sandbox is None:
+                self._sandbox = Sandbox(OFFICIAL_NAMES, self.backend, self.replay_dir, self.limits)
+            for call, outcome in zip(missing, self._sandbox.run(missing), strict=True):
+                self._memo[call] = outcome
+        return [self._memo[c] for c in calls]
+
+    def close(self) -> None:
+        if self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox = None
+
+
+_RUNNERS: dict[tuple[int, str, str], ExecRunner] = {}
+
+
+def shared_runner(backend: str = "offline", replay_dir: Path | None = None) -> ExecRunner:
+    """This process's runner for a backend (a forked child gets its own)."""
+    key = (os.getpid(), backend, str(replay_dir))
+    if key not in _RUNNERS:
+        _RUNNERS[key] = ExecRunner(backend, replay_dir, limits_for(backend))
+    return _RUNNERS[key]
+
+
+def limits_for(backend: str) -> Limits:
+    """Live calls wait on the network (and on the original's sleeps: 2 s before geocoding,
+    up to 31 s of Amazon retries), which costs wall-clock time but no CPU."""
+    return Limits(wall_seconds=90.0) if backend == "live" else Limits()
+
+
+def close_runners() -> None:
+    """Stop this process's sandbox workers (they also stop when the process ends)."""
+    for key in [k for k in _RUNNERS if k[0] == os.getpid()]:
+        _RUNNERS.pop(key).close()
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def judge_exec(
+    case: TestCase, category: Category, raw: Any, encoding: Encoding, runner: ExecRunner
+) -> Verdict:
+    """The verdict on one executable-category answer; never raises."""
+    try:
+        calls = decode_execute(raw, encoding)
+    except DecodeError as exc:
+        return Verdict.fail("executable_decoder:decoder_failed", _decode_message(exc))
+    except Exception as exc:  # a decoder bug must not lose the run
+        return Verdict.fail(
+            "executable_decoder:decoder_failed", f"Failed to decode executable. {exc}"
+        )
+    try:
+        if category.checker is Checker.REST:
+            verdict = _judge_rest(case, calls, runner)
+        else:
+            verdict = _judge_calls(case, category, calls, runner)
+    except _Skip as skip:
+        return Verdict.fail(SKIPPED, str(skip), skipped=str(skip), decoded=calls)
+    if verdict.valid:
+        return verdict
+    return Verdict(False, verdict.error_type, verdict.errors, {"decoded": calls, **verdict.extras})
+
+
+def _decode_message(exc: DecodeError) -> str:
+    text = str(exc)
+    prefix = "Failed to decode for execution. "
+    return "Failed to decode executable. " + (
+        text[len(prefix) :] if text.startswith(prefix) else text
+    )
+
+
+def is_skipped(verdict: Verdict) -> bool:
+    return "skipped" in verdict.extras
+
+
+# --------------------------------------------------------------------------- exec_* cases
+
+
+def _judge_calls(
+    case: TestCase, category: Category, calls: list[str], runner: ExecRunner
+) -> Verdict:
+    if not _is_call_strings(calls):
+        return Verdict.fail("executable_decoder:wrong_output_format", WRONG_FORMAT_MESSAGE)
+    ground_truth: list[str] = list(case.possible_answer or [])
+    kinds: list[str] = list(case.extras.get("execution_result_type", []))
+    if category.checker is Checker.EXEC_SIMPLE:
+        if len(calls) != 1:
+            return Verdict.fail("simple_exec_checker:wrong_count", "Wrong number of functions.")
+    elif len(calls) != len(ground_truth):
+        return Verdict.fail(
+            "value_error:exec_result_count",
+            f"Wrong number of functions provided. Expected {len(ground_truth)}, "
+            f"but got {len(calls)}.",
+        )
+    expected = _expected_results(ground_truth, runner)
+    outcomes = runner.run(calls)
+    _skip_if_unavailable(outcomes, "a model call")
+    if category.checker is Checker.EXEC_SIMPLE:
+        return _check_one(calls[0], outcomes[0], expected[0], kinds[0])
+    return _match_unordered(calls, outcomes, expected, kinds)
+
+
+def _is_call_strings(calls: Any) -> bool:
+    return type(calls) is list and len(calls) > 0 and all(type(c) is str for c in calls)
+
+
+def _expected_results(ground_truth: list[str], runner: ExecRunner) -> list[Any]:
+    outcomes = runner.run(ground_truth)
+    _skip_if_unavailable(outcomes, "the ground truth")
+    expected = []
+    for call, outcome in zip(ground_truth, outcomes, strict=True):
+        if not outcome.ok:
+            raise _Skip(f"the ground truth call {call} failed to run: {outcome.message}")
+        expected.append(as_stored(outcome.value))
+    return expected
+
+
+def _skip_if_unavailable(outcomes: list[Outcome], whose: str) -> None:
+    for outcome in outcomes:
+        if outcome.kind == "unavailable":
+            raise _Skip(f"{whose} {outcome.message}")
+
+
+def as_stored(value: Any) -> Any:
+    """The value after the JSON file round trip upstream's expected results went through."""
+    limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
+    try:
+        if limit is not None:
+            sys.set_int_max_str_digits(0)
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError):
+        return value
+    finally:
+        if limit is not None:
+            sys.set_int_max_str_digits(limit)
+
+
+def _check_one(call: str, outcome: Outcome, expected: Any, kind: str) -> Verdict:
+    """One call against one expected result (upstream `executable_checker_simple`)."""
+    if not outcome.ok:
+        return Verdict.fail(
+            "executable_checker:execution_error",
+            f"Error in execution: {call!r}. Error: {outcome.message}",
+        )
+    output = list(outcome.value) if isinstance(outcome.value, tuple) else outcome.value
+    if kind == "exact_match":
+        if output != expected:
+            return _wrong(
+                "executable_checker:wrong_result",
+                f"Wrong execution result for {call!r}. Expected: {expected}, but got: {output}.",
+                output,
+            )
+        return Verdict.ok()
+    if kind == "real_time_match":
+        return _real_time(call, output, expected)
+    return _structural(call, output, expected)
+
+
+def _wrong(error_type: str, message: str, output: Any) -> Verdict:
+    return Verdict.fail(error_type, message, model_executed_output=output)
+
+
+def _real_time(call: str, output: Any, expected: Any) -> Verdict:
+    numbers = (int, float)
+    if type(expected) in numbers and type(output) in numbers:
+        low = expected * (1 - REAL_TIME_TOLERANCE)
+        high = expected * (1 + REAL_TIME_TOLERANCE)
+        if low <= output <= high:
+            return Verdict.ok()
+        note = f"{REAL_TIME_TOLERANCE * 100}% difference allowed."
+    else:
+        note = "Type needs to be float or int for real time match criteria."
+    return _wrong(
+        "executable_checker:wrong_result_real_time",
+        f"Wrong execution result for {call!r}. Expected: {expected}, but got: {output}. {note}",
+        output,
+    )
+
+
+def _structural(call: str, output: Any, expected: Any) -> Verdict:
+    """Same type; dicts with the same keys; lists of the same length."""
+    prefix = f"Wrong execution result pattern for {call!r}."
+    if type(output) is not type(expected):
+        return _wrong(
+            "executable_checker:wrong_result_type",
+            f"Wrong execution result type for {call!r}. Expected type: {type(expected)}, "
+            f"but got: {type(output)}.",
+            output,
+        )
+    if isinstance(output, dict):
+        for key in expected:
+            if key not in output:
+                return _wrong(
+                    "executable_checker:wrong_result_type:dict_key_not_found",
+                    f"{prefix} Expect type Dict, but key {key!r} not found in the model output.",
+                    output,
+                )
+        for key in output:
+            if key not in expected:
+                return _wrong(
+                    "executable_checker:wrong_result_type:dict_extra_key",
+                    f"{prefix} Expect type Dict, but key {key!r} not expected in the model output.",
+                    output,
+                )
+    if isinstance(output, list) and len(output) != len(expected):
+        return _wrong(
+            "executable_checker:wrong_result_type:list_length",
+            f"{prefix} Expect type list, but wrong number of elements in the output. "
+            f"Expected length: {len(expected)}, but got: {len(output)}.",
+            output,
+        )
+    return Verdict.ok()
+
+
+def _match_unordered(
+    calls: list[str], outcomes: list[Outcome], expected: list[Any], kinds: list[str]
+) -> Verdict:
+    """Greedy matching: each expected result, in order, takes the first unclaimed model call
+    that passes; no backtracking (upstream `executable_checker_parallel_no_order`)."""
+    claimed: set[int] = set()
+    for i, (want, kind) in enumerate(zip(expected, kinds, strict=True)):
+        errors: list[Any] = []
+        for index, (call, outcome) in enumerate(zip(calls, outcomes, strict=True)):
+            if index in claimed:
+                continue
+            verdict = _check_one(call, outcome, want, kind)
+            if verdict.valid:
+                claimed.add(index)
+                break
+            errors.append({f"Model Result Index {index}": _sub_error(verdict)})
+        else:
+            open_indices = [k for k in range(len(calls)) if k not in claimed]
+            errors.insert(
+                0,
+                f"Could not find a matching function among index {open_indices} of model "
+                f"output for index {i} of possible answers.",
+            )
+            return Verdict(False, "executable_checker:cannot_find_match", errors)
+    return Verdict.ok()
+
+
+def _sub_error(verdict: Verdict) -> dict[str, Any]:
+    return {
+        "sub_error": verdict.errors,
+        "sub_error_type": verdict.error_type,
+        "model_executed_output": verdict.extras.get("model_executed_output"),
+    }
+
+
+# --------------------------------------------------------------------------- rest
+
+
+def _judge_rest(case: TestCase, calls: list[str], runner: ExecRunner) -> Verdict:
+    if not (type(calls) is list and len(calls) == 1 and type(calls[0]) is str):
+        return Verdict.fail("executable_decoder:rest_wrong_output_format", WRONG_FORMAT_MESSAGE)
+    call = calls[0].replace("requests_get", REST_NAME)
+    (outcome,) = runner.run([call])
+    _skip_if_unavailable([outcome], "the model's request")
+    if not outcome.ok:
+        return Verdict.fail(
+            "executable_checker_rest:execution_error", f"Execution failed. {outcome.message}"
+        )
+    response = outcome.value
+    if not isinstance(response, HttpResponse):
+        return Verdict.fail(
+            "executable_checker_rest:cannot_get_status_code",
+            "Cannot get status code of the response. Error: the call returned no response",
+        )
+    if response.status_code != 200:
+        return Verdict.fail(
+            "executable_checker_rest:wrong_status_code",
+            f"Execution result status code is not 200, got {response.status_code}",
+        )
+    try:
+        return _rest_shape(json.loads(case.possible_answer), response)
+    except Exception as exc:
+        return Verdict.fail(
+            "executable_checker_rest:response_format_error",
+            "Error in execution and type checking. Status code: "
+            f"{response.status_code}. Error: {exc}",
+        )
+
+
+def _rest_shape(sample: Any, response: HttpResponse) -> Verdict:
+    """Dict: same key set; list: same length and per-item key sets (upstream order)."""
+    body = response.json()
+    if isinstance(sample, dict):
+        if not isinstance(body, dict):
+            return _rest_type("dictionary", body)
+        if set(sample) == set(body):
+            return Verdict.ok()
+        return Verdict.fail("executable_checker_rest:wrong_key", "Key inconsistency")
+    if isinstance(sample, list):
+        if not isinstance(body, list):
+            return _rest_type("list", body)
+        if len(sample) != len(body):
+            return Verdict.fail(
+                "value_error:exec_result_rest_count", "Response list length inconsistency."
+            )
+        for want, got in zip(sample, body, strict=True):
+            if set(want.keys()) != set(got.keys()):
+                return Verdict.fail("executable_checker_rest:wrong_key", "Key inconsistency")
+        return Verdict.ok()
+    return _rest_type("dict or list", body)
+
+
+def _rest_type(expected: str, body: Any) -> Verdict:
+    return Verdict.fail(
+        "executable_checker_rest:wrong_type", f"Expected {expected}, but got {type(body)}"
+    )

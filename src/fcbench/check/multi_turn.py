@@ -1,0 +1,289 @@
+"""The multi-turn checker (spec §6.4): replay the model's calls and the ground truth's calls
+on separate environment instances, turn by turn, and compare states and results.
+
+A case passes when, after every turn whose ground truth is not empty, (1) every involved
+instance of the model has the same public attributes as the ground truth's, and (2) each
+ground-truth result of that turn appears among the model's results of all turns so far
+(as a multiset). Steps that do not decode, or decode to nothing, are ignored: chatting is
+not an error. Calls run on fresh instances for every case (the official evaluator keeps
+them in process globals, which can leak state between evaluations; spec §6.4).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import marshal
+from dataclasses import dataclass, field
+from typing import Any
+
+from fcbench.dataset.model import TestCase, Verdict
+from fcbench.decode.encoding import Encoding
+from fcbench.decode.errors import DecodeError
+from fcbench.decode.execute import decode_execute, is_empty_execution
+from fcbench.envs.multi_turn import CLASSES, load_class
+from fcbench.envs.multi_turn.dispatch import Dispatcher, instance_label
+
+__all__ = [
+    "EMPTY_TURN",
+    "FORCE_TERMINATED",
+    "INFERENCE_ERROR",
+    "RESPONSE_MISMATCH",
+    "STATE_MISMATCH",
+    "judge_multi_turn",
+]
+
+INFERENCE_ERROR = "multi_turn:inference_error"
+FORCE_TERMINATED = "multi_turn:force_terminated"
+EMPTY_TURN = "multi_turn:empty_turn_model_response"
+STATE_MISMATCH = "multi_turn:instance_state_mismatch"
+RESPONSE_MISMATCH = "multi_turn:execution_response_mismatch"
+CHECKER_CRASH = "fcbench:checker_crash"
+
+PRE_CHECK_ERRORS = frozenset({INFERENCE_ERROR, FORCE_TERMINATED})
+"""Failures decided before decoding; their score-file records show `model_result`."""
+
+STATELESS_CLASSES = frozenset({"MathAPI"})
+"""Classes upstream never loads a scenario into."""
+
+DEFAULT_MODEL_NAME = "fcbench"
+
+
+def judge_multi_turn(
+    case: TestCase,
+    raw: Any,
+    encoding: Encoding,
+    model_name: str = DEFAULT_MODEL_NAME,
+    details: bool = True,
+) -> Verdict:
+    """The verdict on one multi-turn answer; never raises.
+
+    `model_name` only names the instances (it can show in call arguments, see
+    `dispatch`); `details=False` skips the state snapshots that only score files show.
+    """
+    truth: list[list[str]] = case.possible_answer
+    if type(raw) is not list:
+        message = "Error during inference phase. Model did not output a list of model responses."
+        return _pre_check_failure(INFERENCE_ERROR, message)
+    if len(raw) != len(truth):
+        return _pre_check_failure(
+            FORCE_TERMINATED,
+            "Model was force-terminated during inference phase. The length of the model "
+            f"result turns ({len(raw)}) does not match the length of the ground truth turns "
+            f"({len(truth)}).",
+        )
+    try:
+        decoded = [decode_turn(turn, encoding) for turn in raw]
+        return _Replay(case, model_name, details).run(decoded, truth)
+    except Exception as exc:  # an environment bug must not lose the run
+        return Verdict.fail(
+            CHECKER_CRASH,
+            f"The checker could not judge this case ({type(exc).__name__}: {exc}); "
+            "the official evaluator stops on such a case.",
+        )
+
+
+def decode_turn(turn: Any, encoding: Encoding) -> list[list[str]]:
+    """The turn's steps that decode to at least one call (the others are dropped)."""
+    steps = []
+    for step in turn:
+        try:
+            calls = decode_execute(step, encoding)
+        except DecodeError:
+            continue
+        if not is_empty_execution(calls):
+            steps.append(calls)
+    return steps
+
+
+def _pre_check_failure(error_type: str, message: str) -> Verdict:
+    error = {"error_message": [message], "error_type": error_type}
+    return Verdict.fail(error_type, message, error=error)
+
+
+def deep_copy(value: Any) -> Any:
+    """`copy.deepcopy` for a scenario; JSON data (the usual case) goes through `marshal`,
+    which copies it several times faster."""
+    try:
+        return marshal.loads(marshal.dumps(value))
+    except ValueError:
+        return copy.deepcopy(value)
+
+
+_CLASSES: dict[str, type[Any]] = {}
+
+
+def _class(name: str) -> type[Any]:
+    """`load_class`, memoised by the registry entry (tests may re-register a name)."""
+    path = CLASSES[name]
+    cls = _CLASSES.get(path)
+    if cls is None:
+        cls = _CLASSES[path] = load_class(name)
+    return cls
+
+
+def is_long_context(test_id: str) -> bool:
+    """Upstream decides from the id's category part (`multi_turn_long_context_3`)."""
+    category = test_id.rsplit("_", 1)[0]
+    return "long_context" in category or "composite" in category
+
+
+@dataclass
+class _Side:
+    """One namespace of instances (the model's, or the ground truth's), created on first use."""
+
+    case: TestCase
+    namespace: str
+    instances: dict[str, object] = field(default_factory=dict)
+    dispatcher: Dispatcher | None = None
+
+    def execute(self, calls: list[str]) -> list[str]:
+        if self.dispatcher is None:
+            self._create()
+        assert self.dispatcher is not None
+        return self.dispatcher.execute(calls)
+
+    def _create(self) -> None:
+        config: dict[str, Any] = self.case.extras.get("initial_config") or {}
+        long_context = is_long_context(self.case.id)
+        labels = {}
+        for class_name in self.case.extras["involved_classes"]:
+            instance = _class(class_name)()
+            if class_name not in STATELESS_CLASSES:
+                scenario = deep_copy(config.get(class_name, {}))
+                instance._load_scenario(scenario, long_context=long_context)
+            self.instances[class_name] = instance
+            labels[class_name] = instance_label(self.namespace, self.case.id, class_name)
+        self.dispatcher = Dispatcher(self.instances, labels)
+
+
+class _Replay:
+    """The turn loop of one case."""
+
+    def __init__(self, case: TestCase, model_name: str, details: bool) -> None:
+        self.model = _Side(case, f"{model_name}_eval")
+        self.truth = _Side(case, f"{model_name}_ground_truth_eval")
+        self.details = details
+        self.decoded: list[list[list[str]]] = []
+        self.executions: list[dict[str, Any]] = []
+        self.model_results: list[str] = []
+
+    def run(self, decoded: list[list[list[str]]], truth: list[list[str]]) -> Verdict:
+        self.decoded = decoded
+        for index, truth_calls in enumerate(truth):
+            steps = decoded[index]
+            step_results = [self.model.execute(step) for step in steps]
+            truth_results = self.truth.execute(truth_calls)
+            for results in step_results:
+                self.model_results.extend(results)
+            self.executions.append({"model": step_results, "ground_truth": truth_results})
+            if not truth_calls:
+                continue  # nothing is expected; the model's calls still changed its state
+            if not steps:
+                extra = {"details": {"execution_result": self.executions}}
+                return self._fail(
+                    EMPTY_TURN, f"Model response list is empty for turn {index}", extra
+                )
+            verdict = self._check_state() or self._check_results(truth_results, index)
+            if verdict is not None:
+                return verdict
+        return Verdict.ok()
+
+    def _check_state(self) -> Verdict | None:
+        for class_name, truth_instance in self.truth.instances.items():
+            model_instance = self.model.instances[class_name]
+            differences = state_differences(model_instance, truth_instance)
+            if differences:
+                extra = {
+                    "details": {
+                        "differences": differences,
+                        "model_instance_state": public_state(model_instance),
+                        "ground_truth_instance_state": public_state(truth_instance),
+                    },
+                    "execution_result": self.executions,
+                }
+                return self._fail(
+                    STATE_MISMATCH,
+                    f"Model instance for {class_name} does not match the state with ground "
+                    "truth instance.",
+                    extra,
+                )
+        return None
+
+    def _check_results(self, truth_results: list[str], index: int) -> Verdict | None:
+        missing = missing_results(truth_results, self.model_results)
+        if not missing:
+            return None
+        return self._fail(
+            RESPONSE_MISMATCH,
+            "Model response execution results so far does not contain all the ground truth "
+            f"response execution results for turn {index}.",
+            {
+                "details": {
+                    "missing_items": missing,
+                    "model_response (including all previous turns)": self.model_results,
+                    "ground_truth_response (only the current turn)": truth_results,
+                }
+            },
+        )
+
+    def _fail(self, error_type: str, message: str, extra: dict[str, Any]) -> Verdict:
+        """The official error dict; its details (JSON-safe snapshots) only when asked for."""
+        error: dict[str, Any] = {"error_message": message, "error_type": error_type}
+        if self.details:
+            error.update(json_safe(extra))
+        return Verdict.fail(error_type, message, error=error, decoded=self.decoded)
+
+
+def public_state(instance: object) -> dict[str, Any]:
+    """The compared state: instance attributes not starting with `_`."""
+    return {k: v for k, v in vars(instance).items() if not k.startswith("_")}
+
+
+def state_differences(model: object, truth: object) -> dict[str, Any]:
+    """Attributes (the ground truth's public ones) whose values differ (`!=`)."""
+    if type(model) is not type(truth):
+        raise TypeError("Objects are not of the same type.")
+    truth_state = public_state(truth)
+    if truth_state == {name: getattr(model, name) for name in truth_state}:
+        return {}  # the usual case, decided by one dict comparison
+    differences = {}
+    for name in vars(truth):
+        if name.startswith("_"):
+            continue
+        model_value, truth_value = getattr(model, name), getattr(truth, name)
+        if model_value != truth_value:
+            differences[name] = {"model": model_value, "ground_truth": truth_value}
+    return differences
+
+
+def missing_results(expected: list[str], produced: list[str]) -> list[str]:
+    """The expected items not matched, each produced item matching at most one."""
+    available = list(produced)
+    missing = []
+    for item in expected:
+        try:
+            available.remove(item)
+        except ValueError:
+            missing.append(item)
+    return missing
+
+
+def json_safe(value: Any) -> Any:
+    """What upstream writes for a value: JSON values as they are, anything else as `str`.
+
+    Dicts and lists are walked; every other value is kept if `json.dumps` accepts it. The
+    whole value is tried first, since it usually serialises as is. Nothing is copied: a
+    failed case's instances are never used again, so the values cannot change afterwards.
+    """
+    try:
+        json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        pass
+    else:
+        return value
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_safe(item) for item in value]
+    return str(value)

@@ -1,0 +1,455 @@
+"""GorillaFileSystem: the in-memory shell that file-system multi-turn cases run against.
+
+The tree is made of `Directory` and `File` nodes. A case's state is the tree under `root`
+plus the `long_context` flag; the working directory (`_current_dir`) is private, so two runs
+that end in different directories still agree. Node equality looks at names and contents
+only (never at parents), which is what makes the comparison of two trees structural.
+
+Every method mirrors a shell command with deliberately narrow rules (one folder level per
+`cd`, no paths in most file names) and answers with a small dict, or `None` for commands
+that succeed silently. The messages are part of what the model sees and of what the checker
+compares, so they are kept verbatim, as are several odd behaviours of the official backend
+(marked `[quirk]`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+from fcbench.envs.multi_turn import long_context
+
+# Characters a file or directory name created or read by name may not contain.
+_FORBIDDEN_NAME_CHARS = '|/\\?%*:"><'
+_WC_MODES = ("l", "w", "c")
+_SIZE_UNITS = ("B", "KB", "MB", "GB", "TB")
+
+
+class File:
+    """A named blob of text; equal to another file with the same name and text."""
+
+    def __init__(self, name: str, content: str = "") -> None:
+        self.name = name
+        self.content = content
+
+    def _write(self, new_content: str) -> None:
+        self.content = new_content
+
+    def _read(self) -> str:
+        return self.content
+
+    def __repr__(self) -> str:
+        return f"<<File: {self.name}, Content: {self.content}>>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, File) and self.name == other.name and self.content == other.content
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+Node = Union[File, "Directory"]
+
+
+class Directory:
+    """A named folder; `parent` is kept for `cd ..`/`pwd` but ignored by equality."""
+
+    def __init__(self, name: str, parent: Directory | None = None) -> None:
+        self.name = name
+        self.parent = parent
+        self.contents: dict[str, Node] = {}
+
+    def _add_file(self, file_name: str, content: str = "") -> None:
+        """Insert a new file; a taken name raises (the message reaches the model)."""
+        if file_name in self.contents:
+            raise ValueError(f"File '{file_name}' already exists in directory '{self.name}'.")
+        self.contents[file_name] = File(file_name, content)
+
+    def _add_directory(self, dir_name: str) -> None:
+        """Insert a new empty child directory whose parent is this one."""
+        if dir_name in self.contents:
+            raise ValueError(f"Directory '{dir_name}' already exists in directory '{self.name}'.")
+        self.contents[dir_name] = Directory(dir_name, self)
+
+    def _get_item(self, item_name: str) -> Node | None:
+        """A child by name; `.` means this directory itself."""
+        if item_name == ".":
+            return self
+        return self.contents.get(item_name)
+
+    def __repr__(self) -> str:
+        parent_name = self.parent.name if self.parent else None
+        return f"<Directory: {self.name}, Parent: {parent_name}, Contents: {self.contents}>"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Directory)
+            and self.name == other.name
+            and self.contents == other.contents
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _name_is_valid(name: str) -> bool:
+    """Whether a name is free of path and shell-special characters."""
+    return not any(char in name for char in _FORBIDDEN_NAME_CHARS)
+
+
+def _byte_size(node: Node) -> int:
+    """Bytes of UTF-8 text under a node (directories count only their files)."""
+    if isinstance(node, File):
+        return len(node._read().encode("utf-8"))
+    return sum(_byte_size(child) for child in node.contents.values())
+
+
+class GorillaFileSystem:
+    """The file-system backend; state is `root` (the tree) and `long_context`."""
+
+    def __init__(self) -> None:
+        self.root: Directory
+        self._current_dir: Directory
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GorillaFileSystem) and self.root == other.root
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # ------------------------------------------------------------------ loading
+
+    def _load_scenario(self, scenario: dict[str, Any], long_context: bool = False) -> None:
+        """Build the tree from `{"root": {<root name>: {"type": "directory", "contents": ...}}}`.
+
+        Without a `root` key the tree is a single empty directory named `/`. In long-context
+        mode every file's text gets the filler appended (except the files that cases `tail`)
+        and every directory with no subdirectory is stuffed with filler file names, so that
+        listings and reads become long.
+        """
+        self.long_context = long_context
+        self.root = Directory("/", None)
+        if "root" in scenario:
+            top_name = next(iter(scenario["root"]))
+            top = Directory(top_name, None)
+            self.root = self._load_directory(scenario["root"][top_name]["contents"], top)
+        self._current_dir = self.root
+
+    def _load_directory(self, entries: dict[str, Any], target: Directory) -> Directory:
+        """Fill `target` from a scenario `contents` mapping, depth first, and return it."""
+        has_subdirectory = False
+        for entry_name, entry in entries.items():
+            kind = entry["type"]
+            if kind == "directory":
+                has_subdirectory = True
+                child = Directory(entry_name, target)
+                target.contents[entry_name] = self._load_directory(entry["contents"], child)
+            elif kind == "file":
+                text = entry["content"]
+                if self.long_context and entry_name not in long_context.value("FILES_TAIL_USED"):
+                    text += long_context.value("FILE_CONTENT_EXTENSION")
+                target.contents[entry_name] = File(entry_name, text)
+        if self.long_context and not has_subdirectory:
+            for filler_name in long_context.value("POPULATE_FILE_EXTENSION"):
+                target._add_file(filler_name)
+        return target
+
+    # ------------------------------------------------------------------ helpers
+
+    def _navigate_to_directory(self, path: str | None) -> Directory | dict[str, Any]:
+        """Resolve a path (absolute, or relative to the working directory) to a directory.
+
+        Only real child names and `.` are followed (no `..`); any miss yields the `cd:`
+        error dict, which callers return or re-label.
+        """
+        if path is None or path == ".":
+            return self._current_dir
+        if path == "/":
+            return self.root
+        parts = path.strip("/").split("/")
+        node: Directory = self.root if path.startswith("/") else self._current_dir
+        for part in parts:
+            step = node._get_item(part)
+            if not isinstance(step, Directory):
+                return {"error": f"cd: '{path}': No such file or directory"}
+            node = step
+        return node
+
+    def _local_file(self, file_name: str) -> File | None:
+        """A file (not a directory) in the working directory, by name."""
+        if file_name in self._current_dir.contents:
+            node = self._current_dir._get_item(file_name)
+            if isinstance(node, File):
+                return node
+        return None
+
+    # ------------------------------------------------------------------ commands
+
+    def pwd(self) -> dict[str, Any]:
+        """The working directory as an absolute path that starts with the root's name."""
+        # [quirk] the official walk stops at a name equal to the root *object*, which a name
+        # never is, so the root's own name is always part of the path ("/alex/docs").
+        parts: list[str] = []
+        node: Directory | None = self._current_dir
+        while node is not None:
+            parts.append(node.name)
+            node = node.parent
+        return {"current_working_directory": "/" + "/".join(reversed(parts))}
+
+    def ls(self, a: bool = False) -> dict[str, Any]:
+        """Names in the working directory; dot-names only with `a`."""
+        listing = list(self._current_dir.contents)
+        if not a:
+            listing = [entry for entry in listing if not entry.startswith(".")]
+        return {"current_directory_content": listing}
+
+    def cd(self, folder: str) -> dict[str, Any]:
+        """Move one level (a child name, `..`, `.` or `/`); deeper paths are refused."""
+        folder = folder.rstrip("/")
+        if folder == "":
+            folder = "/"
+        if folder not in {".", "..", "/"} and "/" in folder:
+            return {
+                "error": f"cd: {folder}: Unsupported path. Only one folder level at a time is "
+                "supported."
+            }
+        if folder == "..":
+            if self._current_dir.parent:
+                self._current_dir = self._current_dir.parent
+                return {}
+            if self.root == self._current_dir:
+                return {"error": "Current directory is already the root. Cannot go back."}
+            return {"error": "cd: ..: No such directory"}
+        target = self._navigate_to_directory(folder)
+        if isinstance(target, dict):
+            return target
+        self._current_dir = target
+        return {"current_working_directory": target.name}
+
+    def mkdir(self, dir_name: str) -> dict[str, Any] | None:
+        """Create an empty directory here; silent (None) on success."""
+        if not _name_is_valid(dir_name):
+            return {"error": f"mkdir: cannot create directory '{dir_name}': Invalid character"}
+        if dir_name in self._current_dir.contents:
+            return {"error": f"mkdir: cannot create directory '{dir_name}': File exists"}
+        self._current_dir._add_directory(dir_name)
+        return None
+
+    def touch(self, file_name: str) -> dict[str, Any] | None:
+        """Create an empty file here; silent (None) on success, an existing name is an error."""
+        if not _name_is_valid(file_name):
+            return {"error": f"touch: cannot touch '{file_name}': Invalid character"}
+        if file_name in self._current_dir.contents:
+            return {"error": f"touch: cannot touch '{file_name}': File exists"}
+        self._current_dir._add_file(file_name)
+        return None
+
+    def echo(self, content: str, file_name: str | None = None) -> dict[str, Any] | None:
+        """Print `content`, or overwrite an existing file here with it (silent on success)."""
+        if file_name is None:
+            return {"terminal_output": content}
+        if not _name_is_valid(file_name):
+            return {"error": f"echo: cannot write to '{file_name}': Invalid character"}
+        if not file_name:
+            return {"terminal_output": content}
+        if file_name not in self._current_dir.contents:
+            return {"error": f"echo: cannot write to '{file_name}': No such file"}
+        node = self._current_dir._get_item(file_name)
+        if isinstance(node, Directory):
+            # [quirk] the official writes through a method directories lack, so echoing into
+            # a directory name raises this AttributeError instead of returning an error dict.
+            raise AttributeError("'Directory' object has no attribute '_write'")
+        assert node is not None
+        node._write(content)
+        return None
+
+    def cat(self, file_name: str) -> dict[str, Any]:
+        """The text of a file in the working directory."""
+        if not _name_is_valid(file_name):
+            return {"error": f"cat: '{file_name}': Invalid character"}
+        if file_name not in self._current_dir.contents:
+            return {"error": f"cat: '{file_name}': No such file or directory"}
+        node = self._current_dir._get_item(file_name)
+        if isinstance(node, File):
+            return {"file_content": node._read()}
+        return {"error": f"cat: '{file_name}': Is a directory"}
+
+    def find(self, path: str = ".", name: str | None = None) -> dict[str, Any]:
+        """Every entry below `path` (recursively) whose name contains `name`.
+
+        Results are spelled from `path` as given (minus trailing slashes), e.g. `./a/b`.
+        """
+        start = self._navigate_to_directory(path)
+        if isinstance(start, dict):
+            message = start.get("error", "")
+            if message.startswith("cd:"):
+                return {"error": message.replace("cd:", "find:", 1)}
+            return start
+        found: list[str] = []
+
+        def walk(directory: Directory, prefix: str) -> None:
+            for entry_name, node in directory.contents.items():
+                entry_path = f"{prefix}/{entry_name}"
+                if name is None or name in entry_name:
+                    found.append(entry_path)
+                if isinstance(node, Directory):
+                    walk(node, entry_path)
+
+        walk(start, path.rstrip("/"))
+        return {"matches": found}
+
+    def wc(self, file_name: str, mode: str = "l") -> dict[str, Any]:
+        """Count lines (`l`), words (`w`) or characters (`c`) of a file here."""
+        if mode not in _WC_MODES:
+            return {"error": f"wc: invalid mode '{mode}'"}
+        node = self._local_file(file_name)
+        if node is None:
+            return {"error": f"wc: {file_name}: No such file or directory"}
+        text = node._read()
+        if mode == "l":
+            return {"count": len(text.splitlines()), "type": "lines"}
+        if mode == "w":
+            return {"count": len(text.split()), "type": "words"}
+        return {"count": len(text), "type": "characters"}
+
+    def sort(self, file_name: str) -> dict[str, Any]:
+        """A file's lines in code-point order, joined by newlines (the file is unchanged)."""
+        node = self._local_file(file_name)
+        if node is None:
+            return {"error": f"sort: {file_name}: No such file or directory"}
+        return {"sorted_content": "\n".join(sorted(node._read().splitlines()))}
+
+    def grep(self, file_name: str, pattern: str) -> dict[str, Any]:
+        """Lines of a file here that contain `pattern` as a plain substring."""
+        node = self._local_file(file_name)
+        if node is None:
+            return {"error": f"grep: {file_name}: No such file or directory"}
+        return {"matching_lines": [line for line in node._read().splitlines() if pattern in line]}
+
+    def du(self, human_readable: bool = False) -> dict[str, Any]:
+        """Total UTF-8 size of the files under the working directory."""
+        start = self._navigate_to_directory(None)
+        if isinstance(start, dict):
+            return start
+        size: float = _byte_size(start)
+        if not human_readable:
+            return {"disk_usage": f"{size} bytes"}
+        for unit in _SIZE_UNITS:
+            if size < 1024:
+                return {"disk_usage": f"{size:.2f} {unit}"}
+            size /= 1024
+        return {"disk_usage": f"{size:.2f} PB"}
+
+    def tail(self, file_name: str, lines: int = 10) -> dict[str, Any]:
+        """The last `lines` lines of a file here."""
+        node = self._local_file(file_name)
+        if node is None:
+            return {"error": f"tail: {file_name}: No such file or directory"}
+        all_lines = node._read().splitlines()
+        if lines > len(all_lines):
+            lines = len(all_lines)
+        # [quirk] lines=0 slices [-0:], i.e. the whole file.
+        return {"last_lines": "\n".join(all_lines[-lines:])}
+
+    def diff(self, file_name1: str, file_name2: str) -> dict[str, Any]:
+        """Pairwise differing lines of two files here (extra lines of the longer are ignored)."""
+        here = self._current_dir.contents
+        if file_name1 in here and file_name2 in here:
+            first = self._current_dir._get_item(file_name1)
+            second = self._current_dir._get_item(file_name2)
+            if isinstance(first, File) and isinstance(second, File):
+                # Lines past the end of the shorter file are not compared.
+                pairs = zip(first._read().splitlines(), second._read().splitlines(), strict=False)
+                changed = [f"- {old}\n+ {new}" for old, new in pairs if old != new]
+                return {"diff_lines": "\n".join(changed)}
+        return {"error": f"diff: {file_name1} or {file_name2}: No such file or directory"}
+
+    def mv(self, source: str, destination: str) -> dict[str, Any]:
+        """Rename an entry here, or move it into a directory here."""
+        here = self._current_dir
+        if source not in here.contents:
+            return {"error": f"mv: cannot move '{source}': No such file or directory"}
+        node = here._get_item(source)
+        if not isinstance(node, (File, Directory)):
+            return {"error": f"mv: cannot move '{source}': Not a file or directory"}
+        if "/" in destination:
+            return {
+                "error": "mv: path not allowed in destination. Provide only a file or directory "
+                "name."
+            }
+        if destination not in here.contents:
+            here.contents.pop(source)
+            _place_copy(node, here, destination, share_children=True)
+            return {"result": f"'{source}' moved to '{destination}'"}
+        target = here._get_item(destination)
+        if not isinstance(target, Directory):
+            return {"error": f"mv: cannot move '{source}' to '{destination}': Not a directory"}
+        if source in target.contents:
+            return {"error": f"mv: cannot move '{source}' to '{destination}/{source}': File exists"}
+        here.contents.pop(source)
+        _place_copy(node, target, source, share_children=True)
+        return {"result": f"'{source}' moved to '{destination}/{source}'"}
+
+    def rm(self, file_name: str) -> dict[str, Any]:
+        """Delete a file or a directory (even a non-empty one) here."""
+        if file_name not in self._current_dir.contents:
+            return {"error": f"rm: cannot remove '{file_name}': No such file or directory"}
+        node = self._current_dir._get_item(file_name)
+        if not isinstance(node, (File, Directory)):
+            return {"error": f"rm: cannot remove '{file_name}': Not a file or directory"}
+        self._current_dir.contents.pop(file_name)
+        return {"result": f"'{file_name}' removed"}
+
+    def rmdir(self, dir_name: str) -> dict[str, Any]:
+        """Delete an empty directory here."""
+        if dir_name not in self._current_dir.contents:
+            return {"error": f"rmdir: cannot remove '{dir_name}': No such file or directory"}
+        node = self._current_dir._get_item(dir_name)
+        if not isinstance(node, Directory):
+            return {"error": f"rmdir: cannot remove '{dir_name}': Not a directory"}
+        if node.contents:
+            return {"error": f"rmdir: cannot remove '{dir_name}': Directory not empty"}
+        self._current_dir.contents.pop(dir_name)
+        return {"result": f"'{dir_name}' removed"}
+
+    def cp(self, source: str, destination: str) -> dict[str, Any]:
+        """Copy an entry here to a new name, or into a directory here."""
+        here = self._current_dir
+        if source not in here.contents:
+            return {"error": f"cp: cannot copy '{source}': No such file or directory"}
+        node = here._get_item(source)
+        if not isinstance(node, (File, Directory)):
+            return {"error": f"cp: cannot copy '{source}': Not a file or directory"}
+        if "/" in destination:
+            return {
+                "error": "cp: path not allowed in destination. Provide only a file or directory "
+                "name."
+            }
+        if destination not in here.contents:
+            _place_copy(node, here, destination, share_children=False)
+            return {"result": f"'{source}' copied to '{destination}'"}
+        target = here._get_item(destination)
+        if not isinstance(target, Directory):
+            return {"error": f"cp: cannot copy '{source}' to '{destination}': Not a directory"}
+        # [quirk] the official looks for "<destination>/<source>" among the target's names,
+        # which never matches; a clash then surfaces as the ValueError raised while adding
+        # ("File 'x' already exists in directory 'd'.") instead of this error dict.
+        if f"{destination}/{source}" in target.contents:
+            return {"error": f"cp: cannot copy '{source}' to '{destination}/{source}': File exists"}
+        _place_copy(node, target, source, share_children=False)
+        return {"result": f"'{source}' copied to '{destination}/{source}'"}
+
+
+def _place_copy(node: Node, target: Directory, new_name: str, *, share_children: bool) -> None:
+    """Add a copy of `node` to `target` under `new_name` (raises if the name is taken).
+
+    Files are re-created with the same text. Directories are re-created as a new node whose
+    parent is `target` but whose children are the original child objects:
+    [quirk] after a move the new directory holds the *same* children mapping (and the
+    children keep pointing at the old node as their parent, which `cd ..` then follows);
+    after a copy it holds a shallow copy of the mapping, so the children themselves (files
+    and subdirectories) are shared between the original and the copy.
+    """
+    if isinstance(node, File):
+        target._add_file(new_name, node.content)
+        return
+    target._add_directory(new_name)
+    created = target.contents[new_name]
+    assert isinstance(created, Directory)
+    created.contents = node.contents if share_children else node.contents.copy()
