@@ -139,5 +139,5 @@ def test_parallel_jobs_match_sequential_and_carry_errors(
     from fcbench.dataset.fetch import CorruptDataError, clear_caches
 
     clear_caches()
-    with pytest.raises(CorruptDataError, match="BFCL_v4_irrelevance.json"):
+    with pytest.raises(CorruptDataError, match=r"BFCL_v4_irrelevance\.json"):
         evaluate(tmp_path, workers=2)

@@ -173,6 +173,10 @@ def evaluate(
             jobs.setdefault(answers.file.category, []).append(answers)
     request = _Request(release, data_root, score_dir, keep_cases, exec_backend, exec_replay_dir)
     planned = [_Job(categories.get(name), tuple(answers)) for name, answers in jobs.items()]
+    if any(job.category.checker is Checker.MULTI_TURN for job in planned):
+        from fcbench.check.multi_turn import preload
+
+        preload()  # once here rather than once per worker
     for result in _run_jobs(planned, request, workers):
         _merge(report, result)
     for model in report.models.values():
@@ -341,12 +345,12 @@ def _load_slim(
     JSON text that failure records embed (serialised once for all models)."""
     cases: dict[str, TestCase] = {}
     prompts: dict[str, RawJSON] = {}
-    for case in load_category(category, request.release, request.data_root):
-        if category.checker is Checker.MULTI_TURN:  # replayed: no docs, the rest is needed
+    multi_turn = category.checker is Checker.MULTI_TURN  # replayed: no docs, the rest needed
+    loaded = load_category(category, request.release, request.data_root, functions=not multi_turn)
+    for case in loaded:
+        if multi_turn:
             prompts[case.id] = RawJSON(json.dumps(multi_turn_prompt_of(case), ensure_ascii=False))
-            cases[case.id] = TestCase(
-                case.id, case.category, case.question, [], case.possible_answer, case.extras
-            )
+            cases[case.id] = case
             continue
         prompts[case.id] = RawJSON(json.dumps(prompt_of(case), ensure_ascii=False))
         functions = [slim_doc(d) for d in case.functions]
@@ -390,6 +394,7 @@ def _slim_property(prop: Any) -> Any:
 
 def _run_job(job: _Job, request: _Request) -> _JobResult:
     """Judge every model's answers to one category."""
+    frozen = _freeze_loaded(job.category)
     cases, prompts = _load_slim(job.category, request)
     memo: dict[tuple[str, str, Encoding], Verdict] = {}
     result = _JobResult()
@@ -403,6 +408,8 @@ def _run_job(job: _Job, request: _Request) -> _JobResult:
         from fcbench.check.exec import close_runners
 
         close_runners()
+    if frozen:
+        gc.unfreeze()
     return result
 
 
@@ -417,7 +424,7 @@ def _judge_file(
     request: _Request,
 ) -> CategoryEvaluation:
     found = read_result_file(answers.file)
-    frozen = _freeze_loaded(category)
+    _freeze_loaded(category)
     problems.extend(found.problems)
     _report_unknown_ids(
         answers.file, category, [i for i in found.entries if i not in cases], problems
@@ -444,14 +451,13 @@ def _judge_file(
         evaluation.cases = [CaseVerdict(case.id, verdict) for case, _, verdict in judged]
     if request.score_dir is not None:
         _write_score_file(request.score_dir, answers.model, evaluation, judged, prompts)
-    if frozen:
-        gc.unfreeze()
     return evaluation
 
 
 def _freeze_loaded(category: Category) -> bool:
     """Multi-turn replays allocate a lot; without this, each full garbage collection would
-    rescan the cases and result entries just loaded (about a quarter of the run's time)."""
+    rescan everything loaded so far (about a quarter of the run's time). Frozen at the start
+    of the job and after each result file; the job unfreezes at its end."""
     if category.checker is not Checker.MULTI_TURN:
         return False
     gc.freeze()

@@ -136,3 +136,40 @@ def test_multi_turn_verdicts_agree_with_official(fetched_home: Path) -> None:
         if v["category"] in scored
     )
     assert sum(c["cases"] for c in counts.values()) == expected == 1200
+
+
+TRANSPLANT = Path(__file__).with_name("long_context_transplant.json")
+
+
+def test_long_context_agrees_on_transplanted_answers(fetched_home: Path) -> None:
+    """The corpus has no multi_turn_long_context outputs, so the other multi-turn answers
+    are replayed as answers to the long-context case of the same number (same scenario
+    family, long-context backends), against the official verdicts recorded in
+    long_context_transplant.json (436 of the 1200 get past the turn-count pre-check)."""
+    from fcbench.check.multi_turn import judge_multi_turn
+    from fcbench.dataset.load import load_category
+    from fcbench.decode.encoding import Encoding
+
+    missing = missing_environment_classes()
+    if missing:
+        pytest.skip(f"multi-turn environment classes not implemented yet: {', '.join(missing)}")
+    cases = {c.id: c for c in load_category("multi_turn_long_context")}
+    official = json.loads(TRANSPLANT.read_text(encoding="utf-8"))["verdicts"]
+    root = ROOTS["v4"]
+    items = []
+    for model_dir in sorted(p.parent for p in root.glob("*/model.json")):
+        encoding = Encoding.from_file(model_dir / "model.json")
+        for category in ("multi_turn_base", "multi_turn_miss_param", "multi_turn_miss_func"):
+            path = model_dir / f"BFCL_v4_{category}_result.json"
+            for line in path.read_text(encoding="utf-8").splitlines():
+                entry = json.loads(line)
+                number = entry["id"].rsplit("_", 1)[1]
+                items.append((f"multi_turn_long_context_{number}", entry["result"], encoding))
+    assert len(items) == len(official) == 1200
+    diffs = []
+    pairs = zip(items, official, strict=True)
+    for k, ((target, raw, encoding), (valid, error_type)) in enumerate(pairs):
+        verdict = judge_multi_turn(cases[target], raw, encoding, f"m{k}")
+        if (verdict.valid, verdict.error_type) != (valid, error_type):
+            diffs.append(f"{target} (item {k}): ours {verdict.error_type}, official {error_type}")
+    assert not diffs, "\n".join(diffs[:20])

@@ -303,3 +303,16 @@ def test_unknown_class(tmp_path: Path, empty_home: Path) -> None:
 def test_missing_data_message(empty_home: Path) -> None:
     with pytest.raises(DataError, match="fcbench data fetch"):
         load_category("multiple")
+
+
+@pytest.mark.parametrize("name", ["multi_turn_miss_func", "multi_turn_base"])
+def test_multi_turn_can_be_loaded_without_docs(name: str, home: Path) -> None:
+    """`functions=False` (what multi-turn scoring uses) changes nothing but the docs."""
+    full = load_category(name)
+    slim = load_category(name, functions=False)
+    assert [c.id for c in slim] == [c.id for c in full]
+    for with_docs, without in zip(full, slim, strict=True):
+        assert with_docs.functions and without.functions == []
+        assert without.extras == with_docs.extras  # miss_func's held-out docs included
+        assert without.question == with_docs.question
+        assert without.possible_answer == with_docs.possible_answer

@@ -11,7 +11,9 @@ them in process globals, which can leak state between evaluations; spec §6.4).
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import importlib
 import json
 import marshal
 from dataclasses import dataclass, field
@@ -47,6 +49,17 @@ STATELESS_CLASSES = frozenset({"MathAPI"})
 """Classes upstream never loads a scenario into."""
 
 DEFAULT_MODEL_NAME = "fcbench"
+
+
+def preload() -> None:
+    """Import the environment classes (and what they import on first use) now: called
+    before evaluation forks its workers, so that they share the modules instead of each
+    importing them again."""
+    for name in CLASSES:
+        with contextlib.suppress(Exception):  # a broken class fails its cases later
+            _class(name)
+    with contextlib.suppress(ImportError):
+        importlib.import_module("mpmath")  # MathAPI.logarithm's, imported on first call
 
 
 def judge_multi_turn(

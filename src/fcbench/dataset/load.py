@@ -83,6 +83,7 @@ class _Source:
     release: str
     root: Path | None
     _docs: dict[str, bytes] = field(default_factory=dict)
+    _shared: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def label(self, relpath: str) -> str:
         return str(self.root / relpath) if self.root is not None else relpath
@@ -139,6 +140,12 @@ class _Source:
         result: list[dict[str, Any]] = marshal.loads(self._docs[cls])
         return result
 
+    def shared_docs(self, cls: str, where: str) -> list[dict[str, Any]]:
+        """A class's docs decoded once and shared by every caller (read-only use)."""
+        if cls not in self._shared:
+            self._shared[cls] = self.docs(cls, where)
+        return self._shared[cls]
+
 
 def _source(release: str, data_root: Path | str | None) -> _Source:
     return _Source(release, Path(data_root) if data_root is not None else None)
@@ -169,11 +176,16 @@ def load_category(
     category: Category | str,
     release: str = DEFAULT_RELEASE,
     data_root: Path | str | None = None,
+    *,
+    functions: bool = True,
 ) -> list[TestCase]:
     """Every entry of a category, in file order, joined with its possible answer.
 
     `data_root` points at a user's folder laid out like the official `data/` (read as is, no
-    checksums); otherwise the fetched release is read and verified.
+    checksums); otherwise the fetched release is read and verified. `functions=False` leaves
+    multi-turn and agentic entries without their docs (the multi-turn checker replays calls
+    and never reads them; building them is most of the loading time); miss_func's held-out
+    docs are still moved to extras, as objects shared between entries (do not edit them).
     """
     cat = _category(category)
     if cat.name == "format_sensitivity":
@@ -189,7 +201,7 @@ def load_category(
         where = f"{src.label(qfile)}, line {number}"
         entry = _normalise(raw, cat, index, where)
         if cat.checker in (Checker.MULTI_TURN, Checker.AGENTIC) and "involved_classes" in entry:
-            _populate_functions(entry, src, where)
+            _populate_functions(entry, src, where, functions)
         cases.append(_test_case(entry, cat, answers, src.label(answer_file(cat))))
     return cases
 
@@ -230,14 +242,19 @@ def _as_turns(question: Any, where: str) -> list[Any]:
     return question
 
 
-def _populate_functions(entry: dict[str, Any], src: _Source, where: str) -> None:
-    """Docs of the involved classes, in order; miss_func's held-out docs moved aside."""
+def _populate_functions(
+    entry: dict[str, Any], src: _Source, where: str, keep: bool = True
+) -> None:
+    """Docs of the involved classes, in order; miss_func's held-out docs moved aside.
+
+    Without `keep`, the entry gets no docs: the held-out ones are picked from shared copies.
+    """
     classes = entry["involved_classes"]
     if not isinstance(classes, list):
         raise DataError(f"{where}: `involved_classes` is not a list")
     functions: list[dict[str, Any]] = []
     for cls in classes:
-        functions.extend(src.docs(cls, where))
+        functions.extend(src.docs(cls, where) if keep else src.shared_docs(cls, where))
     missed = entry.get("missed_function")
     if isinstance(missed, dict):
         moved: dict[str, list[dict[str, Any]]] = {}
@@ -250,7 +267,7 @@ def _populate_functions(entry: dict[str, Any], src: _Source, where: str) -> None
                         moved[turn].append(functions.pop(i))
                         break
         entry["missed_function"] = moved
-    entry["function"] = functions
+    entry["function"] = functions if keep else []
 
 
 def _answers(src: _Source, cat: Category) -> dict[str, dict[str, Any]]:

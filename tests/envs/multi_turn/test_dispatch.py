@@ -209,3 +209,13 @@ def test_math_api_end_to_end() -> None:
         '{"result": 3}',
         '{"error": "Cannot divide by zero"}',
     ]
+
+
+def test_instance_names_that_are_not_identifiers_break_every_call(notes: Notes) -> None:
+    """A model named `4o-mini` gives instance names starting with a digit: upstream's
+    rewritten strings then never parse."""
+    label = instance_label("4o-mini_eval", "multi_turn_base_7", "Notes")
+    run = Dispatcher({"Notes": notes}, {"Notes": label})
+    assert run.execute_one("count()").startswith("Error during execution: invalid decimal literal")
+    assert run.execute_one("missing()") == "Error during execution: name 'missing' is not defined"
+    assert notes.log == []

@@ -166,7 +166,9 @@ class MathAPI:
         try:
             if number < 0:
                 return {"error": "Cannot calculate square root of a negative number"}
-            context = Context(prec=precision)
+            context = Context()
+            # Assigned, not passed to Context(): None must fail as the official's assignment does.
+            context.prec = precision
             return {"result": Decimal(number).sqrt(context=context)}
         except (TypeError, InvalidOperation):
             return {
