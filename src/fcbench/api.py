@@ -114,6 +114,9 @@ def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Pa
     sizes = dataset_sizes(release, data_dir)
     per_model = {m.model: category_scores(m) for m in report.models.values()}
     complete = {m: with_missing(s, categories.ALL_SCORING, sizes) for m, s in per_model.items()}
-    print_scores(console, per_model, complete)
+    skipped = {
+        m.model: sum(c.skipped for c in m.categories.values()) for m in report.models.values()
+    }
+    print_scores(console, per_model, complete, skipped)
     if score_dir is not None:
         console.print(f"Score files and leaderboards written to {score_dir}")

@@ -22,9 +22,12 @@ def print_scores(
     console: Console,
     per_model: Mapping[str, Mapping[str, CategoryScore]],
     complete: Mapping[str, Mapping[str, CategoryScore]],
+    skipped: Mapping[str, int] | None = None,
 ) -> None:
     """`per_model`: what was evaluated; `complete`: the same with missing categories filled in
-    (0 over the dataset size, as the official summaries count them)."""
+    (0 over the dataset size, as the official summaries count them); `skipped`: cases per
+    model that could not be judged (executable cases needing an unreachable service), shown
+    in their own column whenever there are any."""
     from rich.table import Table
 
     names = [c.name for c in categories.CATEGORIES if any(c.name in s for s in per_model.values())]
@@ -36,6 +39,9 @@ def print_scores(
     summary_labels = list(SUMMARIES) + (["v1 Overall (2024)"] if include_v1 else [])
     for label in summary_labels:
         table.add_column(SHORT.get(label, label), justify="right", style="cyan", min_width=5)
+    show_skipped = bool(skipped and any(skipped.values()))
+    if show_skipped:
+        table.add_column("skipped", justify="right", style="yellow")
     for model, scores in per_model.items():
         summaries = dict(summary_rows(complete[model]))
         if include_v1:
@@ -44,13 +50,20 @@ def print_scores(
             model,
             *(_cell(scores.get(n)) for n in names),
             *(_percent(summaries.get(label)) for label in summary_labels),
+            *([str((skipped or {}).get(model, 0))] if show_skipped else []),
         )
     console.print(table)
     partial = sorted({f"{m}/{n}" for m, s in per_model.items() for n, v in s.items() if v.partial})
     if partial:
+        shown = ", ".join(partial) if len(partial) <= 6 else f"{len(partial)} model/category pairs"
         console.print(
-            f"[yellow]* partial:[/] {', '.join(partial)}: accuracy over the cases present "
+            f"[yellow]* partial:[/] {shown}: accuracy over the cases present "
             "(as the official --partial-eval computes it)."
+        )
+    if show_skipped:
+        console.print(
+            "[yellow]skipped:[/] cases not judged (a web service the exec backend cannot "
+            "reach); they count in neither correct nor total."
         )
     console.print(
         "Summaries follow the official V4 formulas: a category without results counts as 0."
