@@ -14,7 +14,6 @@ from __future__ import annotations
 import gc
 import json
 import os
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -262,61 +261,10 @@ def _run_jobs(jobs: list[_Job], request: _Request, workers: int | None) -> list[
     count = min(workers or os.cpu_count() or 1, len(jobs))
     if count <= 1 or not hasattr(os, "fork"):
         return [_run_job(job, request) for job in jobs]
-    return _run_forked([jobs[i::count] for i in range(count)], request)
+    from fcbench.runner.forks import map_in_forks
 
-
-def _run_forked(shares: list[list[_Job]], request: _Request) -> list[_JobResult]:
-    """One forked child per share of the jobs, each sending its pickled results on a pipe.
-
-    Plain fork + pipe rather than a process pool: children inherit everything already
-    imported, and the parent stays as small as a sequential run. An exception in a child is
-    re-raised in the parent (a damaged data file gives the same one-line error either way).
-    """
-    import pickle
-
-    sys.stdout.flush()
-    sys.stderr.flush()
-    children = []
-    for share in shares:
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - runs in the child, which leaves through os._exit
-            os.close(read_end)
-            _child(share, request, write_end)
-        os.close(write_end)
-        children.append((pid, read_end))
-    results: list[_JobResult] = []
-    failure: BaseException | None = None
-    for pid, read_end in children:
-        with os.fdopen(read_end, "rb") as pipe:
-            payload = pipe.read()
-        os.waitpid(pid, 0)
-        try:
-            ok, value = pickle.loads(payload)
-        except Exception:
-            ok, value = False, RuntimeError("an evaluation worker process died")
-        if ok:
-            results.extend(value)
-        else:
-            failure = failure or value
-    if failure is not None:
-        raise failure
-    return results
-
-
-def _child(share: list[_Job], request: _Request, write_end: int) -> None:  # pragma: no cover
-    import pickle
-
-    try:
-        payload = pickle.dumps((True, [_run_job(job, request) for job in share]))
-    except BaseException as exc:  # handed to the parent, which re-raises it
-        try:
-            payload = pickle.dumps((False, exc))
-        except Exception:
-            payload = pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
-    with os.fdopen(write_end, "wb") as pipe:
-        pipe.write(payload)
-    os._exit(0)
+    shares = [jobs[i::count] for i in range(count)]
+    return map_in_forks(lambda share: [_run_job(job, request) for job in share], shares)
 
 
 def _weight(category: Category) -> int:
