@@ -158,7 +158,8 @@ def evaluate(
     file is written as soon as it is judged. `workers` (default: one per core) runs category
     jobs in parallel processes.
     """
-    _check_exec_backend(exec_backend, exec_replay_dir)
+    if exec_backend != "offline" or exec_replay_dir is not None:
+        _check_exec_backend(exec_backend, exec_replay_dir)  # imports the exec library: only then
     model_dirs = _select_models(Path(result_dir), models)
     wanted = (
         frozenset(c.name for c in categories.resolve(category_names)) if category_names else None
