@@ -372,6 +372,10 @@ def _judge_file(
     problems: list[str],
     request: _Request,
 ) -> CategoryEvaluation:
+    if category.checker is Checker.MULTI_TURN:
+        from fcbench.envs.multi_turn import reset_process_state
+
+        reset_process_state()  # as if each model were scored in a fresh process, as upstream
     found = read_result_file(answers.file)
     _freeze_loaded(category)
     problems.extend(found.problems)

@@ -139,3 +139,11 @@ def test_queries_and_stats() -> None:
         "following_count": 0,
         "retweet_count": 2,
     }
+
+
+def test_reset_process_state_empties_the_shared_defaults() -> None:
+    from fcbench.envs.multi_turn import posting_api, reset_process_state
+
+    posting_api.SHARED_DEFAULT_MENTIONS.append("@someone")
+    reset_process_state()
+    assert posting_api.SHARED_DEFAULT_MENTIONS == []

@@ -17,6 +17,7 @@ module and class that implement them; `load_class` imports one on demand.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 CLASSES: dict[str, str] = {
@@ -36,3 +37,18 @@ def load_class(name: str) -> type[Any]:
     module, _, attribute = CLASSES[name].partition(":")
     cls: type[Any] = getattr(importlib.import_module(module), attribute)
     return cls
+
+
+def reset_process_state() -> None:
+    """Undo the process-wide state some official backends share between instances.
+
+    Upstream, TravelAPI's long-context filler objects and TwitterAPI's default tag/mention
+    lists are shared by every instance in a process, so one case can change what a later one
+    sees. The official evaluator scores each model in a fresh process; fcbench calls this
+    before each model's answers to a multi-turn category to start from that same state.
+    """
+    for target in CLASSES.values():
+        module = sys.modules.get(target.partition(":")[0])
+        reset = getattr(module, "reset_process_state", None)
+        if callable(reset):
+            reset()

@@ -41,6 +41,9 @@ def reset_shared_defaults() -> None:
     SHARED_DEFAULT_MENTIONS.clear()
 
 
+reset_process_state = reset_shared_defaults
+
+
 def _not_authenticated(action: str) -> dict[str, Any]:
     return {"error": f"User not authenticated. Please authenticate before {action}."}
 

@@ -142,6 +142,12 @@ _SUPPORT_REPLY = (
 _FILLER: dict[str, Any] | None = None
 
 
+def reset_process_state() -> None:
+    """Forget the shared filler objects (the state a fresh official process starts from)."""
+    global _FILLER
+    _FILLER = None
+
+
 def _filler(name: str) -> Any:
     """A long-context constant, loaded once per process from the fetched release.
 
