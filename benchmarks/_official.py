@@ -48,7 +48,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from _bfcl_stubs import STUBBED_MODULES
@@ -262,10 +262,17 @@ class CheckOnly:
 
     seconds: dict[str, float]
     counts: dict[str, Counts]
+    task_seconds: dict[str, float] = field(default_factory=dict)
+    """Per model: the evaluation minus start-up and CSVs (file reading, loading, judging,
+    score files), as `runner` does it for each result file."""
 
     @property
     def total(self) -> float:
         return sum(self.seconds.values())
+
+    @property
+    def task_total(self) -> float:
+        return sum(self.task_seconds.values())
 
 
 def check_only(env: OfficialEnv, jobs: Sequence[tuple[str, str, Path]], scratch: Path) -> CheckOnly:
@@ -290,7 +297,7 @@ def check_only(env: OfficialEnv, jobs: Sequence[tuple[str, str, Path]], scratch:
         model: {category: (c, t) for category, (c, t) in per.items()}
         for model, per in data["counts"].items()
     }
-    return CheckOnly(dict(data["seconds"]), counts)
+    return CheckOnly(dict(data["seconds"]), counts, dict(data.get("task_seconds", {})))
 
 
 def _venv_python(venv: Path) -> Path:

@@ -108,10 +108,35 @@ def main(argv: list[str]) -> int:
         seconds[model] = seconds.get(model, 0.0) + elapsed
         counts.setdefault(model, {})[category] = [correct, len(results)]
 
+    task_seconds = _time_tasks(_load_jobs(jobs_path), out_path.parent / "task-scores")
     out_path.write_text(
-        json.dumps({"seconds": seconds, "counts": counts}, indent=1), encoding="utf-8"
+        json.dumps({"seconds": seconds, "counts": counts, "task_seconds": task_seconds}, indent=1),
+        encoding="utf-8",
     )
     return 0
+
+
+def _time_tasks(jobs: list[dict[str, str]], score_dir: Path) -> dict[str, float]:
+    """Seconds per model of the official evaluation minus start-up and the CSVs: for every
+    result file, what `runner` does per file (read and sort the results, then `evaluate_task`:
+    load the prompts and ground truth, judge every entry, write the score file)."""
+    from bfcl_eval.eval_checker import eval_runner
+    from bfcl_eval.utils import load_file
+
+    seconds: dict[str, float] = {}
+    for job in jobs:
+        handler = eval_runner.get_handler(job["handler"])
+        model_name = job["handler"].replace("/", "_")
+        files = sorted(Path(job["dir"]).glob("BFCL_v4_*_result.json"))
+        start = time.perf_counter()
+        for result_file in files:
+            category = result_file.name.removeprefix("BFCL_v4_").removesuffix("_result.json")
+            results = load_file(result_file, sort_by_id=True)
+            eval_runner.evaluate_task(
+                category, Path(job["dir"]).parent, score_dir, results, model_name, handler, {}
+            )
+        seconds[job["model"]] = time.perf_counter() - start
+    return seconds
 
 
 if __name__ == "__main__":

@@ -64,6 +64,7 @@ class RunOptions:
     release: str | None
     data_dir: Path | None
     quiet: bool
+    model_path: Path | None = None
 
     @property
     def folder_name(self) -> str:
@@ -79,10 +80,16 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
     decorators = [
         click.option("--model", required=True,
                      help=f"Model name sent to the endpoint, or `{GROUND_TRUTH}` (no endpoint)."),
-        click.option("--backend", type=click.Choice(["openai", "anthropic"]), default="openai",
-                     show_default=True,
+        click.option("--backend", type=click.Choice(["openai", "anthropic", "google", "hf"]),
+                     default="openai", show_default=True,
                      help="openai: any OpenAI-compatible endpoint; anthropic: the Messages API "
-                          "(optional extra: pip install 'fcbench[anthropic]')."),
+                          "(optional extra: pip install 'fcbench[anthropic]'); google: the "
+                          "Gemini API (pip install 'fcbench[google]'); hf: a local transformers "
+                          "model, --model-path (pip install 'fcbench[hf]')."),
+        click.option("--model-path", type=click.Path(path_type=Path, file_okay=False),
+                     default=None,
+                     help="--backend hf: the local model folder (default: --model); "
+                          "--concurrency is the batch size."),
         click.option("--base-url", "base_urls", multiple=True,
                      help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 "
                           "(repeat for replicas; default $OPENAI_BASE_URL)."),
@@ -92,7 +99,8 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Result folder name (default: the model, with -FC in FC mode)."),
         click.option("--api-key-env", default=None,
                      help="Environment variable holding the API key (default: OPENAI_API_KEY, "
-                          "ANTHROPIC_API_KEY with --backend anthropic)."),
+                          "ANTHROPIC_API_KEY with --backend anthropic, GOOGLE_API_KEY with "
+                          "--backend google)."),
         click.option("--categories", "category_names", multiple=True,
                      help="Categories or collections, comma-separated (default: single_turn)."),
         click.option("--result-dir", type=click.Path(path_type=Path), default=Path("result"),
@@ -177,8 +185,9 @@ def run_generation(options: RunOptions) -> GenerateReport:
                 policy=RetryPolicy(max_attempts=options.max_attempts),
                 max_rps=options.max_rps,
             )
+            solver = _solver(backend, options, chosen)
             report = generate(backend, model_dir, cases, settings, rerun=rerun,
-                              progress=_progress(options))
+                              progress=_progress(options), solver=solver)
             _finish_manifest(model_dir, manifest, report)
     except (DataError, StoreBusyError, ValueError) as exc:
         raise RunError(str(exc)) from None
@@ -189,26 +198,40 @@ def run_generation(options: RunOptions) -> GenerateReport:
     return report
 
 
+def _solver(backend: Backend, options: RunOptions, chosen: Sequence[Category]) -> Any:
+    """The multi-turn loop when a multi-turn category is chosen (None: single-turn only)."""
+    from fcbench.dataset.categories import Checker
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.models.prompts import load_texts
+    from fcbench.runner.multi_turn import solver_for
+
+    if not any(c.checker is Checker.MULTI_TURN for c in chosen):
+        return None
+    texts = load_texts(options.release or DEFAULT_RELEASE)
+    return solver_for(backend, _mode(options.mode), texts, options.model)
+
+
 def _mode(text: str) -> Mode:
     return "fc" if text == "fc" else "prompt"
 
 
 def _categories(names: Sequence[str]) -> list[Category]:
-    """The single-turn categories among the names (others are refused with a reason)."""
+    """The single- and multi-turn categories among the names (others refused with a reason)."""
     from fcbench.dataset import categories
-    from fcbench.evaluation import SINGLE_TURN_CHECKERS
+    from fcbench.evaluation import MULTI_TURN_CHECKERS, SINGLE_TURN_CHECKERS
 
     try:
         chosen = categories.resolve(names or ("single_turn",))
     except categories.UnknownCategoryError as exc:
         raise RunError(str(exc)) from None
     supported = [
-        c for c in chosen if c.checker in SINGLE_TURN_CHECKERS and c.scoring and not c.retired
+        c for c in chosen
+        if c.checker in SINGLE_TURN_CHECKERS + MULTI_TURN_CHECKERS and c.scoring and not c.retired
     ]
     skipped = [c.name for c in chosen if c not in supported]
     if not supported:
         raise RunError(
-            "generation supports the single-turn categories only for now; not: "
+            "generation supports the single-turn and multi-turn categories only for now; not: "
             + (", ".join(skipped) or "(none chosen)")
         )
     if skipped:
@@ -238,6 +261,10 @@ def _backend(options: RunOptions) -> Backend:
 
     if options.backend == "anthropic":
         return _anthropic_backend(options)
+    if options.backend == "google":
+        return _google_backend(options)
+    if options.backend == "hf":
+        return _hf_backend(options)
     urls = list(options.base_urls) or [u for u in [os.environ.get("OPENAI_BASE_URL")] if u]
     if not urls:
         raise RunError("no endpoint: pass --base-url URL (or set OPENAI_BASE_URL)")
@@ -295,6 +322,74 @@ def _anthropic_backend(options: RunOptions) -> Backend:
         sampling=sampling,
         timeout=options.timeout,
     )
+
+
+def _google_backend(options: RunOptions) -> Backend:
+    """Gemini over the Gemini API (the `google-genai` package is an optional extra)."""
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.models.openai_compat import Sampling
+    from fcbench.models.prompts import load_texts
+
+    try:
+        from google import genai  # noqa: F401
+    except ImportError:
+        raise RunError(
+            "--backend google needs the google-genai package: pip install 'fcbench[google]'"
+        ) from None
+    from fcbench.models.google_native import GoogleBackend
+
+    if options.output_format:
+        raise RunError("--output-format applies to the OpenAI-compatible backend")
+    sampling = Sampling(options.temperature, options.top_p, options.max_tokens,
+                        _extra_body(options))
+    return GoogleBackend(
+        options.model,
+        list(options.base_urls),
+        load_texts(options.release or DEFAULT_RELEASE),
+        api_key=os.environ.get(options.api_key_env or "GOOGLE_API_KEY"),
+        sampling=sampling,
+        timeout=options.timeout,
+    )
+
+
+def _hf_backend(options: RunOptions) -> Backend:
+    """A local transformers model (`transformers` and `torch` are an optional extra)."""
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.models.openai_compat import Sampling
+    from fcbench.models.prompts import load_texts
+
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError:
+        raise RunError(
+            "--backend hf needs transformers and torch: pip install 'fcbench[hf]'"
+        ) from None
+    from fcbench.models.hf_local import HFLocalBackend
+
+    path = options.model_path or Path(options.model)
+    if not path.is_dir():
+        raise RunError(f"--backend hf: no model folder at {path} (pass --model-path)")
+    if options.mode == "fc" and not options.output_format:
+        raise RunError("--backend hf in FC mode needs --output-format (how the model writes "
+                       "tool calls: " + ", ".join(OUTPUT_FORMATS) + ")")
+    if options.output_format and options.mode != "fc":
+        raise RunError("--output-format applies to FC mode (tool calls written as text)")
+    sampling = Sampling(options.temperature, options.top_p, options.max_tokens,
+                        _extra_body(options))
+    backend = HFLocalBackend(
+        path,
+        load_texts(options.release or DEFAULT_RELEASE),
+        name=options.model,
+        sampling=sampling,
+        output_format=options.output_format,
+        batch_size=options.concurrency,
+    )
+    try:
+        backend.check(_mode(options.mode))
+    except (OSError, ValueError) as exc:
+        raise RunError(str(exc)) from None
+    return backend
 
 
 def _discard(model_dir: Path, chosen: Sequence[Category]) -> None:
@@ -362,7 +457,7 @@ def _start_manifest(
     manifest: dict[str, Any] = {
         "mode": options.mode,
         "fc_names": "underscore" if fc else "dot",
-        "fc_args": "json_string" if fc else None,
+        "fc_args": getattr(backend, "fc_args", "json_string") if fc else None,
         "model": options.model,
         **backend.describe(),
         "fcbench_version": __version__,

@@ -346,6 +346,7 @@ def _run_job(job: _Job, request: _Request) -> _JobResult:
     frozen = _freeze_loaded(job.category)
     cases, prompts = _load_slim(job.category, request)
     memo: dict[tuple[str, str, Encoding], Verdict] = {}
+    _ANSWER_TEXTS.clear()
     result = _JobResult()
     for answers in job.answers:
         problems = result.problems.setdefault(answers.model, [])
@@ -386,12 +387,12 @@ def _judge_file(
     for test_id in sorted((i for i in found.entries if i in cases), key=id_order):
         entry = found.entries[test_id]
         case = cases[test_id]
-        key = (test_id, _answer_key(entry["result"]), answers.encoding)
-        if category.checker is Checker.MULTI_TURN:  # the model name can show in details
-            key = (test_id, answers.model + key[1], answers.encoding)
-        verdict = memo.get(key)
+        key = _memo_key(test_id, entry["result"], answers, category)
+        verdict = memo.get(key) if key is not None else None
         if verdict is None:
-            verdict = memo[key] = _judge(case, category, entry["result"], answers, request)
+            verdict = _judge(case, category, entry["result"], answers, request)
+            if key is not None:
+                memo[key] = verdict
         judged.append((case, entry, verdict))
     evaluation = CategoryEvaluation(category, len(cases), file_path=answers.file.path)
     evaluation.skipped = sum(1 for _, _, verdict in judged if "skipped" in verdict.extras)
@@ -440,14 +441,24 @@ def _skipped_note(model: str, category: Category, request: _Request, count: int)
     )
 
 
-def _answer_key(raw: Any) -> str:
-    """Identical answers get identical keys (text as is, anything else as its JSON)."""
+def _memo_key(
+    test_id: str, raw: Any, answers: _Answers, category: Category
+) -> tuple[str, str, Encoding] | None:
+    """The key under which identical answers to a case share one verdict, or None.
+
+    Text answers (prompt mode) repeat across models and are costly to decode, so they are
+    memoised; a single-turn FC answer is cheaper to judge than to key. Multi-turn answers are
+    keyed with the model name, which can show in the verdict's details.
+    """
+    if category.checker is Checker.MULTI_TURN:
+        try:
+            text = json.dumps(raw, ensure_ascii=False)
+        except (TypeError, ValueError):
+            text = repr(raw)
+        return (test_id, answers.model + "\x00" + text, answers.encoding)
     if isinstance(raw, str):
-        return "s" + raw
-    try:
-        return "j" + json.dumps(raw, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return "r" + repr(raw)
+        return (test_id, raw, answers.encoding)
+    return None
 
 
 def _write_score_file(
@@ -461,14 +472,17 @@ def _write_score_file(
     from fcbench.report.score_files import write_category_score
 
     records = [
-        failure_record(
-            model,
-            evaluation.category,
+        _with_answer_text(
+            failure_record(
+                model,
+                evaluation.category,
+                case,
+                entry["result"],
+                verdict,
+                prompts.get(case.id),
+                entry.get("inference_log", ""),
+            ),
             case,
-            entry["result"],
-            verdict,
-            prompts.get(case.id),
-            entry.get("inference_log", ""),
         )
         for case, entry, verdict in judged
         if not verdict.valid and "skipped" not in verdict.extras
@@ -480,6 +494,25 @@ def _write_score_file(
     ]
     header = {"skipped_count": len(skipped), "skipped": skipped} if skipped else None
     write_category_score(score_dir, model, evaluation.score, records, header)
+
+
+_ANSWER_TEXTS: dict[tuple[str, str], RawJSON] = {}
+
+
+def _with_answer_text(record: dict[str, Any], case: TestCase) -> dict[str, Any]:
+    """Put the case's possible answer in as JSON text serialised once for every model that
+    fails the case (failure records repeat it for each model)."""
+    if "possible_answer" in record and not isinstance(record["possible_answer"], RawJSON):
+        key = (case.category, case.id)
+        text = _ANSWER_TEXTS.get(key)
+        if text is None:
+            try:
+                text = RawJSON(json.dumps(case.possible_answer, ensure_ascii=False))
+            except (TypeError, ValueError):
+                return record
+            _ANSWER_TEXTS[key] = text
+        record["possible_answer"] = text
+    return record
 
 
 def _report_unknown_ids(

@@ -1,0 +1,265 @@
+"""Gemini through the official `google-genai` SDK (optional extra).
+
+The request follows the official Gemini handler: the first system message moves to the
+config's `system_instruction`, `assistant` turns become `model` turns, each message is one
+`Content` with one text part, the config asks for the thoughts (`include_thoughts`) and turns
+the SDK's automatic function calling off, and in FC mode the docs become one `Tool` of
+`function_declarations` in Gemini's schema dialect (`gemini_declarations`: no `default`,
+`optional`, `required`, `maximum`, `minItems`, `maxItems` or `additionalProperties` in a
+parameter, enums on strings only, no `format` on strings: each moved into the description;
+the `response` schema folded into the function's description).
+
+Stored results, as the official handler stores them: in FC mode the calls as
+`[{name: args_object}]` (the arguments stay an object, so the model folder says
+`fc_args: object`), else the list of the non-thought texts; in prompt mode the text. Thoughts
+go to `reasoning_content`.
+
+Sampling: `temperature`, `top_p` and `max_tokens` (sent as `max_output_tokens`); `extra_body`
+is merged into the SDK's config (snake_case fields, e.g. `{"top_k": 1}`). The SDK's retries are
+off (the runner retries).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from fcbench.dataset.model import TestCase
+from fcbench.models.base import (
+    ChatRequest,
+    Mode,
+    PermanentError,
+    Response,
+    TransientError,
+    plain_copy,
+)
+from fcbench.models.openai_compat import RETRYABLE_STATUS, Sampling, retry_after
+from fcbench.models.prompts import PromptTexts, build_request
+
+if TYPE_CHECKING:
+    from google.genai import Client
+
+NO_RESPONSE = "The model did not return any response."
+"""The official prompt-mode result when a response has no candidate or no part."""
+
+_MOVED = {
+    "default": "Default is",
+    "optional": "Optional",
+    "required": "Required",
+    "maximum": "Maximum value",
+    "minItems": "Minimum number of items",
+    "maxItems": "Maximum number of items",
+    "additionalProperties": "Additional properties",
+}
+"""Parameter fields Gemini's schema lacks -> the words they are moved into the description as."""
+
+
+def gemini_declarations(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """OpenAI-shaped tools (already type-converted) -> Gemini function declarations."""
+    out: list[dict[str, Any]] = []
+    for tool in plain_copy(tools or []):
+        item: dict[str, Any] = tool["function"]
+        params = item.get("parameters") or {}
+        params.pop("optional", None)
+        for schema in (params.get("properties") or {}).values():
+            if isinstance(schema, dict):
+                _gemini_param(schema)
+        if "response" in item:
+            note = json.dumps(item.pop("response"))
+            item["description"] = (
+                str(item.get("description", ""))
+                + f" The response field has the following schema: {note}"
+            )
+        out.append(item)
+    return out
+
+
+def _gemini_param(schema: dict[str, Any]) -> None:
+    schema.setdefault("description", "")
+    for key, words in _MOVED.items():
+        if key in schema:
+            schema["description"] += f" {words}: {schema.pop(key)!s}."
+    if "enum" in schema and schema.get("type") != "string":
+        schema["description"] += f" Enum values: {schema.pop('enum')!s}."
+    if "format" in schema and schema.get("type") == "string":
+        schema["description"] += f" Format: {schema.pop('format')!s}."
+
+
+def gemini_contents(
+    messages: list[dict[str, Any]],
+) -> tuple[str | None, list[dict[str, Any]]]:
+    """(system instruction or None, contents): the first system message moved out."""
+    rest = list(messages)
+    system = None
+    for i, message in enumerate(rest):
+        if message.get("role") == "system":
+            system = rest.pop(i)["content"]
+            break
+    contents = [
+        {
+            "role": "model" if m.get("role") == "assistant" else m.get("role"),
+            "parts": [{"text": m.get("content")}],
+        }
+        for m in rest
+    ]
+    return system, contents
+
+
+class GoogleBackend:
+    """A Gemini model over the Gemini API (`models/{model}:generateContent`)."""
+
+    fc_args = "object"
+    """FC results keep the arguments as objects (model.json's `fc_args`)."""
+
+    def __init__(
+        self,
+        model: str,
+        base_urls: Sequence[str],
+        texts: PromptTexts,
+        *,
+        api_key: str | None = None,
+        sampling: Sampling | None = None,
+        timeout: float = 600.0,
+    ) -> None:
+        self.name = model
+        self.model = model
+        self.base_urls = list(base_urls) or [""]
+        self.texts = texts
+        self.api_key = api_key or "EMPTY"
+        self.sampling = sampling or Sampling()
+        self.timeout = timeout
+        self._clients: list[Client] | None = None
+        self._turn = 0
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "backend": "google",
+            "endpoints": [u or "https://generativelanguage.googleapis.com" for u in self.base_urls],
+            "sampling": self.sampling.describe(),
+            "timeout": self.timeout,
+        }
+
+    def _client(self) -> tuple[Client, str]:
+        if self._clients is None:
+            from google import genai
+            from google.genai import types
+
+            self._clients = [
+                genai.Client(
+                    api_key=self.api_key,
+                    vertexai=False,
+                    http_options=types.HttpOptions(
+                        base_url=url or None, timeout=max(1, int(self.timeout * 1000))
+                    ),
+                )
+                for url in self.base_urls
+            ]
+        self._turn = (self._turn + 1) % len(self._clients)
+        return self._clients[self._turn], self.base_urls[self._turn]
+
+    def request(self, chat: ChatRequest, mode: Mode) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """(contents, config) as plain data, in the SDK's field names."""
+        system, contents = gemini_contents(chat.messages)
+        config: dict[str, Any] = {}
+        if self.sampling.temperature is not None:
+            config["temperature"] = self.sampling.temperature
+        if self.sampling.top_p is not None:
+            config["top_p"] = self.sampling.top_p
+        if self.sampling.max_tokens is not None:
+            config["max_output_tokens"] = self.sampling.max_tokens
+        if mode == "fc":
+            config["automatic_function_calling"] = {"disable": True}
+        config["thinking_config"] = {"include_thoughts": True}
+        if system is not None:
+            config["system_instruction"] = system
+        declarations = gemini_declarations(chat.tools)
+        if mode == "fc" and declarations:
+            config["tools"] = [{"function_declarations": declarations}]
+        config.update(plain_copy(self.sampling.extra_body))
+        return contents, config
+
+    async def respond(self, case: TestCase, mode: Mode) -> Response:
+        from google.genai import types
+
+        contents, config = self.request(build_request(case, mode, self.texts), mode)
+        try:
+            typed = types.GenerateContentConfig.model_validate(config)
+            typed_contents = [types.Content.model_validate(c) for c in contents]
+        except ValueError as exc:  # pydantic's ValidationError: the API would refuse it too
+            raise PermanentError(f"invalid request for the Gemini SDK: {exc}"[:1000]) from None
+        client, url = self._client()
+        start = time.perf_counter()
+        try:
+            answer = await client.aio.models.generate_content(
+                model=self.model, contents=typed_contents, config=typed
+            )
+        except Exception as exc:
+            raise classify(exc) from exc
+        latency = time.perf_counter() - start
+        return parse(answer.model_dump(exclude_none=True), mode, latency, url)
+
+    async def aclose(self) -> None:
+        for client in self._clients or []:
+            with contextlib.suppress(Exception):  # closing is best effort
+                await client.aio.aclose()
+        self._clients = None
+
+
+def parse(answer: dict[str, Any], mode: Mode, latency: float, url: str) -> Response:
+    """A GenerateContentResponse (as a dict, SDK field names) in the official stored form."""
+    candidates = answer.get("candidates") or []
+    first = candidates[0] if candidates and isinstance(candidates[0], dict) else {}
+    parts = [p for p in (first.get("content") or {}).get("parts") or [] if isinstance(p, dict)]
+    calls: list[dict[str, Any]] = []
+    texts: list[Any] = []
+    thoughts: list[Any] = []
+    for part in parts:
+        call = part.get("function_call") or {}
+        if call.get("name"):
+            calls.append({call["name"]: dict(call.get("args") or {})})
+        elif part.get("thought"):
+            thoughts.append(part.get("text"))
+        else:
+            texts.append(part.get("text"))
+    result: Any
+    if mode == "fc":
+        result = calls or texts
+    elif parts:
+        result = texts[-1] if texts else ""
+    else:
+        result = NO_RESPONSE
+    usage = answer.get("usage_metadata") or {}
+    reason = first.get("finish_reason")
+    response = Response(
+        result=result,
+        input_tokens=usage.get("prompt_token_count"),
+        output_tokens=usage.get("candidates_token_count"),
+        latency=latency,
+        finish_reason=getattr(reason, "value", reason),
+        endpoint=url,
+    )
+    reasoning = "\n".join(str(t) for t in thoughts if t) if mode == "fc" else (
+        str(thoughts[-1]) if thoughts and thoughts[-1] else ""
+    )
+    if reasoning:
+        response.extras["reasoning_content"] = reasoning
+    return response
+
+
+def classify(exc: Exception) -> Exception:
+    """Map a `google-genai` (or transport) exception to TransientError / PermanentError."""
+    from google.genai import errors
+
+    if isinstance(exc, errors.APIError):
+        status = int(exc.code or 0)
+        message = f"HTTP {status}: {str(exc.message or exc)[:500]}"
+        if status in RETRYABLE_STATUS or status >= 500 or status == 0:
+            headers = getattr(exc.response, "headers", None)
+            return TransientError(message, status or None, retry_after(headers))
+        return PermanentError(message, status)
+    if isinstance(exc, (TransientError, PermanentError)):
+        return exc
+    return TransientError(f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,306 @@
+"""A local Hugging Face transformers model (optional extra: `transformers`, `torch`).
+
+The model and its tokenizer load from a local folder (`--model-path`; nothing is downloaded
+by fcbench). Each case is rendered with the tokenizer's chat template: FC mode passes the
+converted docs as the template's `tools` (the template must take them), prompt mode sends the
+benchmark's system prompt in the messages, exactly as the other backends do.
+
+Generation, as the official OSS handler sizes it (spec §4.5): at most
+`min(4096, context - prompt - 2)` new tokens, where the context is the config's
+`max_position_embeddings` (else the tokenizer's `model_max_length`); `--max-tokens` lowers that
+cap. A prompt that leaves fewer than one token is a permanent error of that case. Temperatures
+below `GREEDY_BELOW` (the benchmark's default 0.001 included) decode greedily, higher ones
+sample (with `top_p` when set); `extra_body` is passed to `generate` (e.g. `{"top_k": 20}`).
+
+Cases in flight are generated together: up to `batch_size` prompts (left-padded) per
+`generate` call, run in a worker thread so the event loop stays responsive; each row stops at
+its own token budget, so batching does not change what a row may generate.
+
+Stored results: the text in prompt mode; in FC mode the text parsed by the `--output-format`
+parser into `[{name: arguments_json}]` (the raw text kept as `raw_text`), or the text itself
+when it holds no call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fcbench.dataset.model import TestCase
+from fcbench.models.base import ChatRequest, Mode, PermanentError, Response, TransientError
+from fcbench.models.openai_compat import Sampling
+from fcbench.models.prompts import PromptTexts, build_request
+from fcbench.models.text_formats import parse_text_calls
+
+MAX_NEW_TOKENS = 4096
+"""The official cap on the tokens requested from a local model."""
+
+GREEDY_BELOW = 0.01
+"""Temperatures below this decode greedily (sampling at 0.001 is greedy in all but name)."""
+
+
+def token_budget(context: int, prompt_tokens: int, cap: int | None = None) -> int:
+    """New tokens allowed: min(4096, context - prompt - 2), lowered to `cap` when given."""
+    budget = min(MAX_NEW_TOKENS, context - prompt_tokens - 2)
+    return min(budget, cap) if cap is not None else budget
+
+
+def template_takes_tools(template: Any) -> bool:
+    """Whether a chat template (a string, or a dict of named templates) reads `tools`."""
+    if isinstance(template, dict):
+        return any(template_takes_tools(t) for t in template.values())
+    return isinstance(template, str) and "tools" in template
+
+
+@dataclass
+class _Item:
+    """One prompt waiting for the batch worker."""
+
+    ids: list[int]
+    budget: int
+    future: asyncio.Future[tuple[list[int], bool]] = field(repr=False)
+
+
+class HFLocalBackend:
+    """A transformers causal LM from a local folder, batched."""
+
+    def __init__(
+        self,
+        model_path: Path | str,
+        texts: PromptTexts,
+        *,
+        name: str | None = None,
+        sampling: Sampling | None = None,
+        output_format: str | None = None,
+        batch_size: int = 8,
+        device: str | None = None,
+    ) -> None:
+        self.model_path = Path(model_path)
+        self.name = name or self.model_path.name
+        self.texts = texts
+        self.sampling = sampling or Sampling()
+        self.output_format = output_format
+        self.batch_size = max(1, batch_size)
+        self.device = device
+        self._tokenizer: Any = None
+        self._model: Any = None
+        self._context = 0
+        self._queue: asyncio.Queue[_Item] | None = None
+        self._worker: asyncio.Task[None] | None = None
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "backend": "hf",
+            "endpoints": [str(self.model_path)],
+            "sampling": self.sampling.describe(),
+            "output_format": self.output_format,
+            "batch_size": self.batch_size,
+            "device": self.device or "auto",
+        }
+
+    # ------------------------------------------------------------------ loading
+
+    def tokenizer(self) -> Any:
+        """The tokenizer (loaded once, left padding, a pad token)."""
+        if self._tokenizer is None:
+            from transformers import AutoTokenizer
+
+            tokenizer = AutoTokenizer.from_pretrained(str(self.model_path))
+            tokenizer.padding_side = "left"
+            if tokenizer.pad_token_id is None:
+                tokenizer.pad_token = tokenizer.eos_token
+            self._tokenizer = tokenizer
+        return self._tokenizer
+
+    def check(self, mode: Mode) -> None:
+        """Refuse a setup that cannot work (raises ValueError with the reason)."""
+        template = getattr(self.tokenizer(), "chat_template", None)
+        if not template:
+            raise ValueError(f"{self.model_path}: the tokenizer has no chat template")
+        if mode == "fc" and not template_takes_tools(template):
+            raise ValueError(
+                f"{self.model_path}: the chat template does not take tools; use --mode prompt"
+            )
+
+    def load(self) -> None:
+        """The model on its device, and the context length (as the official handler reads it)."""
+        if self._model is not None:
+            return
+        import torch
+        from transformers import AutoConfig, AutoModelForCausalLM
+
+        tokenizer = self.tokenizer()
+        config = AutoConfig.from_pretrained(str(self.model_path))
+        context = getattr(config, "max_position_embeddings", None)
+        if context is None:
+            context = tokenizer.model_max_length
+        self._context = int(context)
+        if self.device is None:
+            self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        model: Any = AutoModelForCausalLM.from_pretrained(str(self.model_path))
+        model.to(self.device)
+        model.eval()
+        self._model = model
+
+    @property
+    def context(self) -> int:
+        self.load()
+        return self._context
+
+    # ------------------------------------------------------------------ prompts
+
+    def render(self, request: ChatRequest, mode: Mode) -> str:
+        """The prompt text: the chat template applied, tools passed in FC mode."""
+        tokenizer = self.tokenizer()
+        try:
+            text = tokenizer.apply_chat_template(
+                request.messages,
+                tools=request.tools if mode == "fc" else None,
+                tokenize=False,
+                add_generation_prompt=True,
+            )
+        except Exception as exc:  # a template that refuses these messages
+            raise PermanentError(f"chat template failed: {type(exc).__name__}: {exc}") from None
+        return str(text)
+
+    def encode(self, prompt: str) -> list[int]:
+        ids = self.tokenizer()(prompt, add_special_tokens=False)["input_ids"]
+        return [int(i) for i in ids]
+
+    # ------------------------------------------------------------------ answering
+
+    async def respond(self, case: TestCase, mode: Mode) -> Response:
+        self.load()
+        ids = self.encode(self.render(build_request(case, mode, self.texts), mode))
+        budget = token_budget(self._context, len(ids), self.sampling.max_tokens)
+        if budget < 1:
+            raise PermanentError(
+                f"the prompt ({len(ids)} tokens) leaves no room in the context ({self._context})"
+            )
+        start = time.perf_counter()
+        out, stopped = await self._submit(ids, budget)
+        latency = time.perf_counter() - start
+        text = str(self.tokenizer().decode(out, skip_special_tokens=True))
+        response = Response(
+            result=text,
+            input_tokens=len(ids),
+            output_tokens=len(out),
+            latency=latency,
+            finish_reason="stop" if stopped else "length",
+            endpoint=str(self.model_path),
+        )
+        if mode == "fc" and self.output_format:
+            parsed = parse_text_calls(self.output_format, text)
+            if parsed is not None:
+                response.extras["raw_text"] = text
+                response.result = parsed
+        return response
+
+    async def _submit(self, ids: list[int], budget: int) -> tuple[list[int], bool]:
+        if self._queue is None or self._worker is None or self._worker.done():
+            self._queue = asyncio.Queue()
+            self._worker = asyncio.get_running_loop().create_task(self._run(self._queue))
+        future: asyncio.Future[tuple[list[int], bool]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        await self._queue.put(_Item(ids, budget, future))
+        return await future
+
+    async def _run(self, queue: asyncio.Queue[_Item]) -> None:
+        """The batch worker: takes what is waiting (up to batch_size), generates, answers."""
+        while True:
+            batch = [await queue.get()]
+            for _ in range(20):  # let the other cases in flight join this batch
+                if len(batch) + queue.qsize() >= self.batch_size:
+                    break
+                await asyncio.sleep(0)
+            while len(batch) < self.batch_size and not queue.empty():
+                batch.append(queue.get_nowait())
+            try:
+                outputs = await asyncio.to_thread(
+                    self.generate, [i.ids for i in batch], [i.budget for i in batch]
+                )
+            except Exception as exc:
+                error = TransientError(f"generation failed: {type(exc).__name__}: {exc}")
+                for item in batch:
+                    if not item.future.done():
+                        item.future.set_exception(error)
+                continue
+            for item, output in zip(batch, outputs, strict=True):
+                if not item.future.done():
+                    item.future.set_result(output)
+
+    def generate(
+        self, prompts: list[list[int]], budgets: list[int]
+    ) -> list[tuple[list[int], bool]]:
+        """One batched `generate`: per row, the new tokens (up to EOS) and whether EOS came."""
+        import torch
+        from transformers import StoppingCriteria, StoppingCriteriaList
+
+        tokenizer = self.tokenizer()
+        pad = int(tokenizer.pad_token_id)
+        width = max(len(p) for p in prompts)
+        input_ids = torch.full((len(prompts), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(prompts), width), dtype=torch.long)
+        for row, ids in enumerate(prompts):
+            if ids:
+                input_ids[row, width - len(ids):] = torch.tensor(ids, dtype=torch.long)
+                mask[row, width - len(ids):] = 1
+        limits = torch.tensor(budgets, dtype=torch.long, device=self.device)
+
+        class RowBudget(StoppingCriteria):  # type: ignore[misc,unused-ignore]
+            """Each row stops at its own budget (rows with a larger budget go on)."""
+
+            def __call__(self, ids: Any, scores: Any, **kwargs: Any) -> Any:
+                return (ids.shape[1] - width) >= limits
+
+        kwargs: dict[str, Any] = {
+            "max_new_tokens": max(budgets),
+            "stopping_criteria": StoppingCriteriaList([RowBudget()]),
+            "pad_token_id": pad,
+        }
+        temperature = self.sampling.temperature
+        if temperature is None or temperature < GREEDY_BELOW:
+            kwargs["do_sample"] = False
+        else:
+            kwargs.update(do_sample=True, temperature=temperature)
+            if self.sampling.top_p is not None:
+                kwargs["top_p"] = self.sampling.top_p
+        kwargs.update(self.sampling.extra_body)
+        with torch.inference_mode():
+            out = self._model.generate(
+                input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),
+                **kwargs,
+            )
+        eos = _eos_ids(tokenizer, self._model)
+        results: list[tuple[list[int], bool]] = []
+        for row, budget in enumerate(budgets):
+            new = [int(t) for t in out[row, width:].tolist()][:budget]
+            stop = next((i for i, t in enumerate(new) if t in eos), None)
+            results.append((new[: stop + 1], True) if stop is not None else (new, False))
+        return results
+
+    async def aclose(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._worker
+        self._worker = None
+        self._queue = None
+
+
+def _eos_ids(tokenizer: Any, model: Any) -> set[int]:
+    """The ids that end a generation: the tokenizer's EOS and the generation config's."""
+    ids: set[int] = set()
+    if tokenizer.eos_token_id is not None:
+        ids.add(int(tokenizer.eos_token_id))
+    configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+    if isinstance(configured, int):
+        ids.add(configured)
+    elif isinstance(configured, list):
+        ids.update(int(i) for i in configured)
+    return ids
