@@ -108,7 +108,7 @@ def _fcbench_check_only(result_dir: Path) -> float:
     """
     from fcbench.check.single_turn import judge
     from fcbench.dataset import categories
-    from fcbench.evaluation import _answer_key, _load_slim, _Request, model_encoding
+    from fcbench.evaluation import _load_slim, _Request, model_encoding
     from fcbench.runner.results import find_model_dirs, find_result_files, read_result_file
 
     request = _Request("2026.3.23", None, None, False)
@@ -129,7 +129,10 @@ def _fcbench_check_only(result_dir: Path) -> float:
         category = categories.get(name)
         memo: dict[Any, Any] = {}
         for case, raw, encoding in items:
-            key = (case.id, _answer_key(raw), encoding)
+            if not isinstance(raw, str):  # as fcbench's jobs: only text answers are memoised
+                judge(case, category, raw, encoding)
+                continue
+            key = (case.id, raw, encoding)
             if key not in memo:
                 memo[key] = judge(case, category, raw, encoding)
     return time.perf_counter() - start

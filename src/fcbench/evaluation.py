@@ -258,14 +258,27 @@ def _plan_model(
 
 def _run_jobs(jobs: list[_Job], request: _Request, workers: int | None) -> list[_JobResult]:
     """Run the category jobs, largest first, in forked worker processes when that helps."""
-    jobs = sorted(jobs, key=lambda job: -len(job.answers) * _weight(job.category))
     count = min(workers or os.cpu_count() or 1, len(jobs))
     if count <= 1 or not hasattr(os, "fork"):
         return [_run_job(job, request) for job in jobs]
     from fcbench.runner.forks import map_in_forks
 
-    shares = [jobs[i::count] for i in range(count)]
+    shares = _balanced_shares(jobs, count)
     return map_in_forks(lambda share: [_run_job(job, request) for job in share], shares)
+
+
+def _balanced_shares(jobs: list[_Job], count: int) -> list[list[_Job]]:
+    """Split jobs over `count` workers, largest first, each to the least-loaded worker."""
+    sized = sorted(
+        ((len(job.answers) * _weight(job.category), job) for job in jobs), key=lambda pair: -pair[0]
+    )
+    shares: list[list[_Job]] = [[] for _ in range(count)]
+    loads = [0] * count
+    for size, job in sized:
+        target = loads.index(min(loads))
+        shares[target].append(job)
+        loads[target] += size
+    return [share for share in shares if share]
 
 
 def _weight(category: Category) -> int:
