@@ -17,7 +17,7 @@ TLS contexts; it is printed too, the rate reported is the best of three warm run
 
     python benchmarks/bench_generate.py [--cases 2000] [--concurrency 64] [--mode fc] [--official]
 
-Needs the data fetched (`fcbench data fetch`); uses simple_python, multiple, live_simple...
+Fetches the data itself when it is missing; uses simple_python, multiple, live_simple...
 repeated as needed to reach --cases.
 """
 
@@ -190,6 +190,20 @@ def compare_with_official(url: str, concurrency: int) -> tuple[int, float, float
     return n, ours, official
 
 
+def ensure_data() -> None:
+    """Use the fetched data if there is some; otherwise fetch it into the benchmark's own home
+    (from ../shared/wheels when present, else with pip), as bench_evaluate.py does."""
+    from fcbench.dataset.fetch import fetch, is_fetched
+
+    if is_fetched():
+        return
+    home = Path(os.environ.get("FCBENCH_BENCH_HOME", Path.home() / ".cache" / "fcbench-bench"))
+    os.environ["FCBENCH_HOME"] = str(home / "fcbench-home")
+    wheels = Path(__file__).resolve().parents[2] / "shared" / "wheels"
+    local = sorted(wheels.glob("bfcl_eval-*.whl")) if wheels.is_dir() else []
+    fetch(source=local[-1] if local else None)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=2000)
@@ -199,6 +213,7 @@ def main() -> None:
                         help="also time the official tool's generation (builds a venv once)")
     args = parser.parse_args()
     whole: tuple[int, float, float] | None = None
+    ensure_data()
     proc, url = start_server()
     try:
         cases = load_cases(args.cases)
