@@ -33,3 +33,17 @@ def test_table_shows_scores_partial_marks_and_skipped_counts() -> None:
 
 def test_no_skipped_column_without_skipped_cases() -> None:
     assert "skipped" not in render({"m": 0}).split("Summaries")[0].split("partial")[0]
+
+
+def test_many_models_are_rows_and_few_are_columns() -> None:
+    scores = {f"model{i}": {"multiple": CategoryScore("multiple", i, 10, 10)} for i in range(6)}
+    complete = {m: with_missing(s, categories.ALL_SCORING, SIZES) for m, s in scores.items()}
+    console = Console(record=True, width=250)
+    print_scores(console, scores, complete)
+    rows = console.export_text().splitlines()
+    assert sum(line.lstrip("│ ").startswith("model") for line in rows) == 6
+    few = {m: scores[m] for m in ("model1", "model2")}
+    console = Console(record=True, width=250)
+    print_scores(console, few, {m: complete[m] for m in few})
+    text = console.export_text()
+    assert any(line.lstrip("│ ").startswith("multiple") for line in text.splitlines())
