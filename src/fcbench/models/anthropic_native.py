@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset.model import TestCase
 from fcbench.models.base import ChatRequest, Mode, PermanentError, Response, TransientError
-from fcbench.models.openai_compat import RETRYABLE_STATUS, Sampling, retry_after
-from fcbench.models.prompts import PromptTexts, build_request
+from fcbench.models.openai_compat import RETRYABLE_STATUS, retry_after
+from fcbench.models.prompts import build_request
+from fcbench.models.sdk_backend import SDKBackend
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -65,50 +65,21 @@ def anthropic_messages(
     return system, joined
 
 
-class AnthropicBackend:
+class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
     """A Claude model over the Messages API."""
 
-    def __init__(
-        self,
-        model: str,
-        base_urls: Sequence[str],
-        texts: PromptTexts,
-        *,
-        api_key: str | None = None,
-        sampling: Sampling | None = None,
-        timeout: float = 600.0,
-    ) -> None:
-        self.name = model
-        self.model = model
-        self.base_urls = list(base_urls) or [""]
-        self.texts = texts
-        self.api_key = api_key or "EMPTY"
-        self.sampling = sampling or Sampling()
-        self.timeout = timeout
-        self._clients: list[AsyncAnthropic] | None = None
-        self._turn = 0
+    backend_name = "anthropic"
+    default_endpoint = "https://api.anthropic.com"
 
-    def describe(self) -> dict[str, Any]:
-        return {
-            "backend": "anthropic",
-            "endpoints": [u or "https://api.anthropic.com" for u in self.base_urls],
-            "sampling": self.sampling.describe(),
-            "timeout": self.timeout,
-        }
+    def _make_client(self, base_url: str) -> AsyncAnthropic:
+        from anthropic import AsyncAnthropic
 
-    def _client(self) -> tuple[AsyncAnthropic, str]:
-        if self._clients is None:
-            from anthropic import AsyncAnthropic
+        return AsyncAnthropic(
+            base_url=base_url or None, api_key=self.api_key, max_retries=0, timeout=self.timeout
+        )
 
-            self._clients = [
-                AsyncAnthropic(
-                    base_url=url or None, api_key=self.api_key, max_retries=0,
-                    timeout=self.timeout,
-                )
-                for url in self.base_urls
-            ]
-        self._turn = (self._turn + 1) % len(self._clients)
-        return self._clients[self._turn], self.base_urls[self._turn]
+    async def _close_client(self, client: AsyncAnthropic) -> None:
+        await client.close()
 
     def body(self, request: ChatRequest) -> dict[str, Any]:
         """The Messages API request body."""
@@ -143,11 +114,6 @@ class AnthropicBackend:
         except (ValueError, KeyError, TypeError):
             raise TransientError("malformed response body") from None
         return parse(answer, blocks, mode, latency, url)
-
-    async def aclose(self) -> None:
-        for client in self._clients or []:
-            await client.close()
-        self._clients = None
 
 
 def parse(

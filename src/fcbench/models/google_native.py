@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset.model import TestCase
@@ -36,8 +35,9 @@ from fcbench.models.base import (
     TransientError,
     plain_copy,
 )
-from fcbench.models.openai_compat import RETRYABLE_STATUS, Sampling, retry_after
-from fcbench.models.prompts import PromptTexts, build_request
+from fcbench.models.openai_compat import RETRYABLE_STATUS, retry_after
+from fcbench.models.prompts import build_request
+from fcbench.models.sdk_backend import SDKBackend
 
 if TYPE_CHECKING:
     from google.genai import Client
@@ -108,57 +108,26 @@ def gemini_contents(
     return system, contents
 
 
-class GoogleBackend:
+class GoogleBackend(SDKBackend["Client"]):
     """A Gemini model over the Gemini API (`models/{model}:generateContent`)."""
 
+    backend_name = "google"
+    default_endpoint = "https://generativelanguage.googleapis.com"
     fc_args = "object"
     """FC results keep the arguments as objects (model.json's `fc_args`)."""
 
-    def __init__(
-        self,
-        model: str,
-        base_urls: Sequence[str],
-        texts: PromptTexts,
-        *,
-        api_key: str | None = None,
-        sampling: Sampling | None = None,
-        timeout: float = 600.0,
-    ) -> None:
-        self.name = model
-        self.model = model
-        self.base_urls = list(base_urls) or [""]
-        self.texts = texts
-        self.api_key = api_key or "EMPTY"
-        self.sampling = sampling or Sampling()
-        self.timeout = timeout
-        self._clients: list[Client] | None = None
-        self._turn = 0
+    def _make_client(self, base_url: str) -> Client:
+        from google import genai
+        from google.genai import types
 
-    def describe(self) -> dict[str, Any]:
-        return {
-            "backend": "google",
-            "endpoints": [u or "https://generativelanguage.googleapis.com" for u in self.base_urls],
-            "sampling": self.sampling.describe(),
-            "timeout": self.timeout,
-        }
+        options = types.HttpOptions(
+            base_url=base_url or None, timeout=max(1, int(self.timeout * 1000))
+        )
+        return genai.Client(api_key=self.api_key, vertexai=False, http_options=options)
 
-    def _client(self) -> tuple[Client, str]:
-        if self._clients is None:
-            from google import genai
-            from google.genai import types
-
-            self._clients = [
-                genai.Client(
-                    api_key=self.api_key,
-                    vertexai=False,
-                    http_options=types.HttpOptions(
-                        base_url=url or None, timeout=max(1, int(self.timeout * 1000))
-                    ),
-                )
-                for url in self.base_urls
-            ]
-        self._turn = (self._turn + 1) % len(self._clients)
-        return self._clients[self._turn], self.base_urls[self._turn]
+    async def _close_client(self, client: Client) -> None:
+        with contextlib.suppress(Exception):  # closing is best effort
+            await client.aio.aclose()
 
     def request(self, chat: ChatRequest, mode: Mode) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """(contents, config) as plain data, in the SDK's field names."""
@@ -201,12 +170,6 @@ class GoogleBackend:
         latency = time.perf_counter() - start
         return parse(answer.model_dump(exclude_none=True), mode, latency, url)
 
-    async def aclose(self) -> None:
-        for client in self._clients or []:
-            with contextlib.suppress(Exception):  # closing is best effort
-                await client.aio.aclose()
-        self._clients = None
-
 
 def parse(answer: dict[str, Any], mode: Mode, latency: float, url: str) -> Response:
     """A GenerateContentResponse (as a dict, SDK field names) in the official stored form."""
@@ -241,8 +204,10 @@ def parse(answer: dict[str, Any], mode: Mode, latency: float, url: str) -> Respo
         finish_reason=getattr(reason, "value", reason),
         endpoint=url,
     )
-    reasoning = "\n".join(str(t) for t in thoughts if t) if mode == "fc" else (
-        str(thoughts[-1]) if thoughts and thoughts[-1] else ""
+    reasoning = (
+        "\n".join(str(t) for t in thoughts if t)
+        if mode == "fc"
+        else (str(thoughts[-1]) if thoughts and thoughts[-1] else "")
     )
     if reasoning:
         response.extras["reasoning_content"] = reasoning

@@ -1,0 +1,68 @@
+"""What the native vendor-SDK backends (Anthropic, Google) share: their settings, one SDK
+client per endpoint used in turn, and how they describe themselves in the run manifest.
+
+A subclass says how to build a client for a base URL and how to close one; requests and
+response parsing stay in the subclass, since they are what differs between vendors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Generic, TypeVar
+
+from fcbench.models.openai_compat import Sampling
+from fcbench.models.prompts import PromptTexts
+
+ClientT = TypeVar("ClientT")
+
+
+class SDKBackend(Generic[ClientT]):
+    backend_name = ""
+    default_endpoint = ""
+
+    def __init__(
+        self,
+        model: str,
+        base_urls: Sequence[str],
+        texts: PromptTexts,
+        *,
+        api_key: str | None = None,
+        sampling: Sampling | None = None,
+        timeout: float = 600.0,
+    ) -> None:
+        self.name = model
+        self.model = model
+        self.base_urls = list(base_urls) or [""]
+        self.texts = texts
+        self.api_key = api_key or "EMPTY"
+        self.sampling = sampling or Sampling()
+        self.timeout = timeout
+        self._clients: list[ClientT] | None = None
+        self._turn = 0
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "backend": self.backend_name,
+            "endpoints": [u or self.default_endpoint for u in self.base_urls],
+            "sampling": self.sampling.describe(),
+            "timeout": self.timeout,
+        }
+
+    def _make_client(self, base_url: str) -> ClientT:
+        """A client for one endpoint (`""`: the vendor's default), retries left to the runner."""
+        raise NotImplementedError
+
+    async def _close_client(self, client: ClientT) -> None:
+        raise NotImplementedError
+
+    def _client(self) -> tuple[ClientT, str]:
+        """The next endpoint's client, in turn (built on first use: the SDK loads lazily)."""
+        if self._clients is None:
+            self._clients = [self._make_client(url) for url in self.base_urls]
+        self._turn = (self._turn + 1) % len(self._clients)
+        return self._clients[self._turn], self.base_urls[self._turn]
+
+    async def aclose(self) -> None:
+        for client in self._clients or []:
+            await self._close_client(client)
+        self._clients = None
