@@ -296,60 +296,55 @@ def _extra_body(options: RunOptions) -> dict[str, Any]:
     return extra
 
 
+# backend name: (module that must import, extra to install, backend class, API key variable)
+_SDK_BACKENDS = {
+    "anthropic": ("anthropic", "anthropic", "fcbench.models.anthropic_native:AnthropicBackend",
+                  "ANTHROPIC_API_KEY"),
+    "google": ("google.genai", "google", "fcbench.models.google_native:GoogleBackend",
+               "GOOGLE_API_KEY"),
+}
+
+
 def _anthropic_backend(options: RunOptions) -> Backend:
     """Claude over the Messages API (the `anthropic` package is an optional extra)."""
-    from fcbench.dataset.fetch import DEFAULT_RELEASE
-    from fcbench.models.openai_compat import Sampling
-    from fcbench.models.prompts import load_texts
-
-    try:
-        import anthropic  # noqa: F401
-    except ImportError:
-        raise RunError(
-            "--backend anthropic needs the anthropic package: pip install 'fcbench[anthropic]'"
-        ) from None
-    from fcbench.models.anthropic_native import AnthropicBackend
-
-    if options.output_format:
-        raise RunError("--output-format applies to the OpenAI-compatible backend")
-    sampling = Sampling(options.temperature, options.top_p, options.max_tokens,
-                        _extra_body(options))
-    return AnthropicBackend(
-        options.model,
-        list(options.base_urls),
-        load_texts(options.release or DEFAULT_RELEASE),
-        api_key=os.environ.get(options.api_key_env or "ANTHROPIC_API_KEY"),
-        sampling=sampling,
-        timeout=options.timeout,
-    )
+    return _sdk_backend("anthropic", options)
 
 
 def _google_backend(options: RunOptions) -> Backend:
     """Gemini over the Gemini API (the `google-genai` package is an optional extra)."""
+    return _sdk_backend("google", options)
+
+
+def _sdk_backend(name: str, options: RunOptions) -> Backend:
+    """A vendor-SDK backend, with a clear message when its optional extra is missing."""
+    import importlib
+
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.models.openai_compat import Sampling
     from fcbench.models.prompts import load_texts
 
+    module, extra, target, key_variable = _SDK_BACKENDS[name]
     try:
-        from google import genai  # noqa: F401
+        importlib.import_module(module)
     except ImportError:
         raise RunError(
-            "--backend google needs the google-genai package: pip install 'fcbench[google]'"
+            f"--backend {name} needs the {extra} extra: pip install 'fcbench[{extra}]'"
         ) from None
-    from fcbench.models.google_native import GoogleBackend
-
     if options.output_format:
         raise RunError("--output-format applies to the OpenAI-compatible backend")
+    module_name, _, class_name = target.partition(":")
+    backend_class = getattr(importlib.import_module(module_name), class_name)
     sampling = Sampling(options.temperature, options.top_p, options.max_tokens,
                         _extra_body(options))
-    return GoogleBackend(
+    backend: Backend = backend_class(
         options.model,
         list(options.base_urls),
         load_texts(options.release or DEFAULT_RELEASE),
-        api_key=os.environ.get(options.api_key_env or "GOOGLE_API_KEY"),
+        api_key=os.environ.get(options.api_key_env or key_variable),
         sampling=sampling,
         timeout=options.timeout,
     )
+    return backend
 
 
 def _hf_backend(options: RunOptions) -> Backend:
