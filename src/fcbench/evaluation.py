@@ -21,7 +21,7 @@ from typing import Any
 
 from fcbench.check.single_turn import judge
 from fcbench.dataset import categories
-from fcbench.dataset.categories import Category, Checker
+from fcbench.dataset.categories import EXEC_CHECKERS, Category, Checker
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.load import load_category
 from fcbench.dataset.model import TestCase, Verdict
@@ -45,7 +45,6 @@ SINGLE_TURN_CHECKERS = (
     Checker.RELEVANCE,
 )
 MULTI_TURN_CHECKERS = (Checker.MULTI_TURN,)
-EXEC_CHECKERS = (Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL, Checker.REST)
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,6 @@ from fcbench.decode.execute import decode_execute
 from fcbench.envs.exec_functions import OFFICIAL_NAMES, REST_NAME
 from fcbench.envs.exec_functions.backends import HttpResponse
 
-EXEC_CHECKERS = (Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL, Checker.REST)
 SKIPPED = "fcbench:skipped"
 REAL_TIME_TOLERANCE = 0.2
 WRONG_FORMAT_MESSAGE = (

@@ -39,6 +39,10 @@ class Checker(str, Enum):
         return self in (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL)
 
 
+EXEC_CHECKERS = (Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL, Checker.REST)
+"""The checkers that run calls for real (the executable categories)."""
+
+
 @dataclass(frozen=True)
 class Category:
     """One registry row.
