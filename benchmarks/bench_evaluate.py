@@ -106,7 +106,7 @@ def _fcbench_check_only(result_dir: Path) -> float:
     clock covers judging every answer, one process, category by category as fcbench's jobs do
     (identical answers to a case judged once), and no score files or CSVs.
     """
-    from fcbench.check.single_turn import judge
+    from fcbench.check.single_turn import CheckMemo, judge
     from fcbench.dataset import categories
     from fcbench.evaluation import _load_slim, _Request, model_encoding
     from fcbench.runner.results import find_model_dirs, find_result_files, read_result_file
@@ -128,13 +128,14 @@ def _fcbench_check_only(result_dir: Path) -> float:
     for name, items in work.items():
         category = categories.get(name)
         memo: dict[Any, Any] = {}
+        checks = CheckMemo()
         for case, raw, encoding in items:
             if not isinstance(raw, str):  # as fcbench's jobs: only text answers are memoised
-                judge(case, category, raw, encoding)
+                judge(case, category, raw, encoding, checks)
                 continue
             key = (case.id, raw, encoding)
             if key not in memo:
-                memo[key] = judge(case, category, raw, encoding)
+                memo[key] = judge(case, category, raw, encoding, checks)
     return time.perf_counter() - start
 
 

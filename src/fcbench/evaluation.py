@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fcbench.check.single_turn import judge
+from fcbench.check.single_turn import CheckMemo, judge
 from fcbench.dataset import categories
 from fcbench.dataset.categories import EXEC_CHECKERS, Category, Checker
 from fcbench.dataset.fetch import DEFAULT_RELEASE
@@ -127,6 +127,15 @@ class _Answers:
 class _Job:
     category: Category
     answers: tuple[_Answers, ...]
+
+
+@dataclass
+class _Memo:
+    """A job's shared judgements: identical answer texts to a case (`answers`) and, for the
+    AST categories, identical decoded calls to a case (`checks`; see `judge`)."""
+
+    answers: dict[tuple[str, str, Encoding], Verdict] = field(default_factory=dict)
+    checks: CheckMemo = field(default_factory=CheckMemo)
 
 
 @dataclass
@@ -357,7 +366,7 @@ def _run_job(job: _Job, request: _Request) -> _JobResult:
     """Judge every model's answers to one category."""
     frozen = _freeze_loaded(job.category)
     cases, prompts = _load_slim(job.category, request)
-    memo: dict[tuple[str, str, Encoding], Verdict] = {}
+    memo = _Memo()
     _ANSWER_TEXTS.clear()
     result = _JobResult()
     for answers in job.answers:
@@ -380,7 +389,7 @@ def _judge_file(
     category: Category,
     cases: dict[str, TestCase],
     prompts: dict[str, RawJSON],
-    memo: dict[tuple[str, str, Encoding], Verdict],
+    memo: _Memo,
     usage: Usage,
     problems: list[str],
     request: _Request,
@@ -400,11 +409,11 @@ def _judge_file(
         entry = found.entries[test_id]
         case = cases[test_id]
         key = _memo_key(test_id, entry["result"], answers, category)
-        verdict = memo.get(key) if key is not None else None
+        verdict = memo.answers.get(key) if key is not None else None
         if verdict is None:
-            verdict = _judge(case, category, entry["result"], answers, request)
+            verdict = _judge(case, category, entry["result"], answers, request, memo.checks)
             if key is not None:
-                memo[key] = verdict
+                memo.answers[key] = verdict
         judged.append((case, entry, verdict))
     evaluation = CategoryEvaluation(category, len(cases), file_path=answers.file.path)
     evaluation.skipped = sum(1 for _, _, verdict in judged if "skipped" in verdict.extras)
@@ -431,7 +440,12 @@ def _freeze_loaded(category: Category) -> bool:
 
 
 def _judge(
-    case: TestCase, category: Category, raw: Any, answers: _Answers, request: _Request
+    case: TestCase,
+    category: Category,
+    raw: Any,
+    answers: _Answers,
+    request: _Request,
+    checks: CheckMemo,
 ) -> Verdict:
     if category.checker is Checker.MULTI_TURN:
         from fcbench.check.multi_turn import judge_multi_turn
@@ -443,7 +457,7 @@ def _judge(
 
         runner = shared_runner(request.exec_backend, request.exec_replay_dir)
         return judge_exec(case, category, raw, answers.encoding, runner)
-    return judge(case, category, raw, answers.encoding)
+    return judge(case, category, raw, answers.encoding, checks)
 
 
 def _skipped_note(model: str, category: Category, request: _Request, count: int) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fcbench.check.single_turn import judge
+from fcbench.check.single_turn import CheckMemo, judge
 from fcbench.dataset import categories
 from fcbench.dataset.model import TestCase
 from fcbench.decode.encoding import Encoding
@@ -138,3 +138,34 @@ def test_no_output_makes_judging_raise(raw: Any, category: str, encoding: Encodi
     else:
         assert isinstance(verdict.error_type, str) and ":" in verdict.error_type
         assert verdict.errors, "a failure must say why"
+
+
+SHARED_MEMO = CheckMemo()  # shared across examples on purpose: entries must never leak
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    raw=raw_outputs, category=st.sampled_from(CATEGORY_NAMES), encoding=st.sampled_from(ENCODINGS)
+)
+def test_memoised_judging_equals_fresh_judging(raw: Any, category: str, encoding: Encoding) -> None:
+    fresh = judge(CASE, categories.get(category), raw, encoding)
+    memoised = judge(CASE, categories.get(category), raw, encoding, SHARED_MEMO)
+    again = judge(CASE, categories.get(category), raw, encoding, SHARED_MEMO)
+    for verdict in (memoised, again):
+        assert (verdict.valid, verdict.error_type, verdict.errors, verdict.extras) == (
+            fresh.valid,
+            fresh.error_type,
+            fresh.errors,
+            fresh.extras,
+        )
+
+
+def test_same_calls_in_other_words_are_checked_once() -> None:
+    memo = CheckMemo()
+    category = categories.get("simple_python")
+    texts = ["[geo.area(base=10, tags=['A'])]", '[geo.area(base=10, tags=["A"])]']
+    first, second = (judge(CASE, category, text, Encoding("prompt"), memo) for text in texts)
+    assert first is second and first.valid
+    int_vs_float = judge(CASE, category, "[geo.area(base=10.0)]", Encoding("prompt"), memo)
+    assert int_vs_float.error_type == "type_error:simple"  # 10.0 is not 10: a separate entry
+    assert len(memo.verdicts) == 2 and len(memo.checkers) == 1

@@ -8,11 +8,12 @@ official tool would crash on) is recorded on the case instead of stopping the ru
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from fcbench.check.ast.checker import Setting, check_calls
+from fcbench.check.ast.checker import CaseChecker, Setting
 from fcbench.dataset.categories import Category, Checker
-from fcbench.dataset.model import TestCase, Verdict
+from fcbench.dataset.model import Call, TestCase, Verdict
 from fcbench.decode.calls import calls_as_decoded
 from fcbench.decode.encoding import Encoding, contains_call, decode_ast
 from fcbench.decode.errors import DecodeError
@@ -20,8 +21,35 @@ from fcbench.decode.errors import DecodeError
 CHECKER_CRASH = "fcbench:checker_crash"
 
 
-def judge(case: TestCase, category: Category, raw: Any, encoding: Encoding) -> Verdict:
-    """The verdict on one single-turn answer; never raises."""
+@dataclass
+class CheckMemo:
+    """What the judging of one category shares across models: a prepared checker per case,
+    and verdicts by decoded calls (the check is a pure function of case, setting and calls;
+    models often write the same calls in different text)."""
+
+    verdicts: dict[tuple[str, str, bool, str], Verdict] = field(default_factory=dict)
+    checkers: dict[tuple[str, str, bool], CaseChecker] = field(default_factory=dict)
+
+    def checker(self, case: TestCase, category: Category, setting: Setting) -> CaseChecker:
+        key = (category.name, case.id, setting.underscore_names)
+        found = self.checkers.get(key)
+        if found is None:
+            found = self.checkers[key] = _case_checker(case, category, setting)
+        return found
+
+
+def judge(
+    case: TestCase,
+    category: Category,
+    raw: Any,
+    encoding: Encoding,
+    memo: CheckMemo | None = None,
+) -> Verdict:
+    """The verdict on one single-turn answer; never raises.
+
+    With a `memo` (one per category, shared by every model's answers, as in `fcbench
+    evaluate`), answers that decode to the same calls for the same case are checked once.
+    """
     if category.checker in (Checker.IRRELEVANCE, Checker.RELEVANCE):
         return _judge_relevance(category, raw, encoding)
     try:
@@ -37,12 +65,38 @@ def judge(case: TestCase, category: Category, raw: Any, encoding: Encoding) -> V
         return Verdict.fail(exc.error_type, f"Invalid syntax. Failed to decode AST. {exc}")
     except Exception as exc:  # a decoder bug must not lose the run
         return Verdict.fail("ast_decoder:decoder_failed", f"Invalid syntax. {exc!r}")
-    decoded = calls_as_decoded(calls)
     setting = Setting(category.language, encoding.underscore_names)
+    if memo is None:
+        return _check(_case_checker(case, category, setting), calls)
+    key = _memo_key(category, case, calls, encoding)
+    verdict = memo.verdicts.get(key) if key is not None else None
+    if verdict is None:
+        verdict = _check(memo.checker(case, category, setting), calls)
+        if key is not None:
+            memo.verdicts[key] = verdict
+    return verdict
+
+
+def _case_checker(case: TestCase, category: Category, setting: Setting) -> CaseChecker:
+    return CaseChecker(category.checker, case.functions, case.possible_answer, setting)
+
+
+def _memo_key(
+    category: Category, case: TestCase, calls: list[Call], encoding: Encoding
+) -> tuple[str, str, bool, str] | None:
+    """The decoded calls as exact text: `repr` of literals keeps types apart (1, 1.0, True)
+    and argument order (which decides the first error reported)."""
     try:
-        verdict = check_calls(
-            category.checker, case.functions, calls, case.possible_answer, setting
-        )
+        text = repr([(call.name, call.args) for call in calls])
+    except (RecursionError, ValueError):  # absurdly deep or huge values: judge them uncached
+        return None
+    return (category.name, case.id, encoding.underscore_names, text)
+
+
+def _check(checker: CaseChecker, calls: list[Call]) -> Verdict:
+    decoded = calls_as_decoded(calls)
+    try:
+        verdict = checker.check(calls)
     except Exception as exc:
         return Verdict.fail(
             CHECKER_CRASH,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fcbench.check.ast.checker import Setting, check_calls, check_function
+from fcbench.check.ast.checker import CaseChecker, Setting, check_calls, check_function
 from fcbench.dataset.categories import Checker
 from fcbench.dataset.model import Call
 
@@ -168,3 +168,39 @@ def test_simple_and_multiple_count_checks() -> None:
     assert check_calls(Checker.AST_MULTIPLE, docs, other, answer, Setting()).error_type == (
         "simple_function_checker:wrong_func_name"
     )
+
+
+def test_one_prepared_case_checker_judges_many_answers_like_fresh_ones() -> None:
+    docs = [DOC, {**DOC, "name": "math.other"}]
+    answer = [ANSWER, {"math.other": ANSWER["math.area"]}]
+    calls = [
+        [Call("math.area", {"base": 10}), Call("math.other", {"base": 10, "unit": "cm"})],
+        [Call("math.other", {"base": 10}), Call("math.area", {"base": 10})],
+        [Call("math.area", {"base": 10, "unit": "mm"}), Call("math.other", {"base": 10})],
+        [Call("math.area", {"base": "10"}), Call("math.other", {"base": 10})],
+        [Call("math.area", {"base": 10})],
+    ]
+    prepared = CaseChecker(Checker.AST_PARALLEL, docs, answer, Setting())
+    for answer_calls in calls * 2:  # twice: the second round uses only prepared rules
+        fresh = check_calls(Checker.AST_PARALLEL, docs, answer_calls, answer, Setting())
+        again = prepared.check(answer_calls)
+        assert (again.valid, again.error_type, again.errors) == (
+            fresh.valid,
+            fresh.error_type,
+            fresh.errors,
+        )
+    assert [prepared.check(c).valid for c in calls] == [True, True, False, False, False]
+
+
+def test_a_defective_doc_fails_only_answers_that_reach_it() -> None:
+    broken = {"name": "f", "parameters": {"properties": {"x": {"type": "no_such_type"}}}}
+    prepared = CaseChecker(Checker.AST_SIMPLE, [broken], [{"f": {"x": [1]}}], Setting())
+    assert prepared.check([Call("g", {"x": 1})]).error_type == (
+        "simple_function_checker:wrong_func_name"
+    )
+    try:
+        prepared.check([Call("f", {"x": 1})])  # "required" is missing: read after the name
+    except KeyError as exc:
+        assert exc.args == ("required",)
+    else:
+        raise AssertionError("a missing 'required' list must surface as in the official")

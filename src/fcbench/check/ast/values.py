@@ -27,8 +27,17 @@ def _standardized_if_str(value: Any) -> Any:
     return standardize(value) if type(value) is str else value
 
 
-def check_string(param: str, value: str, acceptable: list[Any]) -> Verdict:
-    wanted = [standardize(a) for a in acceptable if type(a) is str]
+def standardized_strings(acceptable: list[Any]) -> frozenset[str]:
+    """The acceptable strings as `check_string` compares them (computed once per case)."""
+    return frozenset(standardize(a) for a in acceptable if type(a) is str)
+
+
+def check_string(
+    param: str, value: str, acceptable: list[Any], wanted: frozenset[str] | None = None
+) -> Verdict:
+    """Equality after `standardize`; `wanted` is `standardized_strings(acceptable)` if known."""
+    if wanted is None:
+        wanted = standardized_strings(acceptable)
     if standardize(value) not in wanted:
         return Verdict.fail(
             "value_error:string",
