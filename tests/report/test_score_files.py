@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fcbench.report.score_files import (
+    RawJSON,
+    _dumps,
     category_dir,
     category_of_file,
     iter_score_files,
@@ -131,3 +136,74 @@ def test_read_headers_of_a_score_dir(tmp_path: Path) -> None:
     assert set(headers) == {"a", "b"}
     assert headers["a"]["multiple"]["correct_count"] == 2
     assert headers["b"]["memory_kv"]["total_count"] == 155
+
+
+# -- Records carrying JSON text (RawJSON) ------------------------------------------------------
+
+
+def test_raw_json_values_are_written_verbatim_in_key_order(tmp_path: Path) -> None:
+    """A RawJSON value, wherever it sits, reads back as the value it encodes."""
+    prompt = {"id": "simple_python_3", "question": [[{"role": "user", "content": "café"}]]}
+    record = {
+        "first": RawJSON(json.dumps([1, {"a": None}])),
+        "id": "simple_python_3",
+        "prompt": RawJSON(json.dumps(prompt, ensure_ascii=False)),
+        "model_result_raw": "[f(x=1)]",
+        "possible_answer": RawJSON(json.dumps([{"f": {"x": [1]}}])),
+    }
+    path = tmp_path / "s.json"
+    write_score_file(path, score_header(0, 1), [record])
+    line = path.read_text(encoding="utf-8").splitlines()[1]
+    expected = {key: json.loads(value) if isinstance(value, RawJSON) else value
+                for key, value in record.items()}
+    assert line == json.dumps(expected, ensure_ascii=False)
+
+
+def test_raw_json_with_odd_leaves_and_placeholder_lookalikes() -> None:
+    """Values equal to the internal placeholder (or ending in it) and values json cannot
+    encode still come out as `json.dumps(..., default=str)` with the raw text spliced in."""
+    raw = RawJSON('{"q": 1}')
+    for record in (
+        {"a": "\x00", "prompt": raw, "b": 'x"\x00'},
+        {"\x00": 1, "prompt": raw},
+        {"prompt": raw, "error": [ValueError("bad")], "s": {1}},
+        {"prompt": raw, "other": raw, "tail": "\x00prompt\x00"},
+    ):
+        expected = json.dumps(raw_parsed(record), ensure_ascii=False, default=str)
+        assert _dumps(record) == expected, record
+
+
+def test_records_may_be_any_mapping(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    record = MappingProxyType({"id": "x", "prompt": RawJSON("[1, 2]")})
+    write_score_file(path, score_header(0, 1), [record])
+    assert read_score_file(path)[1] == [{"id": "x", "prompt": [1, 2]}]
+
+
+_LEAVES = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+    st.text(alphabet=st.sampled_from(['\x00', '"', "\\", "a", "é", ":", ",", " "]), max_size=4),
+)
+_VALUES = st.recursive(
+    _LEAVES,
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(max_size=2), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def raw_parsed(record: dict[str, object]) -> dict[str, object]:
+    return {k: (json.loads(v) if isinstance(v, RawJSON) else v) for k, v in record.items()}
+
+
+@given(st.dictionaries(
+    st.one_of(st.text(alphabet=st.sampled_from(["\x00", "a", "b", '"']), max_size=3),
+              st.integers(), st.none()),
+    st.one_of(_VALUES, _VALUES.map(lambda v: RawJSON(json.dumps(v, ensure_ascii=False)))),
+    max_size=6,
+))
+def test_raw_json_splice_equals_encoding_the_parsed_values(record: dict[str, object]) -> None:
+    """Whatever the keys and values (placeholder look-alikes included), the line is the plain
+    `json.dumps` of the record with each RawJSON replaced by the value it encodes."""
+    expected = json.dumps(raw_parsed(record), ensure_ascii=False, default=str)
+    assert _dumps(record) == expected

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from fcbench.runner.results import (
+    ResultFile,
     category_of_file,
     find_model_dirs,
     find_result_files,
@@ -56,3 +57,86 @@ def test_model_folders_and_a_single_model_folder(tmp_path: Path) -> None:
     single.mkdir()
     (single / "BFCL_v4_multiple_result.json").write_text("")
     assert list(find_model_dirs(single)) == ["solo"]
+
+
+def write_lines(path: Path, lines: list[str]) -> ResultFile:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    found = category_of_file(path)
+    assert found is not None
+    return ResultFile(path, *found)
+
+
+def test_every_kind_of_bad_line_is_a_numbered_problem(tmp_path: Path) -> None:
+    good = [json.dumps({"id": f"simple_python_{i}", "result": str(i)}) for i in range(3)]
+    file = write_lines(tmp_path / "BFCL_v4_simple_python_result.json", [
+        good[0],
+        "",
+        "{broken",
+        good[1],
+        json.dumps({"id": "simple_python_0", "result": "again"}),
+        json.dumps([1, 2]),
+        json.dumps({"id": None, "result": "x"}),
+        "   ",
+        json.dumps({"id": "simple_python_9"}),
+        good[2],
+    ])
+    found = read_result_file(file)
+    assert list(found.entries) == ["simple_python_0", "simple_python_1", "simple_python_2"]
+    assert found.entries["simple_python_0"]["result"] == "0"
+    assert [problem.split(": ", 1)[0].rsplit(":", 1)[1] for problem in found.problems] == [
+        "3", "5", "6", "7", "9"
+    ]
+    assert "duplicate id 'simple_python_0'" in found.problems[1]
+
+
+def test_blank_lines_keep_the_line_numbers_of_the_others(tmp_path: Path) -> None:
+    """No damaged line, so the whole file is parsed at once; numbers still count blanks."""
+    file = write_lines(tmp_path / "BFCL_v4_simple_python_result.json", [
+        "",
+        json.dumps({"id": "simple_python_0", "result": "a"}),
+        "",
+        json.dumps({"id": "simple_python_0", "result": "b"}),
+        json.dumps({"result": "no id"}),
+    ])
+    found = read_result_file(file)
+    assert found.entries == {"simple_python_0": {"id": "simple_python_0", "result": "a"}}
+    assert [problem.split(": ", 1)[0].rsplit(":", 1)[1] for problem in found.problems] == [
+        "4", "5"
+    ]
+
+
+def test_old_layout_duplicates_are_found_after_renaming(tmp_path: Path) -> None:
+    file = write_lines(tmp_path / "BFCL_v3_simple_result.json", [
+        json.dumps({"id": "simple_0", "result": "a"}),
+        json.dumps({"idx": 0, "result": "b"}),
+        json.dumps({"idx": 1, "result": "c"}),
+    ])
+    found = read_result_file(file)
+    assert list(found.entries) == ["simple_python_0", "simple_python_1"]
+    assert found.entries["simple_python_0"]["result"] == "a"
+    assert len(found.problems) == 1 and "duplicate id 'simple_python_0'" in found.problems[0]
+
+
+def test_lines_break_only_where_the_official_reader_breaks_them(tmp_path: Path) -> None:
+    """U+2028, U+0085 and form feeds are text inside a JSON string, not line breaks."""
+    odd = "a\u2028b\u0085c\x0cd"
+    file = write_lines(tmp_path / "BFCL_v4_simple_python_result.json", [
+        json.dumps({"id": "simple_python_0", "result": odd}, ensure_ascii=False),
+        json.dumps({"id": "simple_python_1", "result": "x"}) + "\r",
+    ])
+    found = read_result_file(file)
+    assert found.problems == []
+    assert found.entries["simple_python_0"]["result"] == odd
+    assert list(found.entries) == ["simple_python_0", "simple_python_1"]
+
+
+def test_values_spread_over_lines_are_damage_even_if_the_counts_add_up(tmp_path: Path) -> None:
+    """Three lines that hold three values only when read as one text: each line is damaged."""
+    file = write_lines(tmp_path / "BFCL_v4_simple_python_result.json", [
+        '{"id": "simple_python_0", "result": [{"x": 1}',
+        '{"y": 2}]}',
+        '{"id": "simple_python_1", "result": "a"}, {"id": "simple_python_2", "result": "b"}',
+    ])
+    found = read_result_file(file)
+    assert found.entries == {}
+    assert len(found.problems) == 3 and all("malformed JSON" in p for p in found.problems)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,24 +89,57 @@ def read_result_file(file: ResultFile) -> ResultSet:
     except OSError as exc:
         found.problems.append(f"{file.path}: cannot read ({exc.strerror})")
         return found
-    numbered = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    parsed = _parse_all(line for _, line in numbered)
-    if parsed is not None and len(parsed) == len(numbered):
-        for (number, _), entry in zip(numbered, parsed, strict=True):
-            _add_entry(found, number, entry)
+    lines = text.split("\n")  # read_text made \r\n and \r into \n; other breaks are text
+    if lines[-1] == "":
+        lines.pop()
+    kept = [line for line in lines if line.strip()]
+    numbers: Sequence[int] = range(1, len(lines) + 1)
+    if len(kept) != len(lines):  # blank lines: number the others as they are in the file
+        numbers = [number for number, line in enumerate(lines, start=1) if line.strip()]
+    parsed = _parse_all(kept)
+    if parsed is not None and len(parsed) == len(kept):
+        _add_entries(found, numbers, parsed)
         return found
-    for number, line in numbered:  # some line is damaged: parse one by one to say which
+    for number, line in zip(numbers, kept, strict=True):  # damaged: one by one to say which
         _add_line(found, number, line)
     return found
 
 
+def _add_entries(found: ResultSet, numbers: Sequence[int], parsed: list[Any]) -> None:
+    """`_add_entry` for each entry, with the usual case (a dict with a string id and a result,
+    in a file of today's layout, not seen before) done inline: it is nearly every entry."""
+    entries = found.entries
+    renamed = found.file.file_category != found.file.category
+    for number, entry in zip(numbers, parsed, strict=True):
+        raw_id = entry.get("id") if type(entry) is dict and "result" in entry else None
+        if type(raw_id) is str and not renamed and raw_id not in entries:
+            entries[raw_id] = entry
+        else:
+            _add_entry(found, number, entry)
+
+
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+"""The C scanner `json.loads` runs on each value."""
+_JSON_SPACE = " \t\n\r"
+
+
 def _parse_all(lines: Iterable[str]) -> list[Any] | None:
-    """Every line at once as one JSON array (one C call instead of one per line), or None."""
+    """Every line's JSON value, or None if any line is not exactly one JSON value.
+
+    `json.loads` per line, minus its Python-level wrapping (the C scanner called directly);
+    a damaged line makes the caller go line by line with `json.loads` to say what is wrong.
+    """
+    parsed = []
     try:
-        parsed = json.loads("[" + ",".join(lines) + "]")
-    except (json.JSONDecodeError, RecursionError):
+        for line in lines:
+            text = line.strip(_JSON_SPACE)
+            value, end = _SCAN(text, 0)
+            if end != len(text):
+                return None
+            parsed.append(value)
+    except (StopIteration, ValueError, RecursionError):
         return None
-    return parsed if isinstance(parsed, list) else None
+    return parsed
 
 
 def _add_line(found: ResultSet, number: int, line: str) -> None:

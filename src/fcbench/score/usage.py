@@ -28,8 +28,28 @@ class Usage:
         self.latencies.extend(other.latencies)
 
     def extend(self, entries: Iterable[Mapping[str, Any]]) -> None:
-        for entry in entries:
-            self.add(entry)
+        """`add` for each entry, one field at a time (each list gets the same values in the
+        same order), so that a file of plain numbers is taken in one comprehension per field."""
+        entries = list(entries)
+        for key, into in (
+            ("input_token_count", self.input_tokens),
+            ("output_token_count", self.output_tokens),
+            ("latency", self.latencies),
+        ):
+            _collect_all([entry.get(key) for entry in entries], into)
+
+
+_NUMBER_OR_NONE = frozenset((int, float, type(None)))
+
+
+def _collect_all(values: list[Any], into: list[float]) -> None:
+    """`_collect` for each value; plain numbers and absent values (single-turn files) in one
+    step: zeros and None are skipped as `_collect` skips them."""
+    if set(map(type, values)) <= _NUMBER_OR_NONE:
+        into.extend([value for value in values if value])
+        return
+    for value in values:
+        _collect(value, into)
 
 
 def _collect(value: Any, into: list[float]) -> None:
