@@ -72,10 +72,14 @@ class Encoding:
         )
 
 
+_ARGS_ENCODINGS: dict[str | None, ArgsEncoding] = {None: ArgsEncoding.JSON_STRING}
+_ARGS_ENCODINGS.update((a.value, a) for a in ArgsEncoding)
+
+
 def decode_ast(raw: Any, encoding: Encoding, language: Language = Language.PYTHON) -> list[Call]:
     """Decode a single-turn answer for the AST checker (raises DecodeError)."""
     if encoding.is_fc:
-        return decode_tool_calls(raw, ArgsEncoding(encoding.fc_args or "json_string"))
+        return decode_tool_calls(raw, _ARGS_ENCODINGS[encoding.fc_args])
     if language is Language.JAVA:
         from fcbench.decode.java import decode_java
 
