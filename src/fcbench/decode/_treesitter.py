@@ -44,13 +44,39 @@ def load_parser(grammar_module: str, grammar_name: str) -> Parser:
 
 
 def reports_error(root: Node) -> bool:
-    """The official's error test: `ERROR` anywhere in the tree's S-expression.
+    """The official's error test (`ERROR` anywhere in the tree's S-expression), without printing.
 
-    A missing token prints as MISSING and is tolerated, like in the official.
+    A missing token prints as MISSING and is tolerated, like in the official. Printing the whole
+    tree costs more than the rest of the decoding, so only the subtrees tree-sitter marks with
+    `has_error` are searched: a node printed as ERROR carries a recovery cost that marks it and
+    all its ancestors, while a tree with no such node and no MISSING node is not marked at all.
     """
-    sexp = getattr(root, "sexp", None)  # tree-sitter 0.21; later bindings print it via str()
-    text = sexp() if callable(sexp) else str(root)
-    return "ERROR" in text
+    if not root.has_error:  # the common case for JavaScript and for Java ending with `;`
+        return False
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if node.type == "ERROR" and _prints_as_error(node):
+            return True
+        for child in node.children:
+            if child.has_error:
+                pending.append(child)
+    return False
+
+
+def _prints_as_error(error_node: Node) -> bool:
+    """Whether an ERROR node shows as `ERROR` in the S-expression.
+
+    A childless error leaf with text (one skipped character) prints as `(UNEXPECTED 'c')`
+    instead, so the official does not see it; only such leaves need printing to tell.
+    """
+    return error_node.child_count > 0 or "ERROR" in _sexp(error_node)
+
+
+def _sexp(node: Node) -> str:
+    """The node's S-expression under either binding API."""
+    sexp = getattr(node, "sexp", None)  # tree-sitter 0.21; later bindings print it via str()
+    return str(sexp() if callable(sexp) else node)
 
 
 def prompt_call_body(text: str, tool_call_tag: bool = False) -> str:

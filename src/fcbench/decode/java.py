@@ -8,10 +8,10 @@ met in a depth-first walk and reads its `name=value` assignments; values stay Ja
 
 Quirks reproduced on purpose (they decide verdicts):
 
-* the error test is a substring test for `ERROR` on the tree's S-expression, so a missing
-  token (the `;` after the call) is tolerated; but tree-sitter's recovery depends on token
-  lengths, and for some short calls (`f(a=1)`, `f(x, b=1)`) it builds an ERROR node instead,
-  so those fail to decode;
+* the error test is a substring test for `ERROR` on the tree's S-expression (answered
+  without printing it, see `_treesitter.reports_error`), so a missing token (the `;` after
+  the call) is tolerated; but tree-sitter's recovery depends on token lengths, and for some
+  short calls (`f(a=1)`, `f(x, b=1)`) it builds an ERROR node instead, so those fail to decode;
 * node text is cut from the *str* with *byte* offsets, so non-ASCII text before a node shifts
   what is read;
 * nested values are rebuilt token by token with no spaces (`new int[]{1,2}`), anonymous class
@@ -60,22 +60,24 @@ def _decode_source(source: str) -> list[Call]:
     root = parser("java").parse(source.encode("utf-8")).root_node
     if reports_error(root):
         raise DecodeError("Error parsing java the source code.")
-    invocation = _first_invocation(root)
-    if invocation is None:
+    found = _first_invocation(root)
+    if found is None:
         raise DecodeError("No Java method invocation found.", WRONG_OUTPUT_FORMAT, decoded={})
-    arguments = invocation.child_by_field_name("arguments")
-    assert arguments is not None  # _first_invocation only returns invocations with arguments
+    invocation, arguments = found
     reader = _SourceReader(source)
     return [Call(reader.call_name(invocation), reader.arguments(arguments))]
 
 
-def _first_invocation(node: Node) -> Node | None:
+def _first_invocation(node: Node) -> tuple[Node, Node] | None:
     """Depth-first, pre-order search for the first method invocation that has an argument list.
 
-    An invocation without arguments is neither returned nor descended into.
+    Returns the invocation with its argument list. An invocation without arguments is neither
+    returned nor descended into. One frame per tree level, as before: where a deep tree hits
+    the recursion limit (a decode failure) must not move.
     """
     if node.type == "method_invocation":
-        return node if node.child_by_field_name("arguments") is not None else None
+        arguments = node.child_by_field_name("arguments")
+        return (node, arguments) if arguments is not None else None
     for child in node.children:
         found = _first_invocation(child)
         if found is not None:
@@ -106,7 +108,8 @@ class _SourceReader:
         named: set[str] = set()
         has_positional = False
         for child in argument_list.children:
-            if child.type == "assignment_expression":
+            kind = child.type
+            if kind == "assignment_expression":
                 # The official takes children 0 and 2, whatever sits between them.
                 name = self.text(child.children[0])
                 if name in named:
@@ -115,7 +118,7 @@ class _SourceReader:
                     )
                 named.add(name)
                 args[name] = self.value(child.children[2], nested=False)
-            elif child.type in _POSITIONAL_NODES:
+            elif kind in _POSITIONAL_NODES:
                 if has_positional:
                     raise DecodeError(
                         "Error: Multiple arguments with the same name are not supported."
@@ -129,16 +132,17 @@ class _SourceReader:
         if node is None:
             # The official dereferences the missing field and crashes (e.g. `new int[5]`).
             raise DecodeError("Java value node is missing.")
-        if node.type in _QUOTED_LITERALS:
+        kind = node.type
+        if kind in _QUOTED_LITERALS:
             literal = self.text(node)
             return literal if nested else literal[1:-1]
-        if node.type in _VERBATIM_NODES:
+        if kind in _VERBATIM_NODES:
             return self.text(node)
-        if node.type == "array_creation_expression":
+        if kind == "array_creation_expression":
             element_type = self.value(node.child_by_field_name("type"), nested=True)
             initializer = self.value(node.child_by_field_name("value"), nested=True)
             return f"new {element_type}[]{initializer}"
-        if node.type == "object_creation_expression":
+        if kind == "object_creation_expression":
             return self.object_creation(node)
         if node.child_count > 0:
             return "".join(self.value(child, nested=True) for child in node.children)

@@ -8,7 +8,8 @@ quotes when the text both starts and ends with the same quote character.
 
 Quirks reproduced on purpose:
 
-* the error test is a substring test for `ERROR` on the tree's S-expression;
+* the error test is a substring test for `ERROR` on the tree's S-expression (answered
+  without printing it, see `_treesitter.reports_error`);
 * `f(a=1), g(b=2)` is a sequence expression, not a call, so nothing is found and the official
   returns None (a wrong-format output), as it does for any text without a top-level call;
 * quotes are stripped from any value text that starts and ends with them, so `"a" + "b"`
@@ -79,14 +80,15 @@ def _arguments(argument_list: Node) -> dict[str, Any]:
     named: set[str] = set()
     has_positional = False
     for child in argument_list.children:
-        if child.type == "assignment_expression":
+        kind = child.type
+        if kind == "assignment_expression":
             # The official takes children 0 and 2, whatever sits between them.
             name = _text(child.children[0])
             if name in named:
                 raise DecodeError("Error: Multiple arguments with the same name are not supported.")
             named.add(name)
             args[name] = _unquote(_text(child.children[2]))
-        elif child.type in _POSITIONAL_NODES:
+        elif kind in _POSITIONAL_NODES:
             if has_positional:
                 raise DecodeError("Error: Multiple arguments with the same name are not supported.")
             has_positional = True

@@ -1,0 +1,108 @@
+"""The tree-sitter error test searches the tree but must answer like the official's printed test.
+
+The official looks for `ERROR` in the whole tree's S-expression; `reports_error` only walks the
+subtrees tree-sitter marks with `has_error`. These tests pin the equivalence, including the
+cases where the printed form and the node type disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fcbench.decode._treesitter import _sexp, parser, reports_error
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+LANGUAGES = ("java", "javascript")
+
+
+def printed_test(root: Node) -> bool:
+    """The official's test, verbatim: `ERROR` in the S-expression of the whole tree."""
+    return "ERROR" in _sexp(root)
+
+
+def root_of(language: str, source: str) -> Node:
+    return parser(language).parse(source.encode("utf-8")).root_node
+
+
+@pytest.mark.parametrize(
+    ("language", "source", "expected"),
+    [
+        ("java", "calculate(number=42)", False),  # a MISSING `;` only: tolerated
+        ("java", "f(a=1, b=2);", False),  # no error at all
+        ("java", "f(a=1)", True),  # the short call wrapped in an ERROR node
+        ("java", "@", True),  # an ERROR node without visible children
+        ("java", "\x00", True),  # an UNEXPECTED leaf inside an ERROR node
+        ("java", 'f(a="x\x00", b=new int[]{1, 2})', True),  # an error deep inside a value
+        ("java", "", False),
+        ("javascript", "f(a=1)", False),
+        ("javascript", "f(a=\x01)", True),
+        ("javascript", 'f(a="x\x00")', True),
+        ("javascript", '<tool_call>\n{"arguments": {}}</tool_call>', True),
+        ("javascript", "", False),
+    ],
+)
+def test_reports_error_answers_like_the_printed_tree(
+    language: str, source: str, expected: bool
+) -> None:
+    root = root_of(language, source)
+    assert printed_test(root) is expected
+    assert reports_error(root) is expected
+
+
+TOKENS = [
+    *"fax1(){}[];,=\"'@#`\\\n é\x00\x01<>$?:",
+    *("new ", "int", ".class", "=>", "/*", "*/", "//", "->", "true", "class "),
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(TOKENS), max_size=30), st.sampled_from(LANGUAGES))
+def test_reports_error_matches_the_printed_test_on_random_text(
+    tokens: list[str], language: str
+) -> None:
+    root = root_of(language, "".join(tokens))
+    assert reports_error(root) is printed_test(root)
+
+
+@dataclass
+class FakeNode:
+    """Just what `reports_error` reads from a node; `printed` is its S-expression."""
+
+    type: str
+    printed: str = ""
+    has_error: bool = True
+    children: list[FakeNode] = field(default_factory=list)
+
+    @property
+    def child_count(self) -> int:
+        return len(self.children)
+
+    def sexp(self) -> str:
+        return self.printed
+
+
+def fake(node: FakeNode) -> Any:
+    return cast("Any", node)
+
+
+def test_an_error_leaf_printed_as_unexpected_is_not_an_error() -> None:
+    leaf = FakeNode("ERROR", "(UNEXPECTED 'x')")
+    assert not reports_error(fake(FakeNode("program", children=[leaf])))
+    childless = FakeNode("ERROR", "(ERROR)")
+    assert reports_error(fake(FakeNode("program", children=[childless])))
+
+
+def test_a_tree_without_errors_is_answered_without_printing_it() -> None:
+    # tree-sitter marks every ERROR node and its ancestors, so an unmarked root has none.
+    class Unprintable(FakeNode):
+        def sexp(self) -> str:
+            raise AssertionError("printed")
+
+    assert not reports_error(fake(Unprintable("program", has_error=False)))
