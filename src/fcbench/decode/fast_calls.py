@@ -9,7 +9,9 @@ returns None ("not sure") for anything else, so the caller falls back to the `as
 The subset, after the same `.strip().strip("'")` as `python_calls`:
 
 * the text is `[]`, `[` call (`,` call)* `,`? `]`, or a single call whose name is directly
-  followed by `(`; no leading or trailing whitespace (Python rejects some of it);
+  followed by `(`; no leading or trailing whitespace (Python rejects some of it); in the
+  list form, elements may also be values (below), which makes it the `ast` path's
+  "list element is not a call" failure (the value's node class named as `ast` names it);
 * a call is a dotted name of ASCII identifiers, none a keyword, then `(` keyword arguments
   `name=value` (`,` allowed after the last) `)`; no positional arguments, no `*`/`**`, no
   repeated keyword names;
@@ -32,6 +34,8 @@ import keyword
 import re
 from typing import Any
 
+from fcbench.decode.errors import DecodeError
+
 _MAX_DEPTH = 30
 
 _TOKEN = re.compile(
@@ -45,7 +49,9 @@ _TOKEN = re.compile(
     re.DOTALL,
 )
 # Cheap early exit for replies that cannot be in the subset (prose, JSON, XML, ...).
-_START = re.compile(r"\[[ \t\n]*(?:\]|[A-Za-z_][A-Za-z0-9_.]*[ \t\n]*\()|[A-Za-z_][A-Za-z0-9_.]*\(")
+_START = re.compile(
+    r"\[[ \t\n]*(?:\]|[A-Za-z_][A-Za-z0-9_.]*[ \t\n]*\(|[{\[])|[A-Za-z_][A-Za-z0-9_.]*\("
+)
 _INT = re.compile(r"0|[1-9][0-9]{0,29}")
 _FLOAT = re.compile(r"[0-9]{1,30}(?:\.[0-9]{1,30}(?:[eE][+-]?[0-9]{1,4})?|[eE][+-]?[0-9]{1,4})")
 _KEYWORDS = frozenset(keyword.kwlist)
@@ -61,7 +67,11 @@ class _Reject(Exception):
 
 
 def fast_python_calls(text: str) -> list[dict[Any, Any]] | None:
-    """What `python_calls(text)` returns, or None when the text is outside the fast subset."""
+    """What `python_calls(text)` returns, or None when the text is outside the fast subset.
+
+    A list whose elements are all in the subset but not all calls (JSON-style answers such
+    as `[{"name": "f", "arguments": {...}}]`) raises the `ast` path's DecodeError.
+    """
     text = text.strip().strip("'")
     if not _START.match(text) or text[-1] in _WHITESPACE:
         return None
@@ -69,13 +79,18 @@ def fast_python_calls(text: str) -> list[dict[Any, Any]] | None:
     count = len(tokens)
     tokens.append(_END)
     try:
+        not_a_call = None
         if tokens[0] == "[":
             calls: list[dict[Any, Any]] = []
             i = 1
             if tokens[1] != "]":
                 while True:
-                    call, i = _call(tokens, i)
-                    calls.append(call)
+                    if tokens[i][0] in _NAME_START and tokens[i + 1] == "(":
+                        call, i = _call(tokens, i)
+                        calls.append(call)
+                    else:  # a literal: the answer is valid Python but not a list of calls
+                        not_a_call = not_a_call or _node_kind(tokens[i])
+                        _, i = _value(tokens, i, 0)
                     token = tokens[i]
                     if token == ",":
                         i += 1
@@ -94,9 +109,25 @@ def fast_python_calls(text: str) -> list[dict[Any, Any]] | None:
             calls = [call]
         if i != count:
             return None
-        return calls
     except _Reject:
         return None
+    if not_a_call is not None:
+        raise DecodeError(f"list element is not a call: {not_a_call}")
+    return calls
+
+
+def _node_kind(token: str) -> str:
+    """The `ast` node class of the value that starts with `token` (as `python_calls_ast`
+    names it in its error)."""
+    first = token[0]
+    if first == "-":
+        return "UnaryOp"
+    if first in _NAME_START and token not in _CONSTANTS:
+        return "Name"
+    return _KINDS.get(first, "Constant")
+
+
+_KINDS = {"[": "List", "(": "Tuple", "{": "Dict"}
 
 
 def _call(tokens: list[str], i: int) -> tuple[dict[Any, Any], int]:
