@@ -4,9 +4,10 @@ The work is split by category: one job loads a category's test cases once and ju
 model's answers to it, writes each model's official score file at once, and hands back only
 counts (and, if asked, the per-case verdicts). Jobs are independent, so with several cores
 they run in worker processes; a process never holds more than one category's data, which
-keeps memory flat however many models are scored. Identical answers to the same case (common
-across models) are judged once per job. Damage (broken lines, unknown or duplicate ids,
-categories fcbench cannot check yet) becomes a one-line problem; the rest is scored.
+keeps memory flat however many models are scored. Answers to the same case that decode to the
+same calls (common across models) are checked once per job. Damage (broken lines, unknown or
+duplicate ids, categories fcbench cannot check yet) becomes a one-line problem; the rest is
+scored.
 """
 
 from __future__ import annotations
@@ -472,9 +473,10 @@ def _memo_key(
 ) -> tuple[str, str, Encoding] | None:
     """The key under which identical answers to a case share one verdict, or None.
 
-    Text answers (prompt mode) repeat across models and are costly to decode, so they are
-    memoised; a single-turn FC answer is cheaper to judge than to key. Multi-turn answers are
-    keyed with the model name, which can show in the verdict's details.
+    Only where judging is costly: executable answers (text; their calls run in a sandbox) and
+    multi-turn ones (keyed with the model name, which can show in the verdict's details). AST
+    answers share verdicts by decoded calls instead (`CheckMemo`): identical texts are rare
+    across models, and keeping every text would cost more memory than the decoding it saves.
     """
     if category.checker is Checker.MULTI_TURN:
         try:
@@ -482,7 +484,7 @@ def _memo_key(
         except (TypeError, ValueError):
             text = repr(raw)
         return (test_id, answers.model + "\x00" + text, answers.encoding)
-    if isinstance(raw, str):
+    if isinstance(raw, str) and category.checker in EXEC_CHECKERS:
         return (test_id, raw, answers.encoding)
     return None
 

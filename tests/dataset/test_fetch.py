@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from fcbench.dataset import fetch as fetch_module
 from fcbench.dataset.fetch import (
     DEFAULT_RELEASE,
     CorruptDataError,
@@ -169,16 +170,21 @@ def test_corrupt_constants_are_reported(copied_home: Path) -> None:
 
 def test_each_file_is_hashed_once(copied_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    real = hashlib.sha256
+    real = fetch_module.sha256_hex
 
-    def counting(data: bytes = b"") -> Any:
+    def counting(data: bytes) -> str:
         calls.append(len(data))
         return real(data)
 
-    monkeypatch.setattr(hashlib, "sha256", counting)
+    monkeypatch.setattr(fetch_module, "sha256_hex", counting)
     for _ in range(3):
         read_data_file("BFCL_v4_simple_java.json")
     assert len(calls) == 1
+
+
+def test_sha256_without_hashlib_matches_hashlib() -> None:
+    for data in (b"", b"abc", bytes(range(256)) * 999):
+        assert fetch_module.sha256_hex(data) == hashlib.sha256(data).hexdigest()
 
 
 def test_unknown_or_unsafe_paths_are_refused(home: Path) -> None:
