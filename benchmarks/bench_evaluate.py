@@ -104,7 +104,7 @@ def _fcbench_check_only(result_dir: Path) -> float:
     As on the official side (``_official_check_driver.py``), every piece of loading (result
     files, questions, ground truth, model encodings) happens before the clock starts; the
     clock covers judging every answer, one process, category by category as fcbench's jobs do
-    (identical answers to a case judged once), and no score files or CSVs.
+    (answers that decode to the same calls for a case checked once), and no score files or CSVs.
     """
     from fcbench.check.single_turn import CheckMemo, judge
     from fcbench.dataset import categories
@@ -127,15 +127,9 @@ def _fcbench_check_only(result_dir: Path) -> float:
     start = time.perf_counter()
     for name, items in work.items():
         category = categories.get(name)
-        memo: dict[Any, Any] = {}
-        checks = CheckMemo()
+        checks = CheckMemo()  # as fcbench's jobs: one per category, shared by every model
         for case, raw, encoding in items:
-            if not isinstance(raw, str):  # as fcbench's jobs: only text answers are memoised
-                judge(case, category, raw, encoding, checks)
-                continue
-            key = (case.id, raw, encoding)
-            if key not in memo:
-                memo[key] = judge(case, category, raw, encoding, checks)
+            judge(case, category, raw, encoding, checks)
     return time.perf_counter() - start
 
 

@@ -30,11 +30,11 @@ class CheckMemo:
     verdicts: dict[tuple[str, str, bool, str], Verdict] = field(default_factory=dict)
     checkers: dict[tuple[str, str, bool], CaseChecker] = field(default_factory=dict)
 
-    def checker(self, case: TestCase, category: Category, setting: Setting) -> CaseChecker:
-        key = (category.name, case.id, setting.underscore_names)
+    def checker(self, case: TestCase, category: Category, encoding: Encoding) -> CaseChecker:
+        key = (category.name, case.id, encoding.underscore_names)
         found = self.checkers.get(key)
         if found is None:
-            found = self.checkers[key] = _case_checker(case, category, setting)
+            found = self.checkers[key] = _case_checker(case, category, encoding)
         return found
 
 
@@ -65,19 +65,19 @@ def judge(
         return Verdict.fail(exc.error_type, f"Invalid syntax. Failed to decode AST. {exc}")
     except Exception as exc:  # a decoder bug must not lose the run
         return Verdict.fail("ast_decoder:decoder_failed", f"Invalid syntax. {exc!r}")
-    setting = Setting(category.language, encoding.underscore_names)
     if memo is None:
-        return _check(_case_checker(case, category, setting), calls)
+        return _check(_case_checker(case, category, encoding), calls)
     key = _memo_key(category, case, calls, encoding)
     verdict = memo.verdicts.get(key) if key is not None else None
     if verdict is None:
-        verdict = _check(memo.checker(case, category, setting), calls)
+        verdict = _check(memo.checker(case, category, encoding), calls)
         if key is not None:
             memo.verdicts[key] = verdict
     return verdict
 
 
-def _case_checker(case: TestCase, category: Category, setting: Setting) -> CaseChecker:
+def _case_checker(case: TestCase, category: Category, encoding: Encoding) -> CaseChecker:
+    setting = Setting(category.language, encoding.underscore_names)
     return CaseChecker(category.checker, case.functions, case.possible_answer, setting)
 
 
@@ -94,7 +94,6 @@ def _memo_key(
 
 
 def _check(checker: CaseChecker, calls: list[Call]) -> Verdict:
-    decoded = calls_as_decoded(calls)
     try:
         verdict = checker.check(calls)
     except Exception as exc:
@@ -102,11 +101,11 @@ def _check(checker: CaseChecker, calls: list[Call]) -> Verdict:
             CHECKER_CRASH,
             f"The checker could not judge this case ({type(exc).__name__}: {exc}); "
             "the official evaluator stops on such a case.",
-            decoded=decoded,
+            decoded=calls_as_decoded(calls),
         )
     if verdict.valid:
         return verdict
-    return Verdict(False, verdict.error_type, verdict.errors, {"decoded": decoded})
+    return Verdict(False, verdict.error_type, verdict.errors, {"decoded": calls_as_decoded(calls)})
 
 
 def _judge_relevance(category: Category, raw: Any, encoding: Encoding) -> Verdict:
