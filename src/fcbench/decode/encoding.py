@@ -99,6 +99,10 @@ def _prompt_text(raw: Any) -> str:
     return raw
 
 
+_PLAIN: dict[Encoding, Encoding] = {}
+"""Each encoding without its prompt-format options (relevance is judged on Python syntax)."""
+
+
 def contains_call(raw: Any, encoding: Encoding) -> tuple[bool, str | None]:
     """Relevance rule: decoding (Python format) succeeds and yields at least one call.
 
@@ -106,7 +110,9 @@ def contains_call(raw: Any, encoding: Encoding) -> tuple[bool, str | None]:
     """
     from fcbench.decode.errors import DecodeError
 
-    plain = Encoding(encoding.mode, encoding.fc_names, encoding.fc_args)
+    plain = _PLAIN.get(encoding)
+    if plain is None:
+        plain = _PLAIN[encoding] = Encoding(encoding.mode, encoding.fc_names, encoding.fc_args)
     try:
         calls = decode_ast(raw, plain, Language.PYTHON)
     except DecodeError as exc:
