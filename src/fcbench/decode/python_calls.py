@@ -52,8 +52,15 @@ def decode_prompt(
     """Decode a prompt-mode reply into calls; raises DecodeError like the official decoder."""
     if not isinstance(text, str):
         raise DecodeError(f"expected the model's text, got {type(text).__name__}")
+    body = bracketed(text)
     try:
-        decoded = _decode(bracketed(text), fmt, tool_call_tag)
+        if fmt is ReturnFormat.PYTHON and not tool_call_tag:
+            fast = fast_python_calls(body)  # its output always has the call shape
+            if fast is not None:
+                return [Call(name, args) for item in fast for name, args in item.items()]
+            decoded = python_calls_ast(body)
+        else:
+            decoded = _decode(body, fmt, tool_call_tag)
     except DecodeError:
         raise
     except (Exception, RecursionError) as exc:  # every parser failure is a decode failure
