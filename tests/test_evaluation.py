@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -141,3 +142,79 @@ def test_parallel_jobs_match_sequential_and_carry_errors(
     clear_caches()
     with pytest.raises(CorruptDataError, match=r"BFCL_v4_irrelevance\.json"):
         evaluate(tmp_path, workers=2)
+
+
+# -- Score-file lines built directly (FailureLines) against the general record path -------------
+
+
+def _judged_sample(category: str) -> tuple[list[Any], dict[str, Any]]:
+    """Failures of every shape and oddity (plus a pass and a skip), and their prompts."""
+    from fcbench.dataset.model import TestCase, Verdict
+    from fcbench.report.score_files import RawJSON
+
+    answer = [{"f": {"x": [1, ""], "y": ["café"]}}]
+    rows = [
+        ("[f(x=1)]", Verdict.fail("value_error:int", "Wrong 'x'.", decoded=[{"f": {"x": 1}}])),
+        ([{"f": '{"x": 1}'}], Verdict.fail("e:dict", "msg", {"Model Result Index 0": {"a": 1}})),
+        ("x\x00", Verdict.fail("e:odd", ValueError("bad"), decoded=[{"f": {"s": {1}}}])),
+        ("nan", Verdict.fail("e:nan", "m", decoded=[{"f": {"x": float("nan"), 2: None}}])),
+        ("ran", Verdict.fail("exec:x", "m", decoded=[], model_executed_output=[{"r": (1,)}])),
+        ("odd answer", Verdict.fail("e:answer", "m")),
+        ("no prompt", Verdict.fail("e:prompt", "m", error={"error_message": "m"})),
+        ("ok", Verdict.ok()),
+        ("skip", Verdict(False, None, [], {"skipped": "needs a web service"})),
+    ]
+    judged, prompts = [], {}
+    for index, (raw, verdict) in enumerate(rows):
+        case = TestCase(f"{category}_{index}", category, [], [],
+                        [{"f": {"x": {1}}}] if raw == "odd answer" else answer)
+        if raw != "no prompt":
+            prompts[case.id] = RawJSON(json.dumps({"id": case.id, "question": ["é"]}))
+        judged.append((case, {"id": case.id, "result": raw}, verdict))
+    return judged, prompts
+
+
+def _expected_score_file(path: Path, category: Any, judged: list[Any], prompts: Any) -> None:
+    """The score file as written before FailureLines: dict records, the general encoder."""
+    from fcbench.evaluation import _with_answer_text
+    from fcbench.report.records import failure_record
+    from fcbench.report.score_files import score_header, write_score_file
+
+    records = [
+        _with_answer_text(
+            failure_record("org/m", category, case, entry["result"], verdict,
+                           prompts.get(case.id), entry.get("inference_log", "")),
+            case,
+        )
+        for case, entry, verdict in judged
+        if not verdict.valid and "skipped" not in verdict.extras
+    ]
+    skipped = [{"id": c.id, "reason": v.extras["skipped"]} for c, _, v in judged
+               if "skipped" in v.extras]
+    write_score_file(path, score_header(1, len(judged) - 1,
+                                        {"skipped_count": 1, "skipped": skipped}), records)
+
+
+@pytest.mark.parametrize(
+    "name", ["simple_python", "parallel", "live_relevance", "exec_simple", "multi_turn_base"]
+)
+def test_score_files_are_the_general_paths_bytes(tmp_path: Path, name: str) -> None:
+    from fcbench.dataset import categories
+    from fcbench.evaluation import _ANSWER_TEXTS, CategoryEvaluation, _write_score_file
+    from fcbench.report.score_files import score_file_path
+
+    category = categories.get(name)
+    judged, prompts = _judged_sample(name)
+    evaluation = CategoryEvaluation(category, 100, correct=1, total=len(judged) - 1)
+    _ANSWER_TEXTS.clear()
+    expected = tmp_path / "expected.json"
+    _expected_score_file(expected, category, judged, prompts)
+    # Written over a longer file first: the old content must not survive past the new end.
+    path = score_file_path(tmp_path / "score", "org/m", name)
+    path.parent.mkdir(parents=True)
+    path.write_text("x" * 100_000)
+    _write_score_file(tmp_path / "score", "org/m", evaluation, judged, prompts)
+    assert path.read_bytes() == expected.read_bytes()
+    # And into a fresh directory.
+    _write_score_file(tmp_path / "fresh", "org/m", evaluation, judged, prompts)
+    assert score_file_path(tmp_path / "fresh", "org/m", name).read_bytes() == expected.read_bytes()

@@ -496,25 +496,21 @@ def _write_score_file(
     judged: list[tuple[TestCase, dict[str, Any], Verdict]],
     prompts: dict[str, RawJSON],
 ) -> None:
-    from fcbench.report.records import failure_record
+    from fcbench.report.records import FailureLines
     from fcbench.report.score_files import write_category_score
 
-    records = [
-        _with_answer_text(
-            failure_record(
-                model,
-                evaluation.category,
-                case,
-                entry["result"],
-                verdict,
-                prompts.get(case.id),
-                entry.get("inference_log", ""),
-            ),
-            case,
-        )
-        for case, entry, verdict in judged
-        if not verdict.valid and "skipped" not in verdict.extras
-    ]
+    category = evaluation.category
+    lines = FailureLines(model, category, _answer_text) if FailureLines.supports(category) else None
+    records: list[str | dict[str, Any]] = []
+    for case, entry, verdict in judged:
+        if verdict.valid or "skipped" in verdict.extras:
+            continue
+        prompt = prompts.get(case.id)
+        line = lines.line(case, entry["result"], verdict, prompt) if lines else None
+        if line is None:  # multi-turn, or a value only the general path encodes
+            records.append(_failure_record(model, category, case, entry, verdict, prompt))
+        else:
+            records.append(line)
     skipped = [
         {"id": case.id, "reason": verdict.extras["skipped"]}
         for case, _, verdict in judged
@@ -524,6 +520,24 @@ def _write_score_file(
     write_category_score(score_dir, model, evaluation.score, records, header)
 
 
+def _failure_record(
+    model: str,
+    category: Category,
+    case: TestCase,
+    entry: dict[str, Any],
+    verdict: Verdict,
+    prompt: RawJSON | None,
+) -> dict[str, Any]:
+    """A failed case's record as a dict, for the score-file writer's general path (the
+    shapes and values `FailureLines` leaves to it)."""
+    from fcbench.report.records import failure_record
+
+    record = failure_record(
+        model, category, case, entry["result"], verdict, prompt, entry.get("inference_log", "")
+    )
+    return _with_answer_text(record, case)
+
+
 _ANSWER_TEXTS: dict[tuple[str, str], RawJSON] = {}
 
 
@@ -531,16 +545,26 @@ def _with_answer_text(record: dict[str, Any], case: TestCase) -> dict[str, Any]:
     """Put the case's possible answer in as JSON text serialised once for every model that
     fails the case (failure records repeat it for each model)."""
     if "possible_answer" in record and not isinstance(record["possible_answer"], RawJSON):
-        key = (case.category, case.id)
-        text = _ANSWER_TEXTS.get(key)
-        if text is None:
-            try:
-                text = RawJSON(json.dumps(case.possible_answer, ensure_ascii=False))
-            except (TypeError, ValueError):
-                return record
-            _ANSWER_TEXTS[key] = text
-        record["possible_answer"] = text
+        text = _answer_text(case)
+        if text is not None:
+            record["possible_answer"] = text
     return record
+
+
+def _answer_text(case: TestCase) -> RawJSON | None:
+    """The case's possible answer as JSON text, cached per job; None if plain `json.dumps`
+    rejects it (the record then keeps the value, and the writer's general path encodes it)."""
+    if isinstance(case.possible_answer, RawJSON):
+        return case.possible_answer
+    key = (case.category, case.id)
+    text = _ANSWER_TEXTS.get(key)
+    if text is None:
+        try:
+            text = RawJSON(json.dumps(case.possible_answer, ensure_ascii=False))
+        except (TypeError, ValueError):
+            return None
+        _ANSWER_TEXTS[key] = text
+    return text
 
 
 def _report_unknown_ids(

@@ -81,18 +81,23 @@ def score_header(correct: int, total: int, extra: Mapping[str, Any] | None = Non
 
 
 def write_score_file(
-    path: Path, header: Mapping[str, Any], records: Iterable[Mapping[str, Any]]
+    path: Path, header: Mapping[str, Any], records: Iterable[Mapping[str, Any] | str]
 ) -> None:
     """Write header + records as JSON Lines, creating the directories as needed.
 
-    The lines share one encoder and are written in one call (failure records are thousands
-    of lines per run, so per-line costs add up).
+    A record may come as its JSON line already (a str, e.g. from `records.FailureLines`): it
+    is written as is. The other lines share one encoder, and all are written in one call (failure
+    records are thousands of lines per run, so per-line costs add up).
     """
-    encode = _new_encoder()
-    lines = [_dumps(entry, encode) for entry in (header, *records)]
+    encode = new_encoder()
+    lines = [_dumps(header, encode)]
+    lines += [
+        entry if isinstance(entry, str) else _dumps(entry, encode) for entry in records
+    ]
+    lines.append("")  # the newline after the last line, without copying the text again
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as out:
-        out.write("\n".join(lines) + "\n")
+        out.write("\n".join(lines))
 
 
 Encode = Callable[[Any], str]
@@ -105,7 +110,7 @@ string a `"` is escaped), so splitting on it finds the placeholders; if it finds
 other string ends that way and the record is encoded item by item."""
 
 
-def _new_encoder() -> Encode:
+def new_encoder() -> Encode:
     """`json.dumps(value, ensure_ascii=False, default=str)` as one reusable callable.
 
     `json.dumps` with keyword arguments builds a new encoder on every call; one C encoder per
@@ -129,7 +134,7 @@ def _dumps(entry: Mapping[str, Any], encode: Encode | None = None) -> str:
     placeholder in their place and the raw texts are joined in between the pieces around
     the placeholders (no per-record dict of unique placeholders, no `str.replace` scans).
     """
-    encode = encode or _new_encoder()
+    encode = encode or new_encoder()
     raw_keys = [key for key, value in entry.items() if isinstance(value, RawJSON)]
     masked = {**entry, **dict.fromkeys(raw_keys, _PLACEHOLDER)} if raw_keys else entry
     try:
@@ -163,7 +168,7 @@ def write_category_score(
     score_dir: Path,
     model: str,
     score: CategoryScore,
-    failures: Iterable[Mapping[str, Any]],
+    failures: Iterable[Mapping[str, Any] | str],
     extra_header: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write one category's score file where the official tool puts it; return its path."""
