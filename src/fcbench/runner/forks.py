@@ -1,48 +1,69 @@
 """Run work in forked child processes and collect what they return.
 
-Plain fork + pipe rather than a process pool: a child inherits everything the parent already
+Plain fork + pipes rather than a process pool: a child inherits everything the parent already
 loaded (no pickling of inputs, no re-imports), and the parent stays as small as a sequential
-run. Each child sends one pickled result back; an exception in a child is re-raised in the
-parent, so a damaged data file gives the same one-line error either way. POSIX only: callers
-fall back to running in-process where `os.fork` does not exist.
+run. Items are handed out one at a time through a shared "ticket" pipe, so a child that is done
+takes the next item (jobs differ a lot in size; fixed shares left one core idle while the other
+finished). Each child sends one pickled list of results back; an exception in a child is
+re-raised in the parent, so a damaged data file gives the same one-line error either way.
+POSIX only: callers fall back to running in-process where `os.fork` does not exist.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import struct
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
+_TICKET = struct.Struct("<I")
+"""One item index. Reads of a few bytes from a pipe are atomic, so each ticket goes to
+exactly one child."""
 
-def map_in_forks(work: Callable[[T], list[R]], shares: Sequence[T]) -> list[R]:
-    """`work(share)` for every share, each in its own child; the results concatenated in order."""
+
+def map_in_forks(work: Callable[[T], R], items: Sequence[T], workers: int) -> list[R]:
+    """`[work(item) for item in items]`, computed by `workers` children; results in item order.
+
+    Children take items in the order given, each as soon as it is free: put the largest first.
+    """
     sys.stdout.flush()
     sys.stderr.flush()
+    tickets_read, tickets_write = os.pipe()
+    os.write(tickets_write, b"".join(_TICKET.pack(index) for index in range(len(items))))
+    os.close(tickets_write)  # children see end-of-file once every ticket is taken
     children = []
-    for share in shares:
+    for _ in range(min(workers, len(items))):
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child, which leaves through os._exit
             os.close(read_end)
-            _child(work, share, write_end)
+            _child(work, items, tickets_read, write_end)
         os.close(write_end)
         children.append((pid, read_end))
-    results: list[R] = []
+    os.close(tickets_read)
+    return _gather(children, len(items))
+
+
+def _gather(children: list[tuple[int, int]], count: int) -> list[R]:
+    """Every child's (index, result) pairs, put back in item order; the first failure raised."""
+    done: dict[int, R] = {}
     failure: BaseException | None = None
     for pid, read_end in children:
         ok, value = _collect(pid, read_end)
         if ok and isinstance(value, list):
-            results.extend(value)
+            done.update(value)
         elif failure is None:
             failure = value if isinstance(value, BaseException) else RuntimeError(repr(value))
+    if failure is None and len(done) != count:
+        failure = RuntimeError("a worker process died before answering")
     if failure is not None:
         raise failure
-    return results
+    return [done[index] for index in range(count)]
 
 
 def _collect(pid: int, read_end: int) -> tuple[bool, object]:
@@ -57,9 +78,12 @@ def _collect(pid: int, read_end: int) -> tuple[bool, object]:
     return bool(ok), value
 
 
-def _child(work: Callable[[T], list[R]], share: T, write_end: int) -> None:  # pragma: no cover
+def _child(
+    work: Callable[[T], R], items: Sequence[T], tickets: int, write_end: int
+) -> None:  # pragma: no cover - runs in a child
     try:
-        payload = pickle.dumps((True, work(share)))
+        results = [(index, work(items[index])) for index in _take_tickets(tickets)]
+        payload = pickle.dumps((True, results))
     except BaseException as exc:  # handed to the parent, which re-raises it
         try:
             payload = pickle.dumps((False, exc))
@@ -68,3 +92,12 @@ def _child(work: Callable[[T], list[R]], share: T, write_end: int) -> None:  # p
     with os.fdopen(write_end, "wb") as pipe:
         pipe.write(payload)
     os._exit(0)
+
+
+def _take_tickets(tickets: int) -> Iterator[int]:  # pragma: no cover - runs in a child
+    """Item indices, one at a time, until the ticket pipe is empty."""
+    while True:
+        data = os.read(tickets, _TICKET.size)
+        if len(data) < _TICKET.size:
+            return
+        yield _TICKET.unpack(data)[0]
