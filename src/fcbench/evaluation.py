@@ -131,6 +131,19 @@ class _Job:
 
 
 @dataclass
+class _CategoryData:
+    """A job's test cases (slim), their prompts as JSON text, and their official order."""
+
+    cases: dict[str, TestCase]
+    prompts: dict[str, RawJSON]
+    rank: dict[str, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        ordered = sorted(self.cases, key=id_order)  # once per job, not once per result file
+        self.rank = {case_id: index for index, case_id in enumerate(ordered)}
+
+
+@dataclass
 class _Memo:
     """A job's shared judgements: identical answer texts to a case (`answers`) and, for the
     AST categories, identical decoded calls to a case (`checks`; see `judge`)."""
@@ -378,7 +391,7 @@ def _slim_property(prop: Any) -> Any:
 def _run_job(job: _Job, request: _Request) -> _JobResult:
     """Judge every model's answers to one category."""
     frozen = _freeze_loaded(job.category)
-    cases, prompts = _load_slim(job.category, request)
+    data = _CategoryData(*_load_slim(job.category, request))
     memo = _Memo()
     _ANSWER_TEXTS.clear()
     result = _JobResult()
@@ -386,7 +399,7 @@ def _run_job(job: _Job, request: _Request) -> _JobResult:
         problems = result.problems.setdefault(answers.model, [])
         usage = result.usage.setdefault(answers.model, Usage())
         result.evaluations[answers.model] = _judge_file(
-            answers, job.category, cases, prompts, memo, usage, problems, request
+            answers, job.category, data, memo, usage, problems, request
         )
     if job.category.checker in EXEC_CHECKERS:
         from fcbench.check.exec import close_runners
@@ -400,8 +413,7 @@ def _run_job(job: _Job, request: _Request) -> _JobResult:
 def _judge_file(
     answers: _Answers,
     category: Category,
-    cases: dict[str, TestCase],
-    prompts: dict[str, RawJSON],
+    data: _CategoryData,
     memo: _Memo,
     usage: Usage,
     problems: list[str],
@@ -412,13 +424,14 @@ def _judge_file(
 
         reset_process_state()  # as if each model were scored in a fresh process, as upstream
     found = read_result_file(answers.file)
+    cases = data.cases
     _freeze_loaded(category)
     problems.extend(found.problems)
     _report_unknown_ids(
         answers.file, category, [i for i in found.entries if i not in cases], problems
     )
     judged: list[tuple[TestCase, dict[str, Any], Verdict]] = []
-    for test_id in sorted((i for i in found.entries if i in cases), key=id_order):
+    for test_id in sorted((i for i in found.entries if i in cases), key=data.rank.__getitem__):
         entry = found.entries[test_id]
         case = cases[test_id]
         key = _memo_key(test_id, entry["result"], answers, category)
@@ -438,7 +451,7 @@ def _judge_file(
     if request.keep_cases:
         evaluation.cases = [CaseVerdict(case.id, verdict) for case, _, verdict in judged]
     if request.score_dir is not None:
-        _write_score_file(request.score_dir, answers.model, evaluation, judged, prompts)
+        _write_score_file(request.score_dir, answers.model, evaluation, judged, data.prompts)
     return evaluation
 
 
