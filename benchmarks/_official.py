@@ -50,6 +50,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from _bfcl_stubs import STUBBED_MODULES
 from _measure import CATEGORIES, Counts, Measured, read_scores, run_measured
@@ -281,23 +282,26 @@ def check_only(env: OfficialEnv, jobs: Sequence[tuple[str, str, Path]], scratch:
     ``jobs`` holds ``(model, handler, folder of result files)``.
     """
     scratch.mkdir(parents=True, exist_ok=True)
-    jobs_path, out_path = scratch / "jobs.json", scratch / "check-only.json"
+    jobs_path = scratch / "jobs.json"
     jobs_path.write_text(
         json.dumps([{"model": m, "handler": h, "dir": str(d)} for m, h, d in jobs]),
         encoding="utf-8",
     )
-    run_measured(
-        [str(env.python), str(_CHECK_DRIVER), str(jobs_path), str(out_path)],
-        cwd=scratch,
-        env=official_environ(scratch),
-        log=scratch / "check-only.log",
-    ).check()
-    data = json.loads(out_path.read_text(encoding="utf-8"))
+    data: dict[str, Any] = {}
+    for mode in ("loop", "tasks"):  # each in a fresh process, as on the fcbench side
+        out_path = scratch / f"check-only-{mode}.json"
+        run_measured(
+            [str(env.python), str(_CHECK_DRIVER), str(jobs_path), str(out_path), mode],
+            cwd=scratch,
+            env=official_environ(scratch),
+            log=scratch / f"check-only-{mode}.log",
+        ).check()
+        data.update(json.loads(out_path.read_text(encoding="utf-8")))
     counts = {
         model: {category: (c, t) for category, (c, t) in per.items()}
         for model, per in data["counts"].items()
     }
-    return CheckOnly(dict(data["seconds"]), counts, dict(data.get("task_seconds", {})))
+    return CheckOnly(dict(data["seconds"]), counts, dict(data["task_seconds"]))
 
 
 def _venv_python(venv: Path) -> Path:

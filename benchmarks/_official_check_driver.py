@@ -33,8 +33,15 @@ def _load_jobs(path: Path) -> list[dict[str, str]]:
 
 
 def main(argv: list[str]) -> int:
-    """Entry point: ``argv`` is ``[JOBS.json, OUT.json]``."""
+    """Entry point: ``argv`` is ``[JOBS.json, OUT.json, MODE]``; MODE ``loop`` times the
+    per-entry loops, ``tasks`` the evaluation without start-up and CSVs (default: both, in
+    this one process)."""
     jobs_path, out_path = Path(argv[0]), Path(argv[1])
+    mode = argv[2] if len(argv) > 2 else "both"
+    if mode == "tasks":
+        task_seconds = _time_tasks(_load_jobs(jobs_path), out_path.parent / "task-scores")
+        out_path.write_text(json.dumps({"task_seconds": task_seconds}), encoding="utf-8")
+        return 0
 
     from bfcl_eval.constants.enums import Language, ReturnFormat
     from bfcl_eval.eval_checker import eval_runner
@@ -108,11 +115,10 @@ def main(argv: list[str]) -> int:
         seconds[model] = seconds.get(model, 0.0) + elapsed
         counts.setdefault(model, {})[category] = [correct, len(results)]
 
-    task_seconds = _time_tasks(_load_jobs(jobs_path), out_path.parent / "task-scores")
-    out_path.write_text(
-        json.dumps({"seconds": seconds, "counts": counts, "task_seconds": task_seconds}, indent=1),
-        encoding="utf-8",
-    )
+    result: dict[str, Any] = {"seconds": seconds, "counts": counts}
+    if mode != "loop":
+        result["task_seconds"] = _time_tasks(_load_jobs(jobs_path), out_path.parent / "task-scores")
+    out_path.write_text(json.dumps(result, indent=1), encoding="utf-8")
     return 0
 
 
