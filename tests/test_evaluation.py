@@ -218,3 +218,27 @@ def test_score_files_are_the_general_paths_bytes(tmp_path: Path, name: str) -> N
     # And into a fresh directory.
     _write_score_file(tmp_path / "fresh", "org/m", evaluation, judged, prompts)
     assert score_file_path(tmp_path / "fresh", "org/m", name).read_bytes() == expected.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "name", ["simple_python", "simple_java", "parallel_multiple", "irrelevance", "live_relevance"]
+)
+def test_slim_cases_from_the_derived_cache_equal_freshly_built_ones(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    from fcbench.dataset import categories
+    from fcbench.dataset.fetch import DEFAULT_RELEASE, clear_caches
+    from fcbench.evaluation import _build_slim, _load_slim, _Request
+
+    home = tmp_path / "home"
+    shutil.copytree(fetched_home / "releases", home / "releases")
+    monkeypatch.setenv("FCBENCH_HOME", str(home))
+    clear_caches()
+    category = categories.get(name)
+    request = _Request(DEFAULT_RELEASE, None, None, False)
+    fresh = _build_slim(category, request)
+    for _ in ("cold", "warm"):
+        cases, prompts = _load_slim(category, request)
+        assert cases == fresh[0] and prompts == fresh[1]
+        assert all(type(p) is type(fresh[1][i]) for i, p in prompts.items())
+    assert (home / "releases" / DEFAULT_RELEASE / "derived" / f"slim-{name}.marshal").is_file()

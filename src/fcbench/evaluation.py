@@ -23,8 +23,9 @@ from typing import Any
 from fcbench.check.single_turn import CheckMemo, judge
 from fcbench.dataset import categories
 from fcbench.dataset.categories import EXEC_CHECKERS, Category, Checker, Language
+from fcbench.dataset.derived import cached
 from fcbench.dataset.fetch import DEFAULT_RELEASE
-from fcbench.dataset.load import load_category
+from fcbench.dataset.load import answer_file, load_category, question_file
 from fcbench.dataset.model import TestCase, Verdict
 from fcbench.decode.encoding import Encoding
 from fcbench.report.records import multi_turn_prompt_of, prompt_of
@@ -342,7 +343,52 @@ def _load_slim(
     category: Category, request: _Request
 ) -> tuple[dict[str, TestCase], dict[str, RawJSON]]:
     """A category's cases in the slim form the checkers read, and each case's prompt as the
-    JSON text that failure records embed (serialised once for all models)."""
+    JSON text that failure records embed (serialised once for all models).
+
+    For the single-turn categories of a fetched release, the slim form is kept in the
+    release's derived cache (built on first use), keyed by the two data files it comes from.
+    """
+    if request.data_root is not None or category.checker not in _DIGESTED:
+        return _build_slim(category, request)
+    sources = [question_file(category)]
+    if category.has_possible_answer:
+        sources.append(answer_file(category))
+    rows = cached(
+        f"slim-{category.name}", request.release, sources, lambda: _slim_rows(category, request)
+    )
+    cases: dict[str, TestCase] = {}
+    prompts: dict[str, RawJSON] = {}
+    for case_id, case_category, functions, possible_answer, prompt in rows:
+        cases[case_id] = TestCase(case_id, case_category, [], functions, possible_answer)
+        prompts[case_id] = RawJSON(prompt)
+    return cases, prompts
+
+
+_DIGESTED = frozenset(
+    {
+        Checker.AST_SIMPLE,
+        Checker.AST_MULTIPLE,
+        Checker.AST_PARALLEL,
+        Checker.IRRELEVANCE,
+        Checker.RELEVANCE,
+    }
+)
+"""Checkers whose cases come from their question and answer files alone (multi-turn and
+executable cases read more files, and carry extras)."""
+
+
+def _slim_rows(category: Category, request: _Request) -> list[tuple[Any, ...]]:
+    """`_build_slim`'s result as plain values, for the derived cache."""
+    cases, prompts = _build_slim(category, request)
+    return [
+        (case.id, case.category, case.functions, case.possible_answer, str(prompts[case.id]))
+        for case in cases.values()
+    ]
+
+
+def _build_slim(
+    category: Category, request: _Request
+) -> tuple[dict[str, TestCase], dict[str, RawJSON]]:
     cases: dict[str, TestCase] = {}
     prompts: dict[str, RawJSON] = {}
     multi_turn = category.checker is Checker.MULTI_TURN  # replayed: no docs, the rest needed

@@ -440,12 +440,19 @@ def read_data_file(relpath: str, release: str = DEFAULT_RELEASE) -> bytes:
     """The bytes of `data/<relpath>` (posix path), checked against the fetch-time checksum."""
     root = release_dir(release)
     rel = PurePosixPath(relpath)
+    expected = data_file_checksum(relpath, release)
+    return _read_verified(root / "data" / rel, expected, rel.as_posix(), release)
+
+
+def data_file_checksum(relpath: str, release: str = DEFAULT_RELEASE) -> str:
+    """The fetch-time sha256 of `data/<relpath>` (what the file is verified against)."""
+    rel = PurePosixPath(relpath)
     if rel.is_absolute() or ".." in rel.parts:
         raise DataError(f"invalid data file path {relpath!r}")
-    expected = _manifest(root)["files"].get(rel.as_posix())
+    expected = _manifest(release_dir(release))["files"].get(rel.as_posix())
     if expected is None:
         raise DataError(f"{relpath} is not part of the BFCL data of release {release}")
-    return _read_verified(root / "data" / rel, expected, rel.as_posix(), release)
+    return str(expected)
 
 
 def load_constants(release: str = DEFAULT_RELEASE) -> dict[str, Any]:
