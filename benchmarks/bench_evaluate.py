@@ -166,6 +166,23 @@ class OfficialResults:
 
 
 @dataclass
+class OfficialSide:
+    """How to run the official checking-alone driver."""
+
+    env: Any  # _official.OfficialEnv
+    jobs: list[tuple[str, str, Path]]
+
+
+@dataclass
+class FcbenchSide:
+    """How to run fcbench's checking-alone driver."""
+
+    python: str
+    result_dir: Path
+    env: dict[str, str]
+
+
+@dataclass
 class FcbenchResults:
     """Everything measured on the fcbench side."""
 
@@ -177,6 +194,7 @@ class FcbenchResults:
     wall_cold: float | None = None  # the first whole run, which builds the derived cache
     no_startup_cold: float | None = None  # likewise for checking alone
     counts: dict[str, Counts] = field(default_factory=dict)
+    driver: FcbenchSide | None = None
 
 
 # --------------------------------------------------------------------------------------
@@ -186,7 +204,7 @@ class FcbenchResults:
 
 def run_official(
     model_dirs: Sequence[Path], workdir: Path, args: argparse.Namespace
-) -> OfficialResults:
+) -> tuple[OfficialResults, OfficialSide]:
     """Install (or reuse) the official tool and measure it on ``model_dirs``."""
     wheels = args.wheel_dir if args.wheel_dir.exists() else None
     env = _official.ensure_venv(args.official_python, wheels, rebuild=args.rebuild_venv)
@@ -224,33 +242,22 @@ def run_official(
             f" {rss[model] / MB:>10.1f}  {agree}"
         )
 
-    print("\nofficial: checking alone (per-entry loops over pre-loaded data, one process)")
-    checks = [
-        _official.check_only(env, jobs, workdir / "official-check" / f"run{i}")
-        for i in range(args.repeat)
-    ]
-    check_times = [check.total for check in checks]
-    for model, check_counts in checks[0].counts.items():
-        for d in _diff_counts(counts[model], check_counts):
-            mismatches.append(f"{model} (check-only driver vs bfcl evaluate): {d}")
-    print(f"  {statistics.median(check_times):.3f} s")
-
     print(f"official: bfcl --help, median of {HELP_RUNS}")
     help_env = _official.official_environ(workdir / "official-help")
     help_seconds = median_seconds([str(env.bfcl), "--help"], HELP_RUNS, env=help_env)
     print(f"  {help_seconds:.3f} s")
 
-    return OfficialResults(
+    results = OfficialResults(
         models=[d.name for d in model_dirs],
         wall={m: statistics.median(t) for m, t in wall.items()},
         max_rss=rss,
         counts=counts,
-        check_only=statistics.median(check_times),
+        check_only=0.0,  # measured later, interleaved with fcbench's (see measure_checking)
         help_seconds=help_seconds,
-        no_startup=statistics.median(check.task_total for check in checks),
         verdict_mismatches=mismatches,
         installed=list(env.installed),
     )
+    return results, OfficialSide(env, jobs)
 
 
 def _cache_key(models: Sequence[str], corpus: Path) -> str:
@@ -374,29 +381,63 @@ def run_fcbench(
     if not results.counts:
         print(f"  WARNING: no BFCL_v4_*_score.json files found under {score_dir}")
 
-    print("fcbench: checking alone (_fcbench_check_only, fresh process)")
     python = fcbench.parent / "python"
-    driver_python = str(python) if python.exists() else sys.executable
-    times: dict[str, list[float]] = {"check": [], "no-startup": []}
-    for attempt in range(args.repeat):
-        for mode, measured_times in times.items():  # each in a fresh process: no warm caches
-            if attempt == 0 and mode == "no-startup":
-                _clear_derived(env)
-            out = workdir / "fcbench" / f"{mode}{attempt}.json"
-            run_measured(
-                [driver_python, str(Path(__file__).resolve()), "--fcbench-check-driver",
-                 str(result_dir), str(out), mode],
-                env=env,
-                log=workdir / "fcbench" / f"{mode}{attempt}.log",
-            ).check()
-            measured_times.append(float(json.loads(out.read_text(encoding="utf-8"))["seconds"]))
-    check_times, task_times = times["check"], times["no-startup"]
-    results.check_only = statistics.median(check_times)
-    results.no_startup = statistics.median(task_times)
-    results.no_startup_cold = task_times[0]
-    print(f"  {results.check_only:.3f} s checking alone; {results.no_startup:.3f} s evaluation "
-          "without start-up and CSVs")
+    results.driver = FcbenchSide(
+        str(python) if python.exists() else sys.executable, result_dir, env
+    )
     return results
+
+
+def measure_checking(
+    official: OfficialResults | None,
+    official_side: OfficialSide | None,
+    fcb: FcbenchResults | None,
+    workdir: Path,
+    repeat: int,
+) -> None:
+    """Checking alone, both readings, each timing in a fresh process; official and fcbench
+    runs alternate, so that both see the same machine (this kind of machine drifts by tens of
+    percent over minutes, which would otherwise decide the ratio)."""
+    print(f"\nchecking alone, official and fcbench alternating (x{repeat})")
+    official_runs: list[Any] = []
+    fcbench_runs: dict[str, list[float]] = {"check": [], "no-startup": []}
+    for attempt in range(repeat):
+        if official is not None and official_side is not None:
+            scratch = workdir / "official-check" / f"run{attempt}"
+            run = _official.check_only(official_side.env, official_side.jobs, scratch)
+            official_runs.append(run)
+        if fcb is not None and fcb.driver is not None:
+            for mode, times in fcbench_runs.items():
+                if attempt == 0 and mode == "no-startup":
+                    _clear_derived(fcb.driver.env)  # the first run builds the derived cache
+                times.append(_fcbench_driver(fcb.driver, workdir, mode, attempt))
+    if official_runs and official is not None:
+        official.check_only = statistics.median(run.total for run in official_runs)
+        official.no_startup = statistics.median(run.task_total for run in official_runs)
+        for model, check_counts in official_runs[0].counts.items():
+            for d in _diff_counts(official.counts[model], check_counts):
+                official.verdict_mismatches.append(
+                    f"{model} (check-only driver vs bfcl evaluate): {d}"
+                )
+        print(f"  official: loop {official.check_only:.3f} s; no start-up, no CSVs"
+              f" {official.no_startup:.3f} s")
+    if fcb is not None and fcbench_runs["check"]:
+        fcb.check_only = statistics.median(fcbench_runs["check"])
+        fcb.no_startup = statistics.median(fcbench_runs["no-startup"])
+        fcb.no_startup_cold = fcbench_runs["no-startup"][0]
+        print(f"  fcbench:  loop {fcb.check_only:.3f} s; no start-up, no CSVs"
+              f" {fcb.no_startup:.3f} s")
+
+
+def _fcbench_driver(side: FcbenchSide, workdir: Path, mode: str, attempt: int) -> float:
+    out = workdir / "fcbench" / f"{mode}{attempt}.json"
+    run_measured(
+        [side.python, str(Path(__file__).resolve()), "--fcbench-check-driver",
+         str(side.result_dir), str(out), mode],
+        env=side.env,
+        log=workdir / "fcbench" / f"{mode}{attempt}.log",
+    ).check()
+    return float(json.loads(out.read_text(encoding="utf-8"))["seconds"])
 
 
 def _clear_derived(env: dict[str, str]) -> None:
@@ -668,6 +709,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     workdir = Path(tempfile.mkdtemp(prefix="fcbench-bench-"))
     official: OfficialResults | None = None
+    official_side: OfficialSide | None = None
     fcb: FcbenchResults | None = None
     unavailable: str | None = None
     try:
@@ -676,13 +718,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             if official is None:
                 print("no cached official numbers for these models: ratios are n/a")
         else:
-            official = run_official(model_dirs, workdir, args)
-            save_official(official, corpus)
+            official, official_side = run_official(model_dirs, workdir, args)
         if not args.official_only:
             try:
                 fcb = run_fcbench(model_dirs, workdir, args)
             except (FcbenchUnavailable, RuntimeError) as exc:
                 unavailable = str(exc)
+        measure_checking(
+            None if args.fcbench_only else official, official_side, fcb, workdir, args.repeat
+        )
+        if official is not None and not args.fcbench_only:
+            save_official(official, corpus)
     finally:
         if args.keep:
             print(f"\nkept temporary files in {workdir}")
