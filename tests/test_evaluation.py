@@ -166,8 +166,13 @@ def _judged_sample(category: str) -> tuple[list[Any], dict[str, Any]]:
     ]
     judged, prompts = [], {}
     for index, (raw, verdict) in enumerate(rows):
-        case = TestCase(f"{category}_{index}", category, [], [],
-                        [{"f": {"x": {1}}}] if raw == "odd answer" else answer)
+        case = TestCase(
+            f"{category}_{index}",
+            category,
+            [],
+            [],
+            [{"f": {"x": {1}}}] if raw == "odd answer" else answer,
+        )
         if raw != "no prompt":
             prompts[case.id] = RawJSON(json.dumps({"id": case.id, "question": ["é"]}))
         judged.append((case, {"id": case.id, "result": raw}, verdict))
@@ -182,17 +187,26 @@ def _expected_score_file(path: Path, category: Any, judged: list[Any], prompts: 
 
     records = [
         _with_answer_text(
-            failure_record("org/m", category, case, entry["result"], verdict,
-                           prompts.get(case.id), entry.get("inference_log", "")),
+            failure_record(
+                "org/m",
+                category,
+                case,
+                entry["result"],
+                verdict,
+                prompts.get(case.id),
+                entry.get("inference_log", ""),
+            ),
             case,
         )
         for case, entry, verdict in judged
         if not verdict.valid and "skipped" not in verdict.extras
     ]
-    skipped = [{"id": c.id, "reason": v.extras["skipped"]} for c, _, v in judged
-               if "skipped" in v.extras]
-    write_score_file(path, score_header(1, len(judged) - 1,
-                                        {"skipped_count": 1, "skipped": skipped}), records)
+    skipped = [
+        {"id": c.id, "reason": v.extras["skipped"]} for c, _, v in judged if "skipped" in v.extras
+    ]
+    write_score_file(
+        path, score_header(1, len(judged) - 1, {"skipped_count": 1, "skipped": skipped}), records
+    )
 
 
 @pytest.mark.parametrize(
@@ -242,3 +256,25 @@ def test_slim_cases_from_the_derived_cache_equal_freshly_built_ones(
         assert cases == fresh[0] and prompts == fresh[1]
         assert all(type(p) is type(fresh[1][i]) for i, p in prompts.items())
     assert (home / "releases" / DEFAULT_RELEASE / "derived" / f"slim-{name}.marshal").is_file()
+
+
+def test_lone_surrogates_in_answers_are_scored_and_written_back_exactly(
+    fetched_home: Path, tmp_path: Path
+) -> None:
+    """JSON can carry a lone surrogate ("\\ud800"), which UTF-8 cannot encode: the score file
+    holds it as the same JSON escape instead of the run stopping."""
+    odd = "[f(a='\ud800')]"
+    write_model(
+        tmp_path / "result",
+        [
+            GOOD,
+            json.dumps({"id": "simple_python_1", "result": odd}),
+            json.dumps({"id": "simple_python_2", "result": [{"f\udcff": "{}"}]}),
+        ],
+    )
+    evaluate(tmp_path / "result", score_dir=tmp_path / "score")
+    (score_file,) = (tmp_path / "score").rglob("BFCL_v4_simple_python_score.json")
+    records = [json.loads(line) for line in score_file.read_text(encoding="utf-8").splitlines()]
+    assert records[0]["correct_count"] == 1
+    assert records[1]["model_result_raw"] == odd
+    assert records[2]["model_result_raw"] == [{"f\udcff": "{}"}]

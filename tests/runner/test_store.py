@@ -83,3 +83,12 @@ def test_folder_lock_refuses_a_second_writer(tmp_path: Path) -> None:
         pass
     with FolderLock(tmp_path / "m"):
         pass
+
+
+def test_a_lone_surrogate_is_stored_and_read_back(tmp_path: Path) -> None:
+    path = tmp_path / "BFCL_v4_simple_python_result.json"
+    store = CategoryStore(path)
+    store.open()
+    store.append({"id": "simple_python_0", "result": "a\ud800b"})
+    store.finalize()
+    assert lines(path) == [{"id": "simple_python_0", "result": "a\ud800b"}]

@@ -12,6 +12,11 @@ from typing import Any
 JSON = Any
 """A value as read from a JSON file."""
 
+UNENCODABLE = "backslashreplace"
+"""How files of JSON text are encoded to UTF-8. A string read from JSON can hold a lone
+surrogate (`"\\ud800"`), which UTF-8 cannot encode; `backslashreplace` writes it as exactly
+that JSON escape, so the file stays valid JSON and reads back the same."""
+
 
 @dataclass(frozen=True)
 class TestCase:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench.dataset import categories as reg
+from fcbench.dataset.model import UNENCODABLE
 from fcbench.report.score_files import model_dir_name, read_score_headers
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.formulas import (
@@ -375,7 +376,8 @@ def write_csvs(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
     paths = []
     for table in TABLES:
         path = Path(out_dir) / table.file_name
-        path.write_text("\n".join(table_lines(table, ordered)), encoding="utf-8", newline="\n")
+        text = "\n".join(table_lines(table, ordered))
+        path.write_text(text, encoding="utf-8", errors=UNENCODABLE, newline="\n")
         paths.append(path)
     return paths
 
@@ -424,9 +426,8 @@ def write_leaderboard_json(entries: Sequence[ModelEntry], path: Path) -> Path:
     ranked = sorted(sorted(entries, key=lambda e: e.model),
                     key=lambda e: e.v4.overall.accuracy, reverse=True)
     models = [{"rank": i, **entry_json(e)} for i, e in enumerate(ranked, start=1)]
-    Path(path).write_text(
-        json.dumps({"models": models}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    text = json.dumps({"models": models}, indent=2, ensure_ascii=False) + "\n"
+    Path(path).write_text(text, encoding="utf-8", errors=UNENCODABLE)
     return Path(path)
 
 

@@ -20,6 +20,7 @@ except ImportError:  # pragma: no cover - Pythons without the C accelerator
     make_encoder = None  # type: ignore[assignment, misc]
 
 from fcbench.dataset import categories as reg
+from fcbench.dataset.model import UNENCODABLE
 from fcbench.score.aggregate import CategoryScore
 
 VERSION_PREFIX = "BFCL_v4"
@@ -96,7 +97,7 @@ def write_score_file(
     ]
     lines.append("")  # the newline after the last line, without copying the text again
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as out:
+    with path.open("w", encoding="utf-8", errors=UNENCODABLE) as out:
         out.write("\n".join(lines))
 
 

@@ -24,6 +24,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from fcbench.dataset.model import UNENCODABLE
+
 ERROR_PREFIX = "Error during inference: "
 
 
@@ -50,7 +52,9 @@ def is_error(entry: dict[str, Any]) -> bool:
 
 
 def _dumps(entry: dict[str, Any]) -> bytes:
-    return (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
+    """One JSON line. A lone surrogate (a model can send `"\\ud800"`) has no UTF-8 form:
+    written as its JSON escape, so the line stays valid and reads back the same."""
+    return (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", UNENCODABLE)
 
 
 class CategoryStore:
@@ -210,5 +214,6 @@ def write_json_atomic(path: Path, data: Any) -> None:
     """Write a small JSON file (model.json) so that it is never seen half-written."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    tmp.write_text(text, encoding="utf-8", errors=UNENCODABLE)
     os.replace(tmp, path)
