@@ -72,8 +72,8 @@ def _first_invocation(node: Node) -> tuple[Node, Node] | None:
     """Depth-first, pre-order search for the first method invocation that has an argument list.
 
     Returns the invocation with its argument list. An invocation without arguments is neither
-    returned nor descended into. One frame per tree level, as before: where a deep tree hits
-    the recursion limit (a decode failure) must not move.
+    returned nor descended into. Recursive, one frame per tree level: how deep a tree may be
+    before the walk fails (a decode failure, as upstream) depends on it.
     """
     if node.type == "method_invocation":
         arguments = node.child_by_field_name("arguments")

@@ -9,11 +9,10 @@ under each encoding; both are reproduced here.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
+from fcbench import _json as fast_json
 from fcbench.dataset.model import Call
 from fcbench.decode.calls import calls_from_decoded
 from fcbench.decode.errors import DecodeError
@@ -60,24 +59,4 @@ def _json_string_item(item: Any) -> dict[str, Any]:
         raise DecodeError(
             f"the JSON object must be str, bytes or bytearray, not {type(arguments).__name__}"
         )
-    return {name: _json_loads(arguments)}
-
-
-_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-_JSON_SPACE = " \t\n\r"
-
-
-def _json_loads(text: str | bytes | bytearray) -> Any:
-    """`json.loads`, with its Python-level wrapping skipped for the usual str input (it is
-    called once per tool call); anything unusual goes to `json.loads` itself, which also
-    raises the official error message."""
-    if type(text) is str:
-        stripped = text.strip(_JSON_SPACE)
-        try:
-            value, end = _SCAN(stripped, 0)
-        except (StopIteration, ValueError):
-            pass
-        else:
-            if end == len(stripped):
-                return value
-    return json.loads(text)
+    return {name: fast_json.loads(arguments)}

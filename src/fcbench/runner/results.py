@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fcbench import _json as fast_json
 from fcbench.dataset import categories
 
 _RESULT_FILE = re.compile(
@@ -118,28 +119,15 @@ def _add_entries(found: ResultSet, numbers: Sequence[int], parsed: list[Any]) ->
             _add_entry(found, number, entry)
 
 
-_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-"""The C scanner `json.loads` runs on each value."""
-_JSON_SPACE = " \t\n\r"
-
-
 def _parse_all(lines: Iterable[str]) -> list[Any] | None:
     """Every line's JSON value, or None if any line is not exactly one JSON value.
 
-    `json.loads` per line, minus its Python-level wrapping (the C scanner called directly);
-    a damaged line makes the caller go line by line with `json.loads` to say what is wrong.
+    A damaged line makes the caller go line by line with `json.loads` to say what is wrong.
     """
-    parsed = []
     try:
-        for line in lines:
-            text = line.strip(_JSON_SPACE)
-            value, end = _SCAN(text, 0)
-            if end != len(text):
-                return None
-            parsed.append(value)
-    except (StopIteration, ValueError, RecursionError):
+        return [fast_json.loads(line) for line in lines]
+    except (ValueError, RecursionError):
         return None
-    return parsed
 
 
 def _add_line(found: ResultSet, number: int, line: str) -> None:
