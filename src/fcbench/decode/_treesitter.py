@@ -4,9 +4,11 @@ test, and the text the official hands to its grammars."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
+from fcbench.dataset.model import Call
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.python_calls import bracketed
 
@@ -77,6 +79,21 @@ def _sexp(node: Node) -> str:
     """The node's S-expression under either binding API."""
     sexp = getattr(node, "sexp", None)  # tree-sitter 0.21; later bindings print it via str()
     return str(sexp() if callable(sexp) else node)
+
+
+def decode_prompt_text(
+    text: str, tool_call_tag: bool, read: Callable[[str], list[Call]]
+) -> list[Call]:
+    """`read` on the text the official hands to its grammar (see `prompt_call_body`); any
+    failure while reading is a decode failure, as the official catches everything (deep
+    nesting gives a RecursionError, unencodable surrogates a UnicodeEncodeError)."""
+    source = prompt_call_body(text, tool_call_tag)
+    try:
+        return read(source)
+    except DecodeError:
+        raise
+    except Exception as exc:
+        raise DecodeError(f"Invalid syntax. Failed to decode AST. {exc}") from None
 
 
 def prompt_call_body(text: str, tool_call_tag: bool = False) -> str:

@@ -23,7 +23,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset.model import Call
-from fcbench.decode._treesitter import POSITIONAL_KEY, parser, prompt_call_body, reports_error
+from fcbench.decode._treesitter import (
+    POSITIONAL_KEY,
+    decode_prompt_text,
+    parser,
+    reports_error,
+)
 from fcbench.decode.errors import WRONG_OUTPUT_FORMAT, DecodeError
 
 if TYPE_CHECKING:
@@ -39,13 +44,7 @@ def decode_javascript(text: str, *, tool_call_tag: bool = False) -> list[Call]:
     argument or reading fails in any way, and DecodeError (wrong output format, decoded None)
     when there is no top-level call.
     """
-    source = prompt_call_body(text, tool_call_tag)
-    try:
-        return _decode_source(source)
-    except DecodeError:
-        raise
-    except Exception as exc:  # e.g. unencodable surrogates; the official catches everything
-        raise DecodeError(f"Invalid syntax. Failed to decode AST. {exc}") from None
+    return decode_prompt_text(text, tool_call_tag, _decode_source)
 
 
 def _decode_source(source: str) -> list[Call]:
