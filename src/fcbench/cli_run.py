@@ -388,7 +388,7 @@ def _hf_backend(options: RunOptions) -> Backend:
 
 
 def _discard(model_dir: Path, chosen: Sequence[Category]) -> None:
-    from fcbench.runner.generate import result_path
+    from fcbench.layout import result_path
 
     for category in chosen:
         result_path(model_dir, category).unlink(missing_ok=True)
@@ -396,10 +396,11 @@ def _discard(model_dir: Path, chosen: Sequence[Category]) -> None:
 
 def _failed_ids(options: RunOptions, chosen: Sequence[Category]) -> dict[str, set[str]]:
     """Ids of the failed cases listed in the score files of this model."""
-    folder = options.score_dir / options.folder_name
+    from fcbench.layout import score_path
+
     failed: dict[str, set[str]] = {}
     for category in chosen:
-        path = folder / category.group / f"BFCL_v4_{category.name}_score.json"
+        path = score_path(options.score_dir, options.folder_name, category)
         if not path.is_file():
             continue
         ids: set[str] = set()
