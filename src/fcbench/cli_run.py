@@ -205,7 +205,7 @@ def _solver(backend: Backend, options: RunOptions, chosen: Sequence[Category]) -
     from fcbench.models.prompts import load_texts
     from fcbench.runner.multi_turn import solver_for
 
-    if not any(c.checker is Checker.MULTI_TURN for c in chosen):
+    if not any(c.checker == Checker.MULTI_TURN for c in chosen):
         return None
     texts = load_texts(options.release or DEFAULT_RELEASE)
     return solver_for(backend, _mode(options.mode), texts, options.model)
@@ -218,7 +218,10 @@ def _mode(text: str) -> Mode:
 def _categories(names: Sequence[str]) -> list[Category]:
     """The single- and multi-turn categories among the names (others refused with a reason)."""
     from fcbench.dataset import categories
-    from fcbench.evaluation import MULTI_TURN_CHECKERS, SINGLE_TURN_CHECKERS
+    from fcbench.dataset.categories import Checker
+
+    generated = (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL,
+                 Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN)
 
     try:
         chosen = categories.resolve(names or ("single_turn",))
@@ -226,7 +229,7 @@ def _categories(names: Sequence[str]) -> list[Category]:
         raise RunError(str(exc)) from None
     supported = [
         c for c in chosen
-        if c.checker in SINGLE_TURN_CHECKERS + MULTI_TURN_CHECKERS and c.scoring and not c.retired
+        if c.checker in generated and c.scoring and not c.retired
     ]
     skipped = [c.name for c in chosen if c not in supported]
     if not supported:
