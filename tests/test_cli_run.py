@@ -40,7 +40,7 @@ def test_refusals(fetched_home: Path, tmp_path: Path) -> None:
     no_url = cli("generate", "--model", "m", "--categories", "simple_python", *out)
     assert no_url.exit_code == 2 and "--base-url" in no_url.output
     multi = cli("generate", "--model", "ground-truth", "--categories", "web_search_base", *out)
-    assert multi.exit_code == 2 and "single-turn" in multi.output
+    assert multi.exit_code == 2 and "can generate" in multi.output
     unknown = cli("generate", "--model", "ground-truth", "--categories", "nope", *out)
     assert unknown.exit_code == 2 and "unknown category" in unknown.output
     bad = cli("generate", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
@@ -98,12 +98,12 @@ def test_rich_progress_draws(tmp_path: Path) -> None:
 
     from fcbench.cli_run import RichProgress
     from fcbench.dataset import categories
-    from fcbench.runner.generate import Job
+    from fcbench.runner.generate import GenerationJob
     from fcbench.runner.store import CategoryStore
 
     buffer = io.StringIO()
     progress = RichProgress(Console(file=buffer, force_terminal=True, width=150))
-    job = Job(categories.get("simple_python"), CategoryStore(tmp_path / "x"), [], 10, 4)
+    job = GenerationJob(categories.get("simple_python"), CategoryStore(tmp_path / "x"), [], 10, 4)
     progress.start([job])
     job.stats.done, job.stats.retries, job.stats.errors = 3, 2, 1
     progress.update(job)

@@ -14,12 +14,12 @@ from fcbench.check.multi_turn import (
     INFERENCE_ERROR,
     RESPONSE_MISMATCH,
     STATE_MISMATCH,
-    is_long_context,
     judge_multi_turn,
 )
 from fcbench.dataset.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.envs.multi_turn import CLASSES
+from fcbench.envs.scenario import is_long_context
 
 PROMPT = Encoding()
 FC = Encoding("fc", "underscore", "json_string")

@@ -62,6 +62,15 @@ def write_lines(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 
+@pytest.fixture
+def scratch_registries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Registrations made by a test are forgotten after it."""
+    monkeypatch.setattr(categories, "BY_NAME", dict(categories.BY_NAME))
+    monkeypatch.setattr(categories, "_REGISTERED", list(categories._REGISTERED))
+    monkeypatch.setattr(registry, "_LOADED", dict(registry._LOADED))
+
+
+@pytest.mark.usefixtures("scratch_registries")
 def test_a_kind_registered_at_run_time_scores_its_category(tmp_path: Path) -> None:
     import fcbench
 
@@ -103,6 +112,7 @@ def test_unknown_checker_names_are_refused() -> None:
     assert registry.get("multi_turn") is registry.get("multi_turn")
 
 
+@pytest.mark.usefixtures("scratch_registries")
 def test_a_category_name_cannot_be_taken_twice() -> None:
     taken = categories.get("simple_python")
     with pytest.raises(ValueError, match="already registered"):

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from fake_openai import FakeOpenAI, _tool_call
 from fcbench.cli import main
 from fcbench.dataset.model import TestCase
-from fcbench.runner.multi_turn import _parse_call, _signatures
+from fcbench.models.ground_truth import parse_call, signatures
 
 TOOL_RESULTS_PREFIX = "[{'role': 'tool'"
 
@@ -71,7 +71,7 @@ class GroundTruthPlayer:
 
     def __init__(self, case: TestCase, forever: str | None = None) -> None:
         self.truth: list[list[str]] = case.possible_answer
-        self.methods = _signatures(case.extras["involved_classes"])
+        self.methods = signatures(case.extras["involved_classes"])
         self.forever = forever
         self.requests: list[dict[str, Any]] = []
 
@@ -83,7 +83,7 @@ class GroundTruthPlayer:
             calls = [self.forever] * (step + 1)
         if step >= len(calls):
             return {"content": "Done."}
-        name, args = _parse_call(calls[step], self.methods)
+        name, args = parse_call(calls[step], self.methods)
         if request.get("tools"):
             return {"content": None, "tool_calls": [_tool_call(name, args, len(self.requests))]}
         rendered = ", ".join(f"{k}={v!r}" for k, v in args.items())

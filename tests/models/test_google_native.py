@@ -67,7 +67,9 @@ def test_parse_parts() -> None:
     }
     fc = parse(answer, "fc", 0.1, "u")
     assert fc.result == [{"f": {"a": 1}}] and fc.input_tokens == 3 and fc.output_tokens == 4
-    assert fc.extras == {"reasoning_content": "hmm"} and fc.finish_reason == "STOP"
+    assert fc.reasoning == "hmm" and fc.finish_reason == "STOP"
+    assert fc.tool_call_ids == ["call_0"] and fc.message is not None
+    assert fc.message["_native"] == answer["candidates"][0]["content"]  # back as returned
     texts = {"candidates": [{"content": {"parts": [{"text": "t"}]}}]}
     assert parse(texts, "fc", 0.1, "u").result == ["t"]
     assert parse(texts, "prompt", 0.1, "u").result == "t"
@@ -110,7 +112,7 @@ def test_requests_equal_the_official_gemini_handler(
     monkeypatch.setenv("GOOGLE_API_KEY", "unused")
     handler = GeminiHandler("gemini-x", 0.001, "gemini-x-FC", True)
     texts = load_texts(DEFAULT_RELEASE)
-    backend = GoogleBackend("gemini-x", [], texts)
+    backend = GoogleBackend("gemini-x", [])
     for case in load_category(category):
         for mode in ("fc", "prompt"):
             entry = {"id": case.id, "question": copy(case.question),
@@ -118,8 +120,7 @@ def test_requests_equal_the_official_gemini_handler(
             [entry] = official.hints([entry])
             want = _official_request(handler, entry, mode)
             contents, config = backend.request(
-                build_request(case, "fc" if mode == "fc" else "prompt", texts),
-                "fc" if mode == "fc" else "prompt",
+                build_request(case, "fc" if mode == "fc" else "prompt", texts)
             )
             ours = types.GenerateContentConfig.model_validate(config)
             assert want["model"] == "gemini-x"
@@ -141,7 +142,7 @@ def test_wire_bodies_equal_the_official_handlers(
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.dataset.load import load_category
     from fcbench.models.google_native import GoogleBackend
-    from fcbench.models.prompts import load_texts
+    from fcbench.models.prompts import build_request, load_texts
 
     monkeypatch.setenv("GOOGLE_API_KEY", "unused")
     texts = load_texts(DEFAULT_RELEASE)
@@ -152,7 +153,7 @@ def test_wire_bodies_equal_the_official_handlers(
             handler = GeminiHandler("gemini-x", 0.001, "gemini-x", mode == "fc")
             handler.client = genai.Client(api_key="unused",
                                           http_options={"base_url": server.base_url})
-            backend = GoogleBackend("gemini-x", [server.base_url], texts)
+            backend = GoogleBackend("gemini-x", [server.base_url])
             for case in sample:
                 entry = {"id": case.id, "question": copy(case.question),
                          "function": copy(case.functions)}
@@ -170,7 +171,7 @@ def test_wire_bodies_equal_the_official_handlers(
                 async def ours(case: Any = case, mode: Any = mode,
                                backend: Any = backend) -> None:
                     try:
-                        await backend.respond(case, mode)
+                        await backend.step(build_request(case, mode, texts))
                     finally:
                         await backend.aclose()
 

@@ -17,6 +17,7 @@ import pytest
 from fcbench.dataset import categories
 from fcbench.dataset.load import load_category
 from fcbench.dataset.model import TestCase
+from fcbench.models.base import Backend, ChatRequest, StepContext
 from fcbench.models.ground_truth import REFUSAL, GroundTruthBackend, answer
 from fcbench.runner.generate import GenerateSettings, generate
 
@@ -110,5 +111,7 @@ def test_irrelevance_and_relevance() -> None:
 
 def test_backend_protocol() -> None:
     backend = GroundTruthBackend()
-    response = asyncio.run(backend.respond(case("irrelevance", None, [DOC]), "prompt"))
+    request = ChatRequest([], None, "prompt", None, StepContext(case("irrelevance", None, [DOC])))
+    response = asyncio.run(backend.step(request))
     assert response.result == REFUSAL and response.input_tokens == 0
+    assert isinstance(backend, Backend)

@@ -64,7 +64,7 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     torch.manual_seed(0)
     config = transformers.LlamaConfig(
         vocab_size=len(WORDS), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=2048,
+        num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=16384,
         bos_token_id=2, eos_token_id=3, pad_token_id=0,
     )
     transformers.LlamaForCausalLM(config).save_pretrained(folder)
@@ -96,7 +96,7 @@ def data_folder(tmp: Path) -> Path:
 def test_batching_does_not_change_a_row(tiny_model: Path) -> None:
     from fcbench.models.hf_local import HFLocalBackend
 
-    backend = HFLocalBackend(tiny_model, texts=None)  # type: ignore[arg-type]
+    backend = HFLocalBackend(tiny_model)
     backend.load()
     a, b = [2, 4, 20, 21, 3, 5], [2, 4, 24, 3, 5]
     alone = backend.generate([a], [9])
@@ -112,14 +112,14 @@ def test_a_prompt_beyond_the_context_is_a_permanent_error(
     from fcbench.dataset.load import load_category
     from fcbench.models.base import PermanentError
     from fcbench.models.hf_local import HFLocalBackend
-    from fcbench.models.prompts import load_texts
+    from fcbench.models.prompts import build_request, load_texts
 
-    backend = HFLocalBackend(tiny_model, load_texts(DEFAULT_RELEASE))
+    backend = HFLocalBackend(tiny_model)
     backend.load()
     backend._context = 20
     case = load_category("simple_python")[0]
     with pytest.raises(PermanentError, match="leaves no room"):
-        asyncio.run(backend.respond(case, "prompt"))
+        asyncio.run(backend.step(build_request(case, "prompt", load_texts(DEFAULT_RELEASE))))
 
 
 @pytest.mark.parametrize("mode", ["fc", "prompt"])
@@ -176,9 +176,8 @@ def test_sampling_above_the_greedy_threshold(tiny_model: Path) -> None:
     from fcbench.models.hf_local import HFLocalBackend
     from fcbench.models.openai_compat import Sampling
 
-    backend = HFLocalBackend(tiny_model, texts=None,  # type: ignore[arg-type]
-                             sampling=Sampling(temperature=0.7, top_p=0.9,
-                                               extra_body={"top_k": 5}))
+    backend = HFLocalBackend(tiny_model, sampling=Sampling(temperature=0.7, top_p=0.9,
+                                                           extra_body={"top_k": 5}))
     backend.load()
     [(tokens, _)] = backend.generate([[2, 4, 20, 21, 3, 5]], [6])
     assert 0 < len(tokens) <= 6
@@ -192,3 +191,38 @@ def test_cli_refuses_an_unusable_setup(fetched_home: Path, tiny_model: Path,
     assert missing.exit_code == 2 and "no model folder" in missing.output
     no_format = CliRunner().invoke(main, [*base, "--model-path", str(tiny_model)])
     assert no_format.exit_code == 2 and "--output-format" in no_format.output
+
+
+@pytest.mark.parametrize("mode", ["fc", "prompt"])
+def test_tiny_model_runs_multi_turn_cases(
+    fetched_home: Path, tiny_model: Path, tmp_path: Path, mode: str
+) -> None:
+    """The conversation loop drives a local model too: every turn asked (gibberish does not
+    decode, so each turn is one step), stored in the multi-turn shape, and scored."""
+    from fcbench.api import evaluate
+    from fcbench.dataset.load import load_category
+
+    name = f"tiny-mt-{mode}"
+    args = ["run", "--backend", "hf", "--model", "tiny", "--model-path", str(tiny_model),
+            "--name", name, "--mode", mode, "--categories", "multi_turn_base",
+            "--result-dir", str(tmp_path / "result"), "--score-dir", str(tmp_path / "score"),
+            "--max-tokens", "6", "--concurrency", "2", "--quiet"]
+    if mode == "fc":
+        args += ["--output-format", "hermes"]
+    cases = {c.id: c for c in load_category("multi_turn_base")[:2]}
+    path = tmp_path / "result" / name / "multi_turn" / "BFCL_v4_multi_turn_base_result.json"
+    path.parent.mkdir(parents=True)
+    # resume: every case but the first two is already "done", so only those two are asked
+    done = [c for c in load_category("multi_turn_base") if c.id not in cases]
+    path.write_text("".join(json.dumps({"id": c.id, "result": []}) + "\n" for c in done))
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    entries = {e["id"]: e for e in map(json.loads, path.read_text().splitlines())}
+    for case_id, case in cases.items():
+        entry = entries[case_id]
+        assert len(entry["result"]) == len(case.question)
+        assert all(len(turn) >= 1 for turn in entry["result"])
+        assert len(entry["inference_log"]) >= 2 * len(case.question)
+    report = evaluate(tmp_path / "result", models=[name], categories=["multi_turn_base"])
+    verdicts = {c.id: c.verdict for c in report.models[name].categories["multi_turn_base"].cases}
+    assert all(not verdicts[i].valid and verdicts[i].error_type for i in cases)

@@ -121,7 +121,7 @@ def test_anthropic_requests_equal_the_official_claude_handler(
     monkeypatch.setenv("ANTHROPIC_API_KEY", "unused")
     handler = ClaudeHandler("claude-x", 0.001, "claude-x-FC", True)
     texts = load_texts(DEFAULT_RELEASE)
-    backend = AnthropicBackend("claude-x", [], texts)
+    backend = AnthropicBackend("claude-x", [])
     for case in load_category(category):
         for mode in ("fc", "prompt"):
             entry = {"id": case.id, "question": copy(case.question),

@@ -4,23 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from email.utils import formatdate
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fake_openai import FakeOpenAI
-from fcbench.dataset.model import TestCase
-from fcbench.models.base import PermanentError, TransientError
+from fcbench.models.base import ChatRequest, PermanentError, TransientError
 from fcbench.models.openai_compat import OpenAICompatBackend, Sampling, retry_after
-from fcbench.models.prompts import PromptTexts, load_texts
-
-
-@pytest.fixture
-def texts(fetched_home: Path) -> PromptTexts:
-    from fcbench.dataset.fetch import DEFAULT_RELEASE
-
-    return load_texts(DEFAULT_RELEASE)
 
 
 def body(message: dict[str, Any], finish: str = "stop") -> dict[str, Any]:
@@ -30,11 +20,12 @@ def body(message: dict[str, Any], finish: str = "stop") -> dict[str, Any]:
     }
 
 
-def test_parse_tool_calls_text_and_empty_list(texts: PromptTexts) -> None:
-    backend = OpenAICompatBackend("m", ["http://127.0.0.1:1/v1"], texts)
+def test_parse_tool_calls_text_and_empty_list() -> None:
+    backend = OpenAICompatBackend("m", ["http://127.0.0.1:1/v1"])
     call = {"id": "c", "type": "function", "function": {"name": "f_g", "arguments": '{"a":1}'}}
     fc = backend.parse(body({"content": None, "tool_calls": [call]}, "tool_calls"), "fc", 0.5, "u")
-    assert fc.result == [{"f_g": '{"a":1}'}]
+    assert fc.result == [{"f_g": '{"a":1}'}] and fc.tool_call_ids == ["c"]
+    assert fc.message == {"role": "assistant", "content": None, "tool_calls": [call]}
     assert (fc.input_tokens, fc.output_tokens, fc.finish_reason) == (11, 5, "tool_calls")
     text = backend.parse(body({"content": "no call", "tool_calls": None}), "fc", 0.1, "u")
     assert text.result == "no call"
@@ -42,7 +33,7 @@ def test_parse_tool_calls_text_and_empty_list(texts: PromptTexts) -> None:
     assert backend.parse(body({"content": "x", "tool_calls": []}), "fc", 0.1, "u").result == []
     prompt = backend.parse(body({"content": "[f(a=1)]", "reasoning_content": "hmm"}), "prompt",
                            0.1, "u")
-    assert prompt.result == "[f(a=1)]" and prompt.extras == {"reasoning_content": "hmm"}
+    assert prompt.result == "[f(a=1)]" and prompt.reasoning == "hmm" and not prompt.tool_call_ids
     with pytest.raises(TransientError):
         backend.parse({"choices": [{}]}, "fc", 0.1, "u")
 
@@ -63,13 +54,13 @@ def test_sampling_fields() -> None:
 
 
 def run_cases(backend: OpenAICompatBackend, n: int) -> list[Any]:
-    case = TestCase("simple_python_0", "simple_python", [[{"role": "user", "content": "q"}]],
-                    [], None)
+    request = ChatRequest([{"role": "user", "content": "q", "_note": "never sent"}], None,
+                          "prompt")
 
     async def main() -> list[Any]:
         try:
             return await asyncio.gather(
-                *(backend.respond(case, "prompt") for _ in range(n)), return_exceptions=True
+                *(backend.step(request) for _ in range(n)), return_exceptions=True
             )
         finally:
             await backend.aclose()
@@ -77,29 +68,41 @@ def run_cases(backend: OpenAICompatBackend, n: int) -> list[Any]:
     return asyncio.run(main())
 
 
-def test_requests_spread_over_base_urls(texts: PromptTexts) -> None:
+def test_requests_spread_over_base_urls() -> None:
     with FakeOpenAI(delay=0.01) as one, FakeOpenAI(delay=0.01) as two:
-        backend = OpenAICompatBackend("m", [one.base_url, two.base_url], texts, concurrency=20)
+        backend = OpenAICompatBackend("m", [one.base_url, two.base_url], concurrency=20)
         results = run_cases(backend, 40)
         counts = (one.requests, two.requests)
     assert all(r.result == "[f(a=1)]" for r in results)
     assert counts == (20, 20)
 
 
-def test_status_codes_are_classified(texts: PromptTexts) -> None:
+def test_annotations_are_not_sent() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def record(request: dict[str, Any]) -> dict[str, Any]:
+        seen.append(request)
+        return {"content": "ok"}
+
+    with FakeOpenAI(record) as server:
+        run_cases(OpenAICompatBackend("m", [server.base_url]), 1)
+    assert seen[0]["messages"] == [{"role": "user", "content": "q"}]
+
+
+def test_status_codes_are_classified() -> None:
     def faults(request: dict[str, Any], attempt: int) -> str:
         return "429"
 
     with FakeOpenAI(faults=faults, retry_after="7") as server:
-        backend = OpenAICompatBackend("m", [server.base_url], texts)
+        backend = OpenAICompatBackend("m", [server.base_url])
         [error] = run_cases(backend, 1)
     assert isinstance(error, TransientError) and error.status == 429 and error.retry_after == 7
-    backend = OpenAICompatBackend("m", ["http://127.0.0.1:9/v1"], texts, timeout=2)
+    backend = OpenAICompatBackend("m", ["http://127.0.0.1:9/v1"], timeout=2)
     [refused] = run_cases(backend, 1)
     assert isinstance(refused, TransientError) and "connection" in str(refused)
 
 
-def test_bad_request_is_permanent(texts: PromptTexts) -> None:
+def test_bad_request_is_permanent() -> None:
     class Rejecting(FakeOpenAI):
         async def _fault(self, fault: str, writer: Any) -> bool:
             from fake_openai import _http
@@ -109,17 +112,20 @@ def test_bad_request_is_permanent(texts: PromptTexts) -> None:
             return True
 
     with Rejecting(faults=lambda request, attempt: "400") as server:
-        backend = OpenAICompatBackend("m", [server.base_url], texts)
+        backend = OpenAICompatBackend("m", [server.base_url])
         [error] = run_cases(backend, 1)
     assert isinstance(error, PermanentError) and error.status == 400
     assert "maximum context length" in str(error)
 
 
-def test_output_format_reads_text_beside_an_empty_call_list(texts: PromptTexts) -> None:
-    backend = OpenAICompatBackend("m", ["http://127.0.0.1:1/v1"], texts, output_format="hermes")
+def test_output_format_reads_text_beside_an_empty_call_list() -> None:
+    backend = OpenAICompatBackend("m", ["http://127.0.0.1:1/v1"], output_format="hermes")
     text = '<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>'
     parsed = backend.parse(body({"content": text, "tool_calls": []}), "fc", 0.1, "u")
     assert parsed.result == [{"f": '{"a": 1}'}] and parsed.extras["raw_text"] == text
+    # the parsed calls go back into a conversation as tool calls, answered by their ids
+    assert parsed.tool_call_ids == ["call_0"]
+    assert parsed.message is not None and parsed.message["tool_calls"][0]["id"] == "call_0"
     plain = backend.parse(body({"content": "no calls", "tool_calls": []}), "fc", 0.1, "u")
     assert plain.result == [] and "raw_text" not in plain.extras
     server_side = backend.parse(body({"content": None, "tool_calls": [

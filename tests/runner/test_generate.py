@@ -12,15 +12,25 @@ import pytest
 
 from fcbench.dataset import categories
 from fcbench.dataset.model import TestCase
-from fcbench.models.base import Mode, PermanentError, Response, TransientError
+from fcbench.layout import result_path
+from fcbench.models.base import (
+    ChatRequest,
+    FcArgs,
+    PermanentError,
+    Reply,
+    Response,
+    StepContext,
+    TransientError,
+)
 from fcbench.runner.generate import (
     GenerateSettings,
     RateLimiter,
     RetryPolicy,
     call_with_retries,
     generate,
-    result_path,
 )
+
+pytestmark = pytest.mark.usefixtures("fetched_home")
 
 CATEGORY = categories.get("simple_python")
 FAST = RetryPolicy(max_attempts=4, base_delay=0.001, max_delay=0.002)
@@ -34,6 +44,7 @@ class ScriptedBackend:
     """Answers `ok-<id>`; `script[id]` lists exceptions to raise on the first attempts."""
 
     name = "scripted"
+    fc_args: FcArgs = "json_string"
 
     def __init__(self, script: dict[str, list[Exception]] | None = None) -> None:
         self.script = script or {}
@@ -42,14 +53,17 @@ class ScriptedBackend:
     def describe(self) -> dict[str, Any]:
         return {}
 
-    async def respond(self, case: TestCase, mode: Mode) -> Response:
+    async def step(self, request: ChatRequest) -> Reply:
+        case = request.context.case
+        assert case is not None
         n = self.calls.get(case.id, 0)
         self.calls[case.id] = n + 1
         failures = self.script.get(case.id, [])
         if n < len(failures):
             raise failures[n]
         await asyncio.sleep(0)
-        return Response(f"ok-{case.id}", 3, 4, 0.01, "stop")
+        return Reply(f"ok-{case.id}", input_tokens=3, output_tokens=4, latency=0.01,
+                     finish_reason="stop")
 
     async def aclose(self) -> None:
         return None
@@ -155,8 +169,9 @@ def test_a_custom_solver_reuses_the_scheduler(tmp_path: Path) -> None:
     backend = ScriptedBackend({"simple_python_1": [TransientError("x")]})
 
     async def two_steps(case: TestCase, guard: Guard) -> tuple[Response, int]:
-        first, a = await guard.call(lambda: backend.respond(case, "fc"))
-        second, b = await guard.call(lambda: backend.respond(case, "fc"))
+        request = ChatRequest([], None, "fc", None, StepContext(case))
+        first, a = await guard.call(lambda: backend.step(request))
+        second, b = await guard.call(lambda: backend.step(request))
         return Response([[first.result], [second.result]], 2, 2, 0.0), a + b
 
     settings = GenerateSettings(mode="fc", concurrency=2, policy=FAST)
@@ -165,6 +180,25 @@ def test_a_custom_solver_reuses_the_scheduler(tmp_path: Path) -> None:
     assert report.retries == 1
     assert entries["simple_python_1"]["attempts"] == 3
     assert entries["simple_python_0"]["result"] == [["ok-simple_python_0"], ["ok-simple_python_0"]]
+
+
+def test_every_generation_writes_the_manifest(tmp_path: Path) -> None:
+    """Whoever starts a generation, the folder says how its outputs are encoded."""
+    from fcbench.decode.encoding import Encoding
+
+    class ObjectArgs(ScriptedBackend):
+        fc_args: FcArgs = "object"
+
+    settings = GenerateSettings(mode="fc", model_name="org/m", policy=FAST)
+    report = generate(ObjectArgs(), tmp_path / "m", [(CATEGORY, cases(2))], settings)
+    manifest = json.loads((tmp_path / "m" / "model.json").read_text())
+    assert (manifest["mode"], manifest["fc_args"], manifest["model"]) == ("fc", "object", "org/m")
+    assert manifest["runs"][-1]["asked"] == report.asked == 2
+    assert Encoding.from_file(tmp_path / "m" / "model.json") == Encoding("fc", "underscore",
+                                                                          "object")
+    prompt = GenerateSettings(mode="prompt", policy=FAST)
+    with pytest.raises(ValueError, match="holds fc results"):
+        generate(ScriptedBackend(), tmp_path / "m", [(CATEGORY, cases(2))], prompt)
 
 
 def test_an_unexpected_exception_is_recorded_on_the_case(tmp_path: Path) -> None:

@@ -10,17 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from fcbench.dataset.model import TestCase
-from fcbench.models.base import ChatRequest, Mode
+from fcbench.models.base import ChatRequest, Reply
+from fcbench.models.ground_truth import GroundTruthBackend, parse_call, signatures
 from fcbench.runner.generate import CallFailed, GenerateSettings, RetryPolicy, generate
-from fcbench.runner.multi_turn import (
-    LoopSettings,
-    Step,
-    Stepper,
-    _parse_call,
-    _signatures,
-    ground_truth_stepper,
-    multi_turn_solver,
-)
 
 CATEGORIES = [
     "multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context",
@@ -59,44 +51,37 @@ def test_ground_truth_replays_pass(fetched_home: Path, tmp_path: Path, mode: str
 
 
 def test_positional_ground_truth_arguments_get_their_names() -> None:
-    methods = _signatures(["GorillaFileSystem", "MathAPI"])
-    assert _parse_call("sort('final_report.pdf')", methods) == ("sort", {
+    methods = signatures(["GorillaFileSystem", "MathAPI"])
+    assert parse_call("sort('final_report.pdf')", methods) == ("sort", {
         "file_name": "final_report.pdf"})
-    assert _parse_call("mean(numbers=[1, 2.5])", methods) == ("mean", {"numbers": [1, 2.5]})
+    assert parse_call("mean(numbers=[1, 2.5])", methods) == ("mean", {"numbers": [1, 2.5]})
 
 
-class FlakyStepper:
-    """The ground truth, but the first attempt at `fail_at` (turn, step) raises `error`."""
+class FlakyGroundTruth(GroundTruthBackend):
+    """The ground truth, but the first attempt at (case, turn, step) raises `error`."""
 
-    def __init__(self, case: TestCase, mode: Mode, error: BaseException,
-                 fail_at: tuple[int, int] = (1, 0)) -> None:
-        self.inner = ground_truth_stepper(case, mode)
-        self.error: BaseException | None = error
-        self.fail_at = fail_at
+    def __init__(self, failures: dict[tuple[str, int, int], BaseException]) -> None:
+        self.failures = dict(failures)
 
-    async def __call__(self, request: ChatRequest, turn: int, step: int) -> Step:
-        if (turn, step) == self.fail_at and self.error is not None:
-            error, self.error = self.error, None
+    async def step(self, request: ChatRequest) -> Reply:
+        context = request.context
+        assert context.case is not None
+        error = self.failures.pop((context.case.id, context.turn, context.step), None)
+        if error is not None:
             raise error
-        return await self.inner(request, turn, step)
+        return await super().step(request)
 
 
-def _generate(folder: Path, cases: list[TestCase], steppers: dict[str, Stepper]) -> Any:
+def _generate(
+    folder: Path, cases: list[TestCase],
+    failures: dict[tuple[str, int, int], BaseException] | None = None,
+) -> Any:
     from fcbench.dataset import categories
-    from fcbench.dataset.fetch import DEFAULT_RELEASE
-    from fcbench.models.ground_truth import GroundTruthBackend
-    from fcbench.models.prompts import load_texts
-    from fcbench.runner.generate import single_turn_solver
 
-    backend = GroundTruthBackend()
-    texts = load_texts(DEFAULT_RELEASE)
-    solver = multi_turn_solver(
-        single_turn_solver(backend, "fc"), LoopSettings("fc", texts, "m"),
-        lambda case: steppers.get(case.id) or ground_truth_stepper(case, "fc"),
-    )
-    settings = GenerateSettings(mode="fc", concurrency=1, policy=RetryPolicy(max_attempts=1))
+    settings = GenerateSettings(mode="fc", model_name="m", concurrency=1,
+                                policy=RetryPolicy(max_attempts=1))
     category = categories.get("multi_turn_base")
-    return generate(backend, folder, [(category, cases)], settings, solver=solver)
+    return generate(FlakyGroundTruth(failures or {}), folder, [(category, cases)], settings)
 
 
 def _entries(folder: Path) -> dict[str, dict[str, Any]]:
@@ -110,11 +95,11 @@ def test_a_failing_step_fails_the_whole_case_and_resume_asks_it_again(
     from fcbench.dataset.load import load_category
 
     cases = load_category("multi_turn_base")[:3]
-    flaky = FlakyStepper(cases[1], "fc", CallFailed("HTTP 400: too long", 1))
-    report = _generate(tmp_path / "m", cases, {cases[1].id: flaky})
+    report = _generate(tmp_path / "m", cases,
+                       {(cases[1].id, 1, 0): CallFailed("HTTP 400: too long", 1)})
     entries = _entries(tmp_path / "m")
     assert report.errors == 1 and entries[cases[1].id]["error"] == "HTTP 400: too long"
-    again = _generate(tmp_path / "m", cases, {})
+    again = _generate(tmp_path / "m", cases)
     assert again.asked == 1 and again.skipped == 2
     assert len(_entries(tmp_path / "m")[cases[1].id]["result"]) == 4
 
@@ -127,21 +112,20 @@ def test_an_interrupted_case_leaves_nothing_and_is_asked_again(
     from fcbench.dataset.load import load_category
 
     cases = load_category("multi_turn_base")[:3]
-    flaky = FlakyStepper(cases[1], "fc", KeyboardInterrupt(), fail_at=(2, 0))
     with pytest.raises(KeyboardInterrupt):
-        _generate(tmp_path / "m", cases, {cases[1].id: flaky})
+        _generate(tmp_path / "m", cases, {(cases[1].id, 2, 0): KeyboardInterrupt()})
     assert list(_entries(tmp_path / "m")) == [cases[0].id]
-    again = _generate(tmp_path / "m", cases, {})
+    again = _generate(tmp_path / "m", cases)
     assert again.asked == 2 and again.skipped == 1 and again.errors == 0
     assert sorted(_entries(tmp_path / "m")) == sorted(c.id for c in cases)
 
 
 def test_long_context_cases_run_on_long_context_environments(fetched_home: Path) -> None:
     from fcbench.dataset.load import load_category
-    from fcbench.runner.multi_turn import Environment
+    from fcbench.envs.scenario import Scenario
 
     for category, expected in (("multi_turn_long_context", True), ("multi_turn_base", False)):
         case = next(c for c in load_category(category)
                     if "GorillaFileSystem" in c.extras["involved_classes"])
-        instance = Environment(case, "m").instances["GorillaFileSystem"]
+        instance = Scenario(case, "m").instances["GorillaFileSystem"]
         assert vars(instance)["long_context"] is expected

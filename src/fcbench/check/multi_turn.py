@@ -12,19 +12,20 @@ them in process globals, which can leak state between evaluations; spec §6.4).
 from __future__ import annotations
 
 import contextlib
-import copy
 import importlib
-import json
-import marshal
-from dataclasses import dataclass, field
 from typing import Any
 
 from fcbench.dataset.model import TestCase, Verdict
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.execute import decode_execute, is_empty_execution
-from fcbench.envs.multi_turn import CLASSES, load_class
-from fcbench.envs.multi_turn.dispatch import Dispatcher, instance_label
+from fcbench.envs.multi_turn import CLASSES
+from fcbench.envs.scenario import (
+    Scenario,
+    environment_class,
+    json_safe,
+    public_state,
+)
 
 __all__ = [
     "EMPTY_TURN",
@@ -45,9 +46,6 @@ CHECKER_CRASH = "fcbench:checker_crash"
 PRE_CHECK_ERRORS = frozenset({INFERENCE_ERROR, FORCE_TERMINATED})
 """Failures decided before decoding; their score-file records show `model_result`."""
 
-STATELESS_CLASSES = frozenset({"MathAPI"})
-"""Classes upstream never loads a scenario into."""
-
 DEFAULT_MODEL_NAME = "fcbench"
 
 
@@ -57,7 +55,7 @@ def preload() -> None:
     importing them again."""
     for name in CLASSES:
         with contextlib.suppress(Exception):  # a broken class fails its cases later
-            _class(name)
+            environment_class(name)
     with contextlib.suppress(ImportError):
         importlib.import_module("mpmath")  # MathAPI.logarithm's, imported on first call
 
@@ -68,11 +66,13 @@ def judge_multi_turn(
     encoding: Encoding,
     model_name: str = DEFAULT_MODEL_NAME,
     details: bool = True,
+    release: str | None = None,
 ) -> Verdict:
     """The verdict on one multi-turn answer; never raises.
 
     `model_name` only names the instances (it can show in call arguments, see
-    `dispatch`); `details=False` skips the state snapshots that only score files show.
+    `dispatch`); `details=False` skips the state snapshots that only score files show;
+    `release` is the dataset release the environments load their filler tables from.
     """
     truth: list[list[str]] = case.possible_answer
     if type(raw) is not list:
@@ -87,7 +87,7 @@ def judge_multi_turn(
         )
     try:
         decoded = [decode_turn(turn, encoding) for turn in raw]
-        return _Replay(case, model_name, details).run(decoded, truth)
+        return _Replay(case, model_name, details, release).run(decoded, truth)
     except Exception as exc:  # an environment bug must not lose the run
         return Verdict.fail(
             CHECKER_CRASH,
@@ -114,68 +114,14 @@ def _pre_check_failure(error_type: str, message: str) -> Verdict:
     return Verdict.fail(error_type, message, error=error)
 
 
-def deep_copy(value: Any) -> Any:
-    """`copy.deepcopy` for a scenario; JSON data (the usual case) goes through `marshal`,
-    which copies it several times faster."""
-    try:
-        return marshal.loads(marshal.dumps(value))
-    except ValueError:
-        return copy.deepcopy(value)
-
-
-_CLASSES: dict[str, type[Any]] = {}
-
-
-def _class(name: str) -> type[Any]:
-    """`load_class`, memoised by the registry entry (tests may re-register a name)."""
-    path = CLASSES[name]
-    cls = _CLASSES.get(path)
-    if cls is None:
-        cls = _CLASSES[path] = load_class(name)
-    return cls
-
-
-def is_long_context(test_id: str) -> bool:
-    """Upstream decides from the id's category part (`multi_turn_long_context_3`)."""
-    category = test_id.rsplit("_", 1)[0]
-    return "long_context" in category or "composite" in category
-
-
-@dataclass
-class _Side:
-    """One namespace of instances (the model's, or the ground truth's), created on first use."""
-
-    case: TestCase
-    namespace: str
-    instances: dict[str, object] = field(default_factory=dict)
-    dispatcher: Dispatcher | None = None
-
-    def execute(self, calls: list[str]) -> list[str]:
-        if self.dispatcher is None:
-            self._create()
-        assert self.dispatcher is not None
-        return self.dispatcher.execute(calls)
-
-    def _create(self) -> None:
-        config: dict[str, Any] = self.case.extras.get("initial_config") or {}
-        long_context = is_long_context(self.case.id)
-        labels = {}
-        for class_name in self.case.extras["involved_classes"]:
-            instance = _class(class_name)()
-            if class_name not in STATELESS_CLASSES:
-                scenario = deep_copy(config.get(class_name, {}))
-                instance._load_scenario(scenario, long_context=long_context)
-            self.instances[class_name] = instance
-            labels[class_name] = instance_label(self.namespace, self.case.id, class_name)
-        self.dispatcher = Dispatcher(self.instances, labels)
-
-
 class _Replay:
     """The turn loop of one case."""
 
-    def __init__(self, case: TestCase, model_name: str, details: bool) -> None:
-        self.model = _Side(case, f"{model_name}_eval")
-        self.truth = _Side(case, f"{model_name}_ground_truth_eval")
+    def __init__(
+        self, case: TestCase, model_name: str, details: bool, release: str | None
+    ) -> None:
+        self.model = Scenario(case, f"{model_name}_eval", release)
+        self.truth = Scenario(case, f"{model_name}_ground_truth_eval", release)
         self.details = details
         self.decoded: list[list[list[str]]] = []
         self.executions: list[dict[str, Any]] = []
@@ -248,11 +194,6 @@ class _Replay:
         return Verdict.fail(error_type, message, error=error, decoded=self.decoded)
 
 
-def public_state(instance: object) -> dict[str, Any]:
-    """The compared state: instance attributes not starting with `_`."""
-    return {k: v for k, v in vars(instance).items() if not k.startswith("_")}
-
-
 def state_differences(model: object, truth: object) -> dict[str, Any]:
     """Attributes (the ground truth's public ones) whose values differ (`!=`)."""
     if type(model) is not type(truth):
@@ -280,23 +221,3 @@ def missing_results(expected: list[str], produced: list[str]) -> list[str]:
         except ValueError:
             missing.append(item)
     return missing
-
-
-def json_safe(value: Any) -> Any:
-    """What upstream writes for a value: JSON values as they are, anything else as `str`.
-
-    Dicts and lists are walked; every other value is kept if `json.dumps` accepts it. The
-    whole value is tried first, since it usually serialises as is. Nothing is copied: a
-    failed case's instances are never used again, so the values cannot change afterwards.
-    """
-    try:
-        json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
-        pass
-    else:
-        return value
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [json_safe(item) for item in value]
-    return str(value)

@@ -476,3 +476,12 @@ def _forget(root: Path) -> None:
     for cache in (_VERIFIED, _MANIFESTS):
         for key in [k for k in cache if k.startswith(prefix)]:
             del cache[key]
+
+
+def dataset_identity(release: str, data_dir: Path | None = None) -> dict[str, Any]:
+    """What a result or score file records about its data: the release and a checksum of
+    every data file (from the fetch manifest), or the user's data folder."""
+    if data_dir is not None:
+        return {"release": None, "data_dir": str(Path(data_dir).resolve()), "checksum": None}
+    files = json.dumps(_manifest(release_dir(release)).get("files", {}), sort_keys=True)
+    return {"release": release, "checksum": "sha256:" + sha256_hex(files.encode())}

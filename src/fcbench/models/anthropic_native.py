@@ -3,10 +3,12 @@
 The request follows the official Claude handler: the system message moves to the `system`
 field (as one text block), consecutive user messages are joined with a blank line, message
 contents become text blocks, and in FC mode the tools use Anthropic's shape (`input_schema`,
-and a `response` schema folded into the description). `max_tokens` is required by the API
-(default 8192 here; `--max-tokens` sets it). Stored results: tool calls as
-`[{name: json(input)}]`, else the list of text blocks' texts (FC, like the official handler);
-the first text block in prompt mode.
+and a `response` schema folded into the description). In a conversation the assistant's
+content blocks go back as the API returned them and tool results as one user message of
+`tool_result` blocks; multi-turn requests carry the official prompt-cache breakpoints.
+`max_tokens` is required by the API (default 8192 here; `--max-tokens` sets it). Stored
+results: tool calls as `[{name: json(input)}]`, else the list of text blocks' texts (FC, like
+the official handler); the first text block in prompt mode.
 
 As with the OpenAI-compatible backend, the SDK's retries are off (the runner retries) and the
 body is parsed from the raw response.
@@ -18,14 +20,14 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
-from fcbench.dataset.model import TestCase
-from fcbench.models.base import ChatRequest, Mode, PermanentError, Response, TransientError
+from fcbench.models.base import ChatRequest, Mode, PermanentError, Reply, TransientError
 from fcbench.models.openai_compat import RETRYABLE_STATUS, retry_after
-from fcbench.models.prompts import build_request
-from fcbench.models.sdk_backend import SDKBackend
+from fcbench.models.sdk_backend import SDKBackend, sdk_from_options
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
+
+    from fcbench.models.registry import BackendOptions
 
 DEFAULT_MAX_TOKENS = 8192
 
@@ -47,22 +49,54 @@ def anthropic_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
 def anthropic_messages(
     messages: list[dict[str, Any]],
 ) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]]]:
-    """(system blocks or None, messages): system moved out, user runs joined, text blocks."""
-    rest = [dict(m) for m in messages]
+    """(system blocks or None, messages) in the official Claude handler's layout.
+
+    The first system message moves out; consecutive user messages are joined with a blank
+    line; user texts become text blocks; an assistant turn goes back as the content blocks
+    the API returned (`_native`), or as its text; each run of `tool` messages becomes one user
+    message of `tool_result` blocks answering the tool uses by id.
+    """
     system = None
-    for i, message in enumerate(rest):
-        if message.get("role") == "system":
-            system = [{"type": "text", "text": rest.pop(i)["content"]}]
-            break
-    joined: list[dict[str, Any]] = []
-    for message in rest:
-        if message.get("role") == "user" and joined and joined[-1].get("role") == "user":
-            joined[-1]["content"] += "\n\n" + message["content"]
-        else:
-            joined.append(message)
-    for message in joined:
-        message["content"] = [{"type": "text", "text": message["content"]}]
-    return system, joined
+    out: list[dict[str, Any]] = []
+    pending: dict[str, Any] | None = None  # the user message being joined
+    for message in messages:
+        role = message.get("role")
+        if role == "system" and system is None:
+            system = [{"type": "text", "text": message.get("content")}]
+            continue
+        if role == "tool":
+            block = {"type": "tool_result", "content": message.get("content"),
+                     "tool_use_id": message.get("tool_call_id")}
+            if out and out[-1].get("_results"):
+                out[-1]["content"].append(block)
+            else:
+                out.append({"role": "user", "content": [block], "_results": True})
+            pending = None
+            continue
+        if role == "user":
+            text = str(message.get("content", ""))
+            if pending is not None:
+                pending["content"][0]["text"] += "\n\n" + text
+                continue
+            pending = {"role": "user", "content": [{"type": "text", "text": text}]}
+            out.append(pending)
+            continue
+        pending = None
+        out.append(_assistant(message))
+    return system, [{k: v for k, v in m.items() if k != "_results"} for m in out]
+
+
+def _assistant(message: dict[str, Any]) -> dict[str, Any]:
+    native = message.get("_native")
+    if native is not None:
+        return {"role": "assistant", "content": native}
+    return {"role": "assistant", "content": message.get("content")}
+
+
+def is_multi_turn(request: ChatRequest) -> bool:
+    """Whether the request belongs to a multi-turn conversation (upstream caches those)."""
+    case = request.context.case
+    return case is not None and "involved_classes" in case.extras
 
 
 class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
@@ -82,7 +116,8 @@ class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
         await client.close()
 
     def body(self, request: ChatRequest) -> dict[str, Any]:
-        """The Messages API request body."""
+        """The Messages API request body (FC mode always sends the tool list, as upstream;
+        multi-turn conversations mark the official prompt-cache breakpoints)."""
         system, messages = anthropic_messages(request.messages)
         fields = self.sampling.body_fields()
         body: dict[str, Any] = {
@@ -90,17 +125,17 @@ class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
             "max_tokens": fields.pop("max_tokens", DEFAULT_MAX_TOKENS),
             "messages": messages,
         }
-        if request.tools is not None:
+        if request.mode == "fc":
             body["tools"] = anthropic_tools(request.tools)
         if system is not None:
             body["system"] = system
+        if is_multi_turn(request):
+            _mark_cache(body)
         body.update(fields)
         return body
 
-    async def respond(self, case: TestCase, mode: Mode) -> Response:
-        body = self.body(build_request(case, mode, self.texts))
-        if mode == "fc" and "tools" not in body:
-            body["tools"] = []  # the official handler always sends the list
+    async def step(self, request: ChatRequest) -> Reply:
+        body = self.body(request)
         client, url = self._client()
         start = time.perf_counter()
         try:
@@ -113,34 +148,63 @@ class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
             blocks = answer["content"]
         except (ValueError, KeyError, TypeError):
             raise TransientError("malformed response body") from None
-        return parse(answer, blocks, mode, latency, url)
+        if not isinstance(blocks, list):
+            raise TransientError("malformed response body (content is not a list)")
+        return parse(answer, blocks, request.mode, latency, url)
+
+
+def _mark_cache(body: dict[str, Any]) -> None:
+    """Upstream's cache breakpoints for multi-turn cases: the system prompt, the last tool,
+    and the first block of the last two user messages."""
+    ephemeral = {"type": "ephemeral"}
+    if body.get("system"):
+        body["system"][0]["cache_control"] = ephemeral
+    if body.get("tools"):
+        body["tools"][-1]["cache_control"] = ephemeral
+    users = [m for m in body["messages"] if m.get("role") == "user"]
+    for message in users[-2:]:
+        if isinstance(message.get("content"), list) and message["content"]:
+            message["content"][0]["cache_control"] = ephemeral
 
 
 def parse(
     answer: dict[str, Any], blocks: list[Any], mode: Mode, latency: float, url: str
-) -> Response:
-    """Tool uses as `[{name: json(input)}]`, else texts (a list in FC mode, the first in prompt)."""
+) -> Reply:
+    """Tool uses as `[{name: json(input)}]`, else texts (a list in FC mode, the first in prompt);
+    the blocks themselves go back into the history."""
     texts = [b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
-    calls = [
-        {str(b.get("name")): json.dumps(b.get("input", {}))}
-        for b in blocks
-        if isinstance(b, dict) and b.get("type") == "tool_use"
-    ]
+    uses = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
+    calls = [{str(b.get("name")): json.dumps(b.get("input", {}))} for b in uses]
     if mode == "fc":
         result: Any = calls or texts
+        message = {
+            "role": "assistant",
+            "content": "".join(texts) or None,
+            "tool_calls": [_tool_call(b) for b in uses] or None,
+            "_native": blocks,
+        }
     elif blocks and isinstance(blocks[0], dict) and "text" in blocks[0]:
         result = blocks[0]["text"]
+        message = {"role": "assistant", "content": result}
     else:
         raise TransientError("the response has no text block")
     usage = answer.get("usage") or {}
-    return Response(
+    return Reply(
         result=result,
+        message=message,
+        tool_call_ids=[str(b.get("id")) for b in uses] if mode == "fc" else [],
         input_tokens=usage.get("input_tokens"),
         output_tokens=usage.get("output_tokens"),
         latency=latency,
         finish_reason=answer.get("stop_reason"),
         endpoint=url,
     )
+
+
+def _tool_call(block: dict[str, Any]) -> dict[str, Any]:
+    return {"id": str(block.get("id")), "type": "function",
+            "function": {"name": str(block.get("name")),
+                         "arguments": json.dumps(block.get("input", {}))}}
 
 
 def classify(exc: Exception) -> Exception:
@@ -158,3 +222,7 @@ def classify(exc: Exception) -> Exception:
             return TransientError(message, status, retry_after(exc.response.headers))
         return PermanentError(message, status)
     return TransientError(f"{type(exc).__name__}: {exc}")
+
+
+def from_options(options: BackendOptions) -> SDKBackend[Any]:
+    return sdk_from_options(AnthropicBackend, options)

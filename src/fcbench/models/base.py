@@ -1,10 +1,21 @@
-"""The contract between the runner and a model: one case in, one `Response` out.
+"""The contract between the runner and a model: one chat step.
 
-A backend makes one attempt per `respond` call. It signals a failure worth retrying (rate
-limit, server error, timeout, dropped connection, unreadable body) with `TransientError`, and a
-failure that will not go away by asking again (context too long, bad request) with
-`PermanentError`; the runner owns retries, backoff and rate limits, so every backend (and the
-multi-turn loop, which calls a backend once per step) gets the same policy.
+A backend answers one `ChatRequest` (the conversation so far, and in FC mode the tools) with
+one `Reply` (the assistant's answer in the official stored form, the message to put back into
+the history, token counts, latency). Single-turn generation is one step per case; the
+multi-turn and agentic loops call the same `step` once per model turn, so every backend runs
+every category.
+
+The conversation is kept in the OpenAI Chat Completions layout (`system`, `user`,
+`assistant` with `tool_calls`, `tool` with `tool_call_id`), which each backend translates into
+its own API's. Keys starting with `_` in a message are fcbench's annotations for the backend
+that wrote them (e.g. `_native`: the vendor's own form of an assistant message, sent back as
+is); every backend drops them before sending.
+
+A backend makes one attempt per `step`. It signals a failure worth retrying (rate limit,
+server error, timeout, dropped connection, unreadable body) with `TransientError`, and one
+that will not go away by asking again (context too long, bad request) with `PermanentError`;
+the runner owns retries, backoff and rate limits, so every backend gets the same policy.
 """
 
 from __future__ import annotations
@@ -15,31 +26,114 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from fcbench.dataset.model import TestCase
 
+DEFAULT_TEMPERATURE = 0.001
+"""The official default since August 2024 (spec §8.6)."""
+
 Mode = Literal["fc", "prompt"]
+MODES: tuple[Mode, ...] = ("fc", "prompt")
+FcArgs = Literal["json_string", "object"]
 
 
 def plain_copy(value: Any) -> Any:
     """A deep copy of plain JSON data (several times faster than `copy.deepcopy`)."""
     return marshal.loads(marshal.dumps(value))
-MODES: tuple[Mode, ...] = ("fc", "prompt")
+
+
+def public_fields(message: dict[str, Any]) -> dict[str, Any]:
+    """A message without fcbench's `_` annotations: what an API may be sent."""
+    return {k: v for k, v in message.items() if not k.startswith("_")}
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Sampling parameters sent with every request (None = not sent)."""
+
+    temperature: float | None = DEFAULT_TEMPERATURE
+    top_p: float | None = None
+    max_tokens: int | None = None
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+    def body_fields(self) -> dict[str, Any]:
+        """The request-body fields: the parameters set, then `extra_body` merged over them."""
+        fields: dict[str, Any] = {}
+        for key in ("temperature", "top_p", "max_tokens"):
+            value = getattr(self, key)
+            if value is not None:
+                fields[key] = value
+        fields.update(self.extra_body)
+        return fields
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "extra_body": self.extra_body,
+        }
+
+
+@dataclass(frozen=True)
+class StepContext:
+    """Where a request stands: the case, the turn and the step within the turn.
+
+    Real models never see it; backends that answer from data (the ground truth, scripted
+    test models) read it.
+    """
+
+    case: TestCase | None = None
+    turn: int = 0
+    step: int = 0
 
 
 @dataclass(frozen=True)
 class ChatRequest:
-    """The messages (and, in FC mode, the tools) of one Chat Completions call."""
+    """One step's request: the messages so far and, in FC mode, the tools."""
 
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] | None = None
+    """Function docs converted to OpenAI tools (FC mode), None in prompt mode."""
+    mode: Mode = "fc"
+    functions: list[dict[str, Any]] | None = None
+    """The function docs as the benchmark states them (with the language hints), for
+    backends that render prompts themselves."""
+    context: StepContext = field(default_factory=StepContext)
+
+
+@dataclass
+class Reply:
+    """One assistant answer.
+
+    `result` is the official stored form: the text (prompt mode, or FC without a call) or
+    `[{function_name: arguments}]` (FC; arguments as a JSON string, or an object for
+    backends whose `fc_args` is "object"). `message` is the assistant message for the
+    history (OpenAI layout, `_native` annotations allowed); None means "built from the
+    text". `extras` are further fields for the result line (e.g. `raw_text` when a text
+    parser produced the calls).
+    """
+
+    result: Any
+    message: dict[str, Any] | None = None
+    tool_call_ids: list[str] = field(default_factory=list)
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    latency: float = 0.0
+    finish_reason: str | None = None
+    endpoint: str | None = None
+    reasoning: str = ""
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def history_message(self) -> dict[str, Any]:
+        """The assistant message to append to the conversation."""
+        if self.message is not None:
+            return self.message
+        content = self.result if isinstance(self.result, str) else str(self.result)
+        return {"role": "assistant", "content": content}
 
 
 @dataclass
 class Response:
-    """What the model answered for one case, in the official stored form.
-
-    `result` is the text (prompt mode, or FC without a tool call) or a list of
-    `{function_name: arguments_json}` (FC). `extras` are further fields for the result line
-    (e.g. `reasoning_content`, `raw_text` when a client-side parser produced the calls).
-    """
+    """What a case's result line holds: a single step's reply, or a whole conversation's
+    (lists of turns and steps in `result` and in the per-step fields of `extras`)."""
 
     result: Any
     input_tokens: int | None = None
@@ -48,6 +142,16 @@ class Response:
     finish_reason: str | None = None
     endpoint: str | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, reply: Reply) -> Response:
+        """A single-turn case's response: the reply, its reasoning kept as the official
+        `reasoning_content` field."""
+        extras = dict(reply.extras)
+        if reply.reasoning:
+            extras.setdefault("reasoning_content", reply.reasoning)
+        return cls(reply.result, reply.input_tokens, reply.output_tokens, reply.latency,
+                   reply.finish_reason, reply.endpoint, extras)
 
 
 class BackendError(Exception):
@@ -74,13 +178,16 @@ class PermanentError(BackendError):
 
 @runtime_checkable
 class Backend(Protocol):
-    """A model that answers single-turn cases."""
+    """A model: one chat step at a time."""
 
     name: str
     """A short label for manifests and progress lines."""
 
-    async def respond(self, case: TestCase, mode: Mode) -> Response:
-        """One attempt at answering `case` in `mode`."""
+    fc_args: FcArgs
+    """How FC results store arguments: JSON strings (most APIs) or objects (Gemini)."""
+
+    async def step(self, request: ChatRequest) -> Reply:
+        """One attempt at answering the conversation in `request`."""
         ...
 
     def describe(self) -> dict[str, Any]:

@@ -26,21 +26,22 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
-from fcbench.dataset.model import TestCase
 from fcbench.models.base import (
     ChatRequest,
+    FcArgs,
     Mode,
     PermanentError,
-    Response,
+    Reply,
     TransientError,
     plain_copy,
 )
 from fcbench.models.openai_compat import RETRYABLE_STATUS, retry_after
-from fcbench.models.prompts import build_request
-from fcbench.models.sdk_backend import SDKBackend
+from fcbench.models.sdk_backend import SDKBackend, sdk_from_options
 
 if TYPE_CHECKING:
     from google.genai import Client
+
+    from fcbench.models.registry import BackendOptions
 
 NO_RESPONSE = "The model did not return any response."
 """The official prompt-mode result when a response has no candidate or no part."""
@@ -91,20 +92,42 @@ def _gemini_param(schema: dict[str, Any]) -> None:
 def gemini_contents(
     messages: list[dict[str, Any]],
 ) -> tuple[str | None, list[dict[str, Any]]]:
-    """(system instruction or None, contents): the first system message moved out."""
-    rest = list(messages)
+    """(system instruction or None, contents) in the official Gemini handler's layout.
+
+    The first system message moves out; each message becomes one `Content` with one text
+    part (`assistant` as `model`); an assistant turn with calls goes back as the content the
+    API returned (`_native`); each run of `tool` messages becomes one user content of
+    `function_response` parts, `{"result": <output>}` under the called function's name.
+    """
     system = None
-    for i, message in enumerate(rest):
-        if message.get("role") == "system":
-            system = rest.pop(i)["content"]
-            break
-    contents = [
-        {
-            "role": "model" if m.get("role") == "assistant" else m.get("role"),
-            "parts": [{"text": m.get("content")}],
-        }
-        for m in rest
-    ]
+    contents: list[dict[str, Any]] = []
+    names: dict[str, str] = {}  # tool-call id -> function name
+    results: list[dict[str, Any]] | None = None
+    for message in messages:
+        role = message.get("role")
+        if role == "system" and system is None:
+            system = message.get("content")
+            continue
+        if role == "tool":
+            name = names.get(str(message.get("tool_call_id")), "")
+            part = {"function_response": {"name": name,
+                                          "response": {"result": message.get("content")}}}
+            if results is None:
+                results = []
+                contents.append({"role": "user", "parts": results})
+            results.append(part)
+            continue
+        results = None
+        if role == "assistant":
+            for call in message.get("tool_calls") or []:
+                names[str(call.get("id"))] = str(call.get("function", {}).get("name"))
+            if message.get("_native") is not None:
+                contents.append(message["_native"])
+                continue
+        contents.append({
+            "role": "model" if role == "assistant" else role,
+            "parts": [{"text": message.get("content")}],
+        })
     return system, contents
 
 
@@ -113,7 +136,7 @@ class GoogleBackend(SDKBackend["Client"]):
 
     backend_name = "google"
     default_endpoint = "https://generativelanguage.googleapis.com"
-    fc_args = "object"
+    fc_args: FcArgs = "object"
     """FC results keep the arguments as objects (model.json's `fc_args`)."""
 
     def _make_client(self, base_url: str) -> Client:
@@ -129,8 +152,9 @@ class GoogleBackend(SDKBackend["Client"]):
         with contextlib.suppress(Exception):  # closing is best effort
             await client.aio.aclose()
 
-    def request(self, chat: ChatRequest, mode: Mode) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    def request(self, chat: ChatRequest) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """(contents, config) as plain data, in the SDK's field names."""
+        mode = chat.mode
         system, contents = gemini_contents(chat.messages)
         config: dict[str, Any] = {}
         if self.sampling.temperature is not None:
@@ -150,10 +174,10 @@ class GoogleBackend(SDKBackend["Client"]):
         config.update(plain_copy(self.sampling.extra_body))
         return contents, config
 
-    async def respond(self, case: TestCase, mode: Mode) -> Response:
+    async def step(self, request: ChatRequest) -> Reply:
         from google.genai import types
 
-        contents, config = self.request(build_request(case, mode, self.texts), mode)
+        contents, config = self.request(request)
         try:
             typed = types.GenerateContentConfig.model_validate(config)
             typed_contents = [types.Content.model_validate(c) for c in contents]
@@ -168,11 +192,12 @@ class GoogleBackend(SDKBackend["Client"]):
         except Exception as exc:
             raise classify(exc) from exc
         latency = time.perf_counter() - start
-        return parse(answer.model_dump(exclude_none=True), mode, latency, url)
+        return parse(answer.model_dump(exclude_none=True), request.mode, latency, url)
 
 
-def parse(answer: dict[str, Any], mode: Mode, latency: float, url: str) -> Response:
-    """A GenerateContentResponse (as a dict, SDK field names) in the official stored form."""
+def parse(answer: dict[str, Any], mode: Mode, latency: float, url: str) -> Reply:
+    """A GenerateContentResponse (as a dict, SDK field names) in the official stored form;
+    in FC mode the candidate's content goes back into the history as returned."""
     candidates = answer.get("candidates") or []
     first = candidates[0] if candidates and isinstance(candidates[0], dict) else {}
     parts = [p for p in (first.get("content") or {}).get("parts") or [] if isinstance(p, dict)]
@@ -196,8 +221,10 @@ def parse(answer: dict[str, Any], mode: Mode, latency: float, url: str) -> Respo
         result = NO_RESPONSE
     usage = answer.get("usage_metadata") or {}
     reason = first.get("finish_reason")
-    response = Response(
+    response = Reply(
         result=result,
+        message=_history(first, calls, texts, result, mode),
+        tool_call_ids=[f"call_{i}" for i in range(len(calls))] if mode == "fc" else [],
         input_tokens=usage.get("prompt_token_count"),
         output_tokens=usage.get("candidates_token_count"),
         latency=latency,
@@ -209,9 +236,29 @@ def parse(answer: dict[str, Any], mode: Mode, latency: float, url: str) -> Respo
         if mode == "fc"
         else (str(thoughts[-1]) if thoughts and thoughts[-1] else "")
     )
-    if reasoning:
-        response.extras["reasoning_content"] = reasoning
+    response.reasoning = reasoning
     return response
+
+
+def _history(
+    candidate: dict[str, Any], calls: list[dict[str, Any]], texts: list[Any], result: Any,
+    mode: Mode,
+) -> dict[str, Any]:
+    """The assistant message: in FC mode the content as returned (or the official stand-in
+    when there is none) with its calls named by position; in prompt mode the text."""
+    if mode != "fc":
+        return {"role": "assistant", "content": result}
+    native = candidate.get("content") or {}
+    if not native.get("parts"):
+        native = {"role": "model", "parts": [{"text": NO_RESPONSE}]}
+    tool_calls = [
+        {"id": f"call_{i}", "type": "function",
+         "function": {"name": name, "arguments": json.dumps(args)}}
+        for i, call in enumerate(calls) for name, args in call.items()
+    ]
+    text = "".join(str(t) for t in texts if t)
+    return {"role": "assistant", "content": text or None, "tool_calls": tool_calls or None,
+            "_native": native}
 
 
 def classify(exc: Exception) -> Exception:
@@ -228,3 +275,7 @@ def classify(exc: Exception) -> Exception:
     if isinstance(exc, (TransientError, PermanentError)):
         return exc
     return TransientError(f"{type(exc).__name__}: {exc}")
+
+
+def from_options(options: BackendOptions) -> SDKBackend[Any]:
+    return sdk_from_options(GoogleBackend, options)

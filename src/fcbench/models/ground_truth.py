@@ -20,34 +20,99 @@ become source text that the benchmark's converters read back (e.g. `5L`, `new in
 
 from __future__ import annotations
 
+import ast
+import inspect
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset import categories
 from fcbench.dataset.categories import Checker, Language
 from fcbench.dataset.model import TestCase
-from fcbench.models.base import Mode, Response
+from fcbench.models.base import ChatRequest, FcArgs, Mode, PermanentError, Reply
 from fcbench.models.prompts import language_of
+from fcbench.models.text_formats import as_tool_calls
 from fcbench.models.tools import fc_name
+
+if TYPE_CHECKING:
+    from fcbench.models.registry import BackendOptions
 
 REFUSAL = "None of the provided functions can answer this request."
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 
 
 class GroundTruthBackend:
-    """A model that knows the answers (no endpoint, no tokens, no latency)."""
+    """A model that knows the answers (no endpoint, no tokens, no latency).
+
+    It reads the case from the request's context: a single-turn case gets its first
+    acceptable answer; a multi-turn case, at each turn, the turn's ground-truth calls in one
+    step and then a step without calls, which ends the turn (an empty ground-truth turn is
+    just that last step).
+    """
 
     name = "ground-truth"
+    fc_args: FcArgs = "json_string"
 
     def describe(self) -> dict[str, Any]:
         return {"backend": "ground-truth", "endpoints": [], "sampling": {}}
 
-    async def respond(self, case: TestCase, mode: Mode) -> Response:
-        return Response(result=answer(case, mode), input_tokens=0, output_tokens=0)
+    async def step(self, request: ChatRequest) -> Reply:
+        case = request.context.case
+        if case is None:
+            raise PermanentError("the ground-truth model needs the case in the request context")
+        if "involved_classes" in case.extras and isinstance(case.possible_answer, list):
+            return turn_reply(case, request)
+        return Reply(result=answer(case, request.mode), input_tokens=0, output_tokens=0)
 
     async def aclose(self) -> None:
         return None
+
+
+def turn_reply(case: TestCase, request: ChatRequest) -> Reply:
+    """A multi-turn step: the turn's ground-truth calls at its first step, else no call."""
+    context = request.context
+    truth: list[list[str]] = case.possible_answer or []
+    calls = truth[context.turn] if context.step == 0 and context.turn < len(truth) else []
+    methods = signatures(case.extras.get("involved_classes") or [])
+    parsed = [parse_call(text, methods) for text in calls]
+    if not parsed:
+        return Reply(result="", input_tokens=0, output_tokens=0)
+    if request.mode == "fc":
+        stored = [{name: json.dumps(args)} for name, args in parsed]
+        message, ids = as_tool_calls(stored)
+        return Reply(stored, message, ids, input_tokens=0, output_tokens=0)
+    text = ", ".join(f"{n}({', '.join(f'{k}={v!r}' for k, v in a.items())})" for n, a in parsed)
+    return Reply(f"[{text}]", input_tokens=0, output_tokens=0)
+
+
+def signatures(classes: list[str]) -> dict[str, list[str]]:
+    """Method name -> parameter names (the later class wins a shared name, as dispatch)."""
+    from fcbench.envs.scenario import environment_class
+
+    names: dict[str, list[str]] = {}
+    for class_name in classes:
+        cls = environment_class(class_name)
+        for name, member in inspect.getmembers(cls, inspect.isfunction):
+            if not name.startswith("_"):
+                names[name] = list(inspect.signature(member).parameters)[1:]
+    return names
+
+
+def parse_call(text: str, methods: dict[str, list[str]]) -> tuple[str, dict[str, Any]]:
+    """`name(a, k=v)` of the dataset -> (name, keyword arguments); positional arguments get
+    their parameter names from the environment method's signature."""
+    node = ast.parse(text.strip(), mode="eval").body
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        raise ValueError(f"not a plain call: {text!r}")
+    name = node.func.id
+    params = methods.get(name, [])
+    args: dict[str, Any] = {}
+    for position, arg in enumerate(node.args):
+        key = params[position] if position < len(params) else f"arg{position}"
+        args[key] = ast.literal_eval(arg)
+    for keyword in node.keywords:
+        args[str(keyword.arg)] = ast.literal_eval(keyword.value)
+    return name, args
 
 
 def answer(case: TestCase, mode: Mode) -> Any:
@@ -233,3 +298,7 @@ def _js_item(value: Any) -> str:
     if isinstance(value, str):
         return json.dumps(value)
     return _javascript(value, "", "") or json.dumps(value)
+
+
+def from_options(options: BackendOptions) -> GroundTruthBackend:
+    return GroundTruthBackend()

@@ -28,13 +28,22 @@ import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fcbench.dataset.model import TestCase
-from fcbench.models.base import ChatRequest, Mode, PermanentError, Response, TransientError
+from fcbench.models.base import (
+    ChatRequest,
+    FcArgs,
+    Mode,
+    PermanentError,
+    Reply,
+    TransientError,
+    public_fields,
+)
 from fcbench.models.openai_compat import Sampling
-from fcbench.models.prompts import PromptTexts, build_request
-from fcbench.models.text_formats import parse_text_calls
+from fcbench.models.text_formats import as_tool_calls, parse_text_calls
+
+if TYPE_CHECKING:
+    from fcbench.models.registry import BackendOptions
 
 MAX_NEW_TOKENS = 4096
 """The official cap on the tokens requested from a local model."""
@@ -68,10 +77,11 @@ class _Item:
 class HFLocalBackend:
     """A transformers causal LM from a local folder, batched."""
 
+    fc_args: FcArgs = "json_string"
+
     def __init__(
         self,
         model_path: Path | str,
-        texts: PromptTexts,
         *,
         name: str | None = None,
         sampling: Sampling | None = None,
@@ -81,7 +91,6 @@ class HFLocalBackend:
     ) -> None:
         self.model_path = Path(model_path)
         self.name = name or self.model_path.name
-        self.texts = texts
         self.sampling = sampling or Sampling()
         self.output_format = output_format
         self.batch_size = max(1, batch_size)
@@ -153,13 +162,13 @@ class HFLocalBackend:
 
     # ------------------------------------------------------------------ prompts
 
-    def render(self, request: ChatRequest, mode: Mode) -> str:
+    def render(self, request: ChatRequest) -> str:
         """The prompt text: the chat template applied, tools passed in FC mode."""
         tokenizer = self.tokenizer()
         try:
             text = tokenizer.apply_chat_template(
-                request.messages,
-                tools=request.tools if mode == "fc" else None,
+                [public_fields(m) for m in request.messages],
+                tools=request.tools if request.mode == "fc" else None,
                 tokenize=False,
                 add_generation_prompt=True,
             )
@@ -173,9 +182,10 @@ class HFLocalBackend:
 
     # ------------------------------------------------------------------ answering
 
-    async def respond(self, case: TestCase, mode: Mode) -> Response:
+    async def step(self, request: ChatRequest) -> Reply:
         self.load()
-        ids = self.encode(self.render(build_request(case, mode, self.texts), mode))
+        mode = request.mode
+        ids = self.encode(self.render(request))
         budget = token_budget(self._context, len(ids), self.sampling.max_tokens)
         if budget < 1:
             raise PermanentError(
@@ -185,7 +195,7 @@ class HFLocalBackend:
         out, stopped = await self._submit(ids, budget)
         latency = time.perf_counter() - start
         text = str(self.tokenizer().decode(out, skip_special_tokens=True))
-        response = Response(
+        response = Reply(
             result=text,
             input_tokens=len(ids),
             output_tokens=len(out),
@@ -198,6 +208,7 @@ class HFLocalBackend:
             if parsed is not None:
                 response.extras["raw_text"] = text
                 response.result = parsed
+                response.message, response.tool_call_ids = as_tool_calls(parsed)
         return response
 
     async def _submit(self, ids: list[int], budget: int) -> tuple[list[int], bool]:
@@ -304,3 +315,29 @@ def _eos_ids(tokenizer: Any, model: Any) -> set[int]:
     elif isinstance(configured, list):
         ids.update(int(i) for i in configured)
     return ids
+
+
+def from_options(options: BackendOptions) -> HFLocalBackend:
+    """A local model folder (`--model-path`, default the model name); FC mode needs a text
+    parser, since a local model writes its calls as text."""
+    from fcbench.models.registry import BackendSetupError
+    from fcbench.models.text_formats import PARSERS
+
+    path = options.model_path or Path(options.model)
+    if not path.is_dir():
+        raise BackendSetupError(f"--backend hf: no model folder at {path} (pass --model-path)")
+    if options.mode == "fc" and not options.output_format:
+        raise BackendSetupError(
+            "--backend hf in FC mode needs --output-format (how the model writes tool calls: "
+            + ", ".join(PARSERS) + ")"
+        )
+    if options.output_format and options.mode != "fc":
+        raise BackendSetupError("--output-format applies to FC mode (tool calls written as text)")
+    backend = HFLocalBackend(path, name=options.model, sampling=options.sampling,
+                             output_format=options.output_format,
+                             batch_size=options.concurrency)
+    try:
+        backend.check(options.mode)
+    except (OSError, ValueError) as exc:
+        raise BackendSetupError(str(exc)) from None
+    return backend

@@ -19,68 +19,43 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
-from fcbench.dataset.model import TestCase
 from fcbench.models.base import (
+    DEFAULT_TEMPERATURE,
     ChatRequest,
+    FcArgs,
     Mode,
     PermanentError,
-    Response,
+    Reply,
+    Sampling,
     TransientError,
+    public_fields,
 )
-from fcbench.models.prompts import PromptTexts, build_request
-from fcbench.models.text_formats import parse_text_calls
+
+__all__ = ["DEFAULT_TEMPERATURE", "OpenAICompatBackend", "Sampling", "classify", "retry_after"]
+from fcbench.models.text_formats import as_tool_calls, parse_text_calls
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-DEFAULT_TEMPERATURE = 0.001
-"""The official default since August 2024 (spec §8.6)."""
+    from fcbench.models.registry import BackendOptions
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 CLIENT_SHARE = 16
 """Requests in flight per client (connection pool) before another client is added."""
 
 
-@dataclass(frozen=True)
-class Sampling:
-    """Sampling parameters sent with every request (None = not sent)."""
-
-    temperature: float | None = DEFAULT_TEMPERATURE
-    top_p: float | None = None
-    max_tokens: int | None = None
-    extra_body: dict[str, Any] = field(default_factory=dict)
-
-    def body_fields(self) -> dict[str, Any]:
-        """The request-body fields: the parameters set, then `extra_body` merged over them."""
-        fields: dict[str, Any] = {}
-        for key in ("temperature", "top_p", "max_tokens"):
-            value = getattr(self, key)
-            if value is not None:
-                fields[key] = value
-        fields.update(self.extra_body)
-        return fields
-
-    def describe(self) -> dict[str, Any]:
-        return {
-            "temperature": self.temperature,
-            "top_p": self.top_p,
-            "max_tokens": self.max_tokens,
-            "extra_body": self.extra_body,
-        }
-
-
 class OpenAICompatBackend:
     """One model behind one or more OpenAI-compatible base URLs."""
+
+    fc_args: FcArgs = "json_string"
 
     def __init__(
         self,
         model: str,
         base_urls: Sequence[str],
-        texts: PromptTexts,
         *,
         api_key: str | None = None,
         sampling: Sampling | None = None,
@@ -93,7 +68,6 @@ class OpenAICompatBackend:
         self.name = model
         self.model = model
         self.base_urls = list(base_urls)
-        self.texts = texts
         self.api_key = api_key or "EMPTY"
         self.sampling = sampling or Sampling()
         self.timeout = timeout
@@ -139,16 +113,16 @@ class OpenAICompatBackend:
         self._turn = (self._turn + 1) % n
         return min(range(n), key=lambda i: (self._in_flight[i], (i - start) % n))
 
-    async def respond(self, case: TestCase, mode: Mode) -> Response:
-        """One Chat Completions call for a single-turn case."""
-        request = build_request(case, mode, self.texts)
+    async def step(self, request: ChatRequest) -> Reply:
+        """One Chat Completions call."""
         body, latency, url = await self.complete(request)
-        return self.parse(body, mode, latency, url)
+        return self.parse(body, request.mode, latency, url)
 
     async def complete(self, request: ChatRequest) -> tuple[dict[str, Any], float, str]:
-        """Send one request; (parsed JSON body, latency in s, endpoint). Reusable by multi-turn."""
+        """Send one request; (parsed JSON body, latency in s, endpoint)."""
         index = self._pick()
-        body: dict[str, Any] = {"model": self.model, "messages": request.messages}
+        messages = [public_fields(m) for m in request.messages]
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
         if request.tools:
             body["tools"] = request.tools
         body.update(self.sampling.body_fields())
@@ -173,16 +147,22 @@ class OpenAICompatBackend:
             raise TransientError("malformed response body (no choices)")
         return answer, latency, self.base_urls[index]
 
-    def parse(self, body: dict[str, Any], mode: Mode, latency: float, url: str) -> Response:
-        """The official stored form of a response body."""
+    def parse(self, body: dict[str, Any], mode: Mode, latency: float, url: str) -> Reply:
+        """The official stored form of a response body; the message as the server sent it
+        goes back into the history, its tool calls answered by id."""
         try:
             choice = body["choices"][0]
             message = choice["message"]
         except (KeyError, IndexError, TypeError):
             raise TransientError("malformed response body (no message)") from None
+        if not isinstance(message, dict):
+            raise TransientError("malformed response body (no message)")
         usage = body.get("usage") or {}
-        response = Response(
+        calls = message.get("tool_calls") if mode == "fc" else None
+        response = Reply(
             result=self._result(message, mode),
+            message=dict(message),
+            tool_call_ids=[str(c.get("id")) for c in calls] if isinstance(calls, list) else [],
             input_tokens=usage.get("prompt_tokens"),
             output_tokens=usage.get("completion_tokens"),
             latency=latency,
@@ -191,7 +171,7 @@ class OpenAICompatBackend:
         )
         reasoning = message.get("reasoning_content") or message.get("reasoning")
         if reasoning:
-            response.extras["reasoning_content"] = reasoning
+            response.reasoning = str(reasoning)
         text = message.get("content")
         no_calls = isinstance(response.result, str) or response.result == []
         if self.output_format and mode == "fc" and no_calls and isinstance(text, str):
@@ -200,6 +180,7 @@ class OpenAICompatBackend:
             if parsed is not None:
                 response.extras["raw_text"] = text
                 response.result = parsed
+                response.message, response.tool_call_ids = as_tool_calls(parsed)
         return response
 
     @staticmethod
@@ -266,3 +247,21 @@ def retry_after(headers: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+def from_options(options: BackendOptions) -> OpenAICompatBackend:
+    """The registry's factory: base URLs from the options or `$OPENAI_BASE_URL`."""
+    import os
+
+    from fcbench.models.registry import BackendSetupError
+
+    urls = list(options.base_urls) or [u for u in [os.environ.get("OPENAI_BASE_URL")] if u]
+    if not urls:
+        raise BackendSetupError("no endpoint: pass --base-url URL (or set OPENAI_BASE_URL)")
+    if options.output_format and options.mode != "fc":
+        raise BackendSetupError("--output-format applies to FC mode (tool calls written as text)")
+    return OpenAICompatBackend(
+        options.model, urls, api_key=options.api_key, sampling=options.sampling,
+        timeout=options.timeout, output_format=options.output_format,
+        concurrency=options.concurrency,
+    )

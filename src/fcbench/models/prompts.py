@@ -23,7 +23,7 @@ from typing import Any
 from fcbench.dataset import categories
 from fcbench.dataset.categories import Language
 from fcbench.dataset.model import TestCase
-from fcbench.models.base import ChatRequest, Mode, plain_copy
+from fcbench.models.base import ChatRequest, Mode, StepContext, plain_copy
 from fcbench.models.tools import convert_tools
 
 HINTS: dict[Language, str] = {
@@ -167,15 +167,18 @@ def _stringify_param(schema: dict[str, Any], language: Language) -> None:
 
 
 def build_request(case: TestCase, mode: Mode, texts: PromptTexts) -> ChatRequest:
-    """The Chat Completions request the official handler sends for a single-turn case."""
+    """The Chat Completions request the official handler sends for a case's first turn; the
+    case itself travels in the request's context, and the docs (with the language hints) in
+    `functions`, for backends that render prompts themselves."""
     functions = with_language_hints(case.functions, language_of(case))
     messages: list[dict[str, Any]] = plain_copy(case.question[0]) if case.question else []
+    context = StepContext(case)
     if mode == "fc":
-        tools = convert_tools(functions, texts.type_map, in_place=True)
-        return ChatRequest(messages, tools or None)
+        tools = convert_tools(plain_copy(functions), texts.type_map, in_place=True)
+        return ChatRequest(messages, tools or None, mode, functions, context)
     prompt = system_prompt(functions, texts)
     if messages and messages[0].get("role") == "system":
         messages[0]["content"] = prompt + "\n\n" + str(messages[0].get("content", ""))
     else:
         messages.insert(0, {"role": "system", "content": prompt})
-    return ChatRequest(messages, None)
+    return ChatRequest(messages, None, mode, functions, context)

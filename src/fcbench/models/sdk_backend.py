@@ -8,10 +8,13 @@ response parsing stay in the subclass, since they are what differs between vendo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from fcbench.models.base import FcArgs
 from fcbench.models.openai_compat import Sampling
-from fcbench.models.prompts import PromptTexts
+
+if TYPE_CHECKING:
+    from fcbench.models.registry import BackendOptions
 
 ClientT = TypeVar("ClientT")
 
@@ -19,12 +22,12 @@ ClientT = TypeVar("ClientT")
 class SDKBackend(Generic[ClientT]):
     backend_name = ""
     default_endpoint = ""
+    fc_args: FcArgs = "json_string"
 
     def __init__(
         self,
         model: str,
         base_urls: Sequence[str],
-        texts: PromptTexts,
         *,
         api_key: str | None = None,
         sampling: Sampling | None = None,
@@ -33,7 +36,6 @@ class SDKBackend(Generic[ClientT]):
         self.name = model
         self.model = model
         self.base_urls = list(base_urls) or [""]
-        self.texts = texts
         self.api_key = api_key or "EMPTY"
         self.sampling = sampling or Sampling()
         self.timeout = timeout
@@ -66,3 +68,13 @@ class SDKBackend(Generic[ClientT]):
         for client in self._clients or []:
             await self._close_client(client)
         self._clients = None
+
+
+def sdk_from_options(cls: type[SDKBackend[Any]], options: BackendOptions) -> SDKBackend[Any]:
+    """A vendor-SDK backend from the registry's options (no text parsers apply)."""
+    from fcbench.models.registry import BackendSetupError
+
+    if options.output_format:
+        raise BackendSetupError("--output-format applies to the OpenAI-compatible backend")
+    return cls(options.model, options.base_urls, api_key=options.api_key,
+               sampling=options.sampling, timeout=options.timeout)

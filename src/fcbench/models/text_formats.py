@@ -119,3 +119,15 @@ def parse_text_calls(fmt: str, text: str) -> FcResult | None:
     except KeyError:
         raise ValueError(f"unknown output format {fmt!r} (known: {', '.join(PARSERS)})") from None
     return parser(text)
+
+
+def as_tool_calls(calls: FcResult) -> tuple[dict[str, Any], list[str]]:
+    """Calls parsed from text as the assistant message of a conversation (OpenAI layout, ids
+    made up) and those ids: chat templates render the calls, tool results answer them."""
+    ids = [f"call_{i}" for i in range(len(calls))]
+    tool_calls = [
+        {"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
+        for call_id, call in zip(ids, calls, strict=True)
+        for name, args in call.items()
+    ]
+    return {"role": "assistant", "content": None, "tool_calls": tool_calls}, ids

@@ -8,9 +8,12 @@ category's result file at once (see `store.py` for the crash guarantees). A case
 fails is written with the official `Error during inference: ...` result plus an `error` field;
 the next run asks it again (resume is the default: finished cases are skipped).
 
-Reuse for multi-turn: pass `generate(..., solver=...)` a solver that makes one `Guard.call`
-per step (each step retried under the same policy, rate limit and counters) and returns the
-conversation's stored result; scheduling, the store, resume and progress stay as they are.
+A `Solver` answers one case: a single-turn case is one guarded `Backend.step`; a case with
+environments is a conversation (`runner.conversation`) that makes one guarded step per model
+turn, each retried under the same policy, rate limit and counters (`runner.solvers` picks).
+Scheduling, the store, resume and progress are the same for both. Every generation keeps the
+model folder's manifest (`model.json`: how the outputs are encoded, endpoint, sampling,
+dataset identity, run history) up to date, whoever starts it (`runner.manifest`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase
 from fcbench.layout import result_path
 from fcbench.models.base import Backend, Mode, PermanentError, Response, TransientError
+from fcbench.models.prompts import PromptTexts
 from fcbench.runner.store import ERROR_PREFIX, CategoryStore, is_error
 
 T = TypeVar("T")
@@ -135,17 +139,8 @@ Solver = Callable[[TestCase, Guard], Awaitable[tuple[Response, int]]]
 solver makes one guarded call per step and returns the whole conversation's response."""
 
 
-def single_turn_solver(backend: Backend, mode: Mode) -> Solver:
-    """One `backend.respond` call per case."""
-
-    async def solve(case: TestCase, guard: Guard) -> tuple[Response, int]:
-        return await guard.call(lambda: backend.respond(case, mode))
-
-    return solve
-
-
 @dataclass
-class Job:
+class GenerationJob:
     """The cases of one category still to ask, and where their answers go."""
 
     category: Category
@@ -159,10 +154,10 @@ class Job:
 class ProgressSink:
     """Receives progress events; the default does nothing (the CLI plugs in a rich display)."""
 
-    def start(self, jobs: Sequence[Job]) -> None:
+    def start(self, jobs: Sequence[GenerationJob]) -> None:
         """Called once before the first request."""
 
-    def update(self, job: Job) -> None:
+    def update(self, job: GenerationJob) -> None:
         """Called after each finished case and each retry."""
 
     def stop(self) -> None:
@@ -173,9 +168,9 @@ def plan(
     model_dir: Path,
     cases_by_category: Sequence[tuple[Category, list[TestCase]]],
     rerun: dict[str, set[str]] | None = None,
-) -> list[Job]:
+) -> list[GenerationJob]:
     """Open each category's store and work out what to ask: missing, errored, re-asked cases."""
-    jobs: list[Job] = []
+    jobs: list[GenerationJob] = []
     for category, cases in cases_by_category:
         store = CategoryStore(result_path(model_dir, category))
         entries = store.open()
@@ -186,7 +181,7 @@ def plan(
         store.drop(again & known)
         finished = {i for i, e in entries.items() if i not in again and i in known}
         todo = [c for c in cases if c.id not in finished]
-        jobs.append(Job(category, store, todo, len(cases), len(cases) - len(todo)))
+        jobs.append(GenerationJob(category, store, todo, len(cases), len(cases) - len(todo)))
     return jobs
 
 
@@ -218,7 +213,14 @@ def error_entry(case: TestCase, message: str, attempts: int, latency: float) -> 
 
 @dataclass
 class GenerateSettings:
+    """How a generation runs: the mode, the release's prompt texts (loaded from `release` when
+    not given), the model name that labels environment instances, and the scheduling."""
+
     mode: Mode
+    texts: PromptTexts | None = None
+    release: str | None = None
+    data_dir: Path | None = None
+    model_name: str = "fcbench"
     concurrency: int = 8
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     max_rps: float | None = None
@@ -226,22 +228,19 @@ class GenerateSettings:
 
 
 async def run_jobs(
-    backend: Backend,
-    jobs: Sequence[Job],
+    jobs: Sequence[GenerationJob],
+    solve: Solver,
     settings: GenerateSettings,
     progress: ProgressSink | None = None,
-    solver: Solver | None = None,
 ) -> None:
-    """Ask every pending case of every job; returns when all are written.
-
-    `solver` answers one case (default: one `backend.respond` call in `settings.mode`).
-    """
+    """Ask every pending case of every job with `solve`; returns when all are written."""
     progress = progress or ProgressSink()
-    solve = solver or single_turn_solver(backend, settings.mode)
     limiter = RateLimiter(settings.max_rps) if settings.max_rps else None
-    queue: Iterator[tuple[Job, TestCase]] = ((job, case) for job in jobs for case in job.cases)
+    queue: Iterator[tuple[GenerationJob, TestCase]] = (
+        (job, case) for job in jobs for case in job.cases
+    )
 
-    async def answer(job: Job, case: TestCase) -> None:
+    async def answer(job: GenerationJob, case: TestCase) -> None:
         def retried() -> None:
             job.stats.retries += 1
             progress.update(job)
@@ -286,7 +285,7 @@ async def run_jobs(
             job.store.finalize()
 
 
-def _sync_all(jobs: Sequence[Job]) -> None:
+def _sync_all(jobs: Sequence[GenerationJob]) -> None:
     for job in jobs:
         job.store.sync()
 
@@ -303,7 +302,7 @@ class GenerateReport:
     """What a generation did, for the summary line and the manifest."""
 
     model_dir: Path
-    jobs: list[Job]
+    jobs: list[GenerationJob]
     started_at: str
     finished_at: str = ""
     seconds: float = 0.0
@@ -349,17 +348,61 @@ def generate(
     settings: GenerateSettings,
     *,
     rerun: dict[str, set[str]] | None = None,
+    overwrite: bool = False,
     progress: ProgressSink | None = None,
     solver: Solver | None = None,
 ) -> GenerateReport:
-    """Plan and run one model's generation into `model_dir` (blocking; owns its event loop)."""
+    """Plan and run one model's generation into `model_dir` (blocking; owns its event loop).
+
+    The folder is locked against a second writer, its manifest written before the first
+    case and completed at the end; `overwrite` discards the chosen categories' results
+    first, `rerun` (category -> ids) asks those cases again. `solver` defaults to
+    `runner.solvers.case_solver` (one step, or a conversation for cases with environments).
+    """
+    from fcbench.dataset.fetch import DEFAULT_RELEASE, dataset_identity
+    from fcbench.runner.manifest import finish_manifest, start_manifest
+    from fcbench.runner.store import FolderLock
+
+    release = settings.release or DEFAULT_RELEASE
     report = GenerateReport(model_dir, [], now_iso())
+    with FolderLock(model_dir):
+        manifest = start_manifest(
+            model_dir, model=settings.model_name, mode=settings.mode, backend=backend,
+            dataset=dataset_identity(release, settings.data_dir),
+            categories=[c.name for c, _ in cases_by_category], started_at=report.started_at,
+        )
+        if overwrite:
+            for category, _ in cases_by_category:
+                result_path(model_dir, category).unlink(missing_ok=True)
+        _run(backend, report, cases_by_category, settings, rerun, progress,
+             solver or _default_solver(backend, settings, release))
+        finish_manifest(model_dir, manifest, report.summary())
+    return report
+
+
+def _default_solver(backend: Backend, settings: GenerateSettings, release: str) -> Solver:
+    from fcbench.models.prompts import load_texts
+    from fcbench.runner.solvers import case_solver, loop_settings
+
+    texts = settings.texts or load_texts(release)
+    return case_solver(backend, loop_settings(settings.mode, texts, settings.model_name, release))
+
+
+def _run(
+    backend: Backend,
+    report: GenerateReport,
+    cases_by_category: Sequence[tuple[Category, list[TestCase]]],
+    settings: GenerateSettings,
+    rerun: dict[str, set[str]] | None,
+    progress: ProgressSink | None,
+    solve: Solver,
+) -> None:
     start = time.perf_counter()
-    report.jobs = plan(model_dir, cases_by_category, rerun)
+    report.jobs = plan(report.model_dir, cases_by_category, rerun)
 
     async def main() -> None:
         try:
-            await run_jobs(backend, report.jobs, settings, progress, solver)
+            await run_jobs(report.jobs, solve, settings, progress)
         finally:
             await backend.aclose()
 
@@ -370,4 +413,3 @@ def generate(
             job.store.close()
         report.seconds = time.perf_counter() - start
         report.finished_at = now_iso()
-    return report

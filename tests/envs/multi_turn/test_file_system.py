@@ -17,7 +17,7 @@ from fcbench.envs.multi_turn.file_system import Directory, File, GorillaFileSyst
 def fetched(fetched_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Long-context tests read the filler constants of the fetched release."""
     monkeypatch.setenv("FCBENCH_HOME", str(fetched_home))
-    monkeypatch.setattr(filler, "_CACHE", None)
+    monkeypatch.setattr(filler, "_CACHE", {})
     yield
 
 

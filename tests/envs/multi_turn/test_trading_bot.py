@@ -16,7 +16,7 @@ from fcbench.envs.multi_turn.trading_bot import TradingBot
 def fetched(fetched_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Long-context tests read the filler constants of the fetched release."""
     monkeypatch.setenv("FCBENCH_HOME", str(fetched_home))
-    monkeypatch.setattr(trading_bot, "_FILLER", None)
+    monkeypatch.setattr(trading_bot, "_FILLER", {})
     yield
 
 

@@ -18,7 +18,7 @@ def fetched(fetched_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Non
     """Long-context tests read the filler constants; a fresh cache keeps their shared
     (aliased) card dicts from leaking into other tests."""
     monkeypatch.setenv("FCBENCH_HOME", str(fetched_home))
-    monkeypatch.setattr(travel_booking, "_FILLER", None)
+    monkeypatch.setattr(travel_booking, "_FILLER", {})
     yield
 
 

@@ -17,7 +17,7 @@ from fcbench.envs.multi_turn.vehicle_control import VehicleControlAPI
 def fetched(fetched_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Long-context tests read the filler constants of the fetched release."""
     monkeypatch.setenv("FCBENCH_HOME", str(fetched_home))
-    monkeypatch.setattr(vehicle_control, "_FILLER", None)
+    monkeypatch.setattr(vehicle_control, "_FILLER", {})
     yield
 
 

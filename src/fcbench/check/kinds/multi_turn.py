@@ -86,7 +86,9 @@ class MultiTurnSession(CheckSession):
     def judge(self, case: TestCase, raw: Any, encoding: Encoding, model: str) -> Verdict:
         from fcbench.check.multi_turn import judge_multi_turn
 
-        return judge_multi_turn(case, raw, encoding, model, self.settings.details)
+        return judge_multi_turn(
+            case, raw, encoding, model, self.settings.details, self.settings.release
+        )
 
     def records(self, model: str, category: Category, cases: SlimCategory) -> RecordBuilder:
         def record(

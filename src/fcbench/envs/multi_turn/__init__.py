@@ -4,8 +4,9 @@ Each class is fcbench's own implementation of an official backend, written from 
 docs in the fetched data (`multi_turn_func_doc/*.json`) and the behaviour spec. The contract
 every class follows:
 
-- a no-argument constructor, then `_load_scenario(config: dict, long_context: bool = False)`
-  which loads the case's `initial_config[ClassName]` (a deep copy is passed in);
+- a no-argument constructor, then `_load_scenario(config: dict, long_context: bool = False,
+  release: str | None = None)` which loads the case's `initial_config[ClassName]` (a deep
+  copy is passed in) for the case's dataset release (`envs.scenario` is the one caller);
 - one public method per function doc, with the doc's parameter names; a method returns what
   the official backend returns (usually a dict), or raises where the official one raises;
 - the comparable state is every instance attribute whose name does not start with `_`.

@@ -107,6 +107,7 @@ class GorillaFileSystem:
     def __init__(self) -> None:
         self.root: Directory
         self._current_dir: Directory
+        self._release: str | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, GorillaFileSystem) and self.root == other.root
@@ -115,7 +116,9 @@ class GorillaFileSystem:
 
     # ------------------------------------------------------------------ loading
 
-    def _load_scenario(self, scenario: dict[str, Any], long_context: bool = False) -> None:
+    def _load_scenario(
+        self, scenario: dict[str, Any], long_context: bool = False, release: str | None = None
+    ) -> None:
         """Build the tree from `{"root": {<root name>: {"type": "directory", "contents": ...}}}`.
 
         Without a `root` key the tree is a single empty directory named `/`. In long-context
@@ -124,12 +127,16 @@ class GorillaFileSystem:
         listings and reads become long.
         """
         self.long_context = long_context
+        self._release = release
         self.root = Directory("/", None)
         if "root" in scenario:
             top_name = next(iter(scenario["root"]))
             top = Directory(top_name, None)
             self.root = self._load_directory(scenario["root"][top_name]["contents"], top)
         self._current_dir = self.root
+
+    def _table(self, name: str) -> Any:
+        return long_context.value(name, self._release)
 
     def _load_directory(self, entries: dict[str, Any], target: Directory) -> Directory:
         """Fill `target` from a scenario `contents` mapping, depth first, and return it."""
@@ -142,11 +149,12 @@ class GorillaFileSystem:
                 target.contents[entry_name] = self._load_directory(entry["contents"], child)
             elif kind == "file":
                 text = entry["content"]
-                if self.long_context and entry_name not in long_context.value("FILES_TAIL_USED"):
-                    text += long_context.value("FILE_CONTENT_EXTENSION")
+                tail_used = self.long_context and entry_name in self._table("FILES_TAIL_USED")
+                if self.long_context and not tail_used:
+                    text += self._table("FILE_CONTENT_EXTENSION")
                 target.contents[entry_name] = File(entry_name, text)
         if self.long_context and not has_subdirectory:
-            for filler_name in long_context.value("POPULATE_FILE_EXTENSION"):
+            for filler_name in self._table("POPULATE_FILE_EXTENSION"):
                 target._add_file(filler_name)
         return target
 

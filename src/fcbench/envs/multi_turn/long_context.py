@@ -3,7 +3,8 @@
 The official backends pad their state with large constant tables (file text, filler file
 names, watch lists, credit cards, ...). fcbench never retypes that data: the data layer
 extracts it from the official source at fetch time into `constants.json` under the key
-`"long_context"`, and this module serves it from there, read once per process.
+`"long_context"`, and this module serves it from there, read once per process and release
+(an environment is told its case's release by `_load_scenario(..., release=...)`).
 
 Values are shared, like the official module-level constants: an environment that stores a
 table in its own state must copy it if it will mutate it (the official code decides, case
@@ -20,7 +21,7 @@ from typing import Any
 from fcbench.dataset.literals import ELLIPSIS_JSON
 
 _LOCK = threading.Lock()
-_CACHE: dict[str, Any] | None = None
+_CACHE: dict[str, dict[str, Any]] = {}
 
 
 def _decode(node: Any) -> Any:
@@ -38,26 +39,35 @@ def _decode(node: Any) -> Any:
     return node
 
 
-def _load() -> dict[str, Any]:
-    """Read the tables from the fetched release once; later calls reuse them."""
-    global _CACHE
+def raw_tables(release: str | None = None) -> dict[str, Any]:
+    """A freshly parsed copy of a release's tables, as stored (`Ellipsis` still in its JSON
+    stand-in): for environments that keep their own copy, e.g. to share and mutate it."""
+    from fcbench.dataset.fetch import DEFAULT_RELEASE, load_constants
+
+    tables: dict[str, Any] = load_constants(release or DEFAULT_RELEASE)["long_context"]
+    return tables
+
+
+def tables(release: str | None = None) -> dict[str, Any]:
+    """A release's tables (default: the newest known), decoded, read once per process."""
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+
+    key = release or DEFAULT_RELEASE
     with _LOCK:
-        if _CACHE is None:
-            from fcbench.dataset.fetch import load_constants
-
-            raw = load_constants()["long_context"]
-            _CACHE = {name: _decode(item) for name, item in raw.items() if not name.startswith("_")}
-        return _CACHE
+        if key not in _CACHE:
+            raw = raw_tables(key)
+            _CACHE[key] = {n: _decode(v) for n, v in raw.items() if not n.startswith("_")}
+        return _CACHE[key]
 
 
-def value(name: str) -> Any:
+def value(name: str, release: str | None = None) -> Any:
     """The named filler table (KeyError when the release has no such table)."""
-    return _load()[name]
+    return tables(release)[name]
 
 
-def names() -> list[str]:
+def names(release: str | None = None) -> list[str]:
     """Every table name available in the fetched release."""
-    return sorted(_load())
+    return sorted(tables(release))
 
 
 def __getattr__(name: str) -> Any:

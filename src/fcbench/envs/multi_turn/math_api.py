@@ -50,7 +50,9 @@ _BOTH_NUMBERS = "Both inputs must be numbers"
 class MathAPI:
     """Arithmetic, statistics and unit conversions; every answer is `{"result": ...}`."""
 
-    def _load_scenario(self, scenario: dict[str, Any], long_context: bool = False) -> None:
+    def _load_scenario(
+        self, scenario: dict[str, Any], long_context: bool = False, release: str | None = None
+    ) -> None:
         """Nothing to load: the backend is stateless (kept for the common contract)."""
 
     def logarithm(self, value: float, base: float, precision: int) -> dict[str, Any]:

@@ -68,7 +68,9 @@ class MessageAPI:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def _load_scenario(self, scenario: dict[str, Any], long_context: bool = False) -> None:
+    def _load_scenario(
+        self, scenario: dict[str, Any], long_context: bool = False, release: str | None = None
+    ) -> None:
         """Take each field from the scenario, else from the default workspace."""
         defaults = copy.deepcopy(_DEFAULT_STATE)
         self._random = random.Random(scenario.get("random_seed", _DEFAULT_SEED))

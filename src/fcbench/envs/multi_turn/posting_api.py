@@ -65,7 +65,9 @@ class TwitterAPI:
         self.following_list: list[str]
         self.tweet_counter: int
 
-    def _load_scenario(self, scenario: dict[str, Any], long_context: bool = False) -> None:
+    def _load_scenario(
+        self, scenario: dict[str, Any], long_context: bool = False, release: str | None = None
+    ) -> None:
         """Take each field from the scenario, else from the default account."""
         defaults = copy.deepcopy(_DEFAULT_STATE)
 

@@ -24,7 +24,9 @@ class TicketAPI:
         self.ticket_counter: int
         self.current_user: Any
 
-    def _load_scenario(self, scenario: dict[str, Any], long_context: bool = False) -> None:
+    def _load_scenario(
+        self, scenario: dict[str, Any], long_context: bool = False, release: str | None = None
+    ) -> None:
         """Take the case's state as given; missing keys fall back to an empty, logged-out queue.
 
         The scenario is already a private deep copy, so its containers are adopted directly.

@@ -18,6 +18,8 @@ from copy import deepcopy
 from datetime import datetime, timedelta
 from typing import Any
 
+from fcbench.envs.multi_turn import long_context
+
 # The frozen "now" of this backend.
 _NOW = datetime(2024, 9, 1, 10, 30)
 _DEFAULT_SEED = 1053520
@@ -89,7 +91,8 @@ def _default_stocks() -> dict[str, dict[str, Any]]:
     }
 
 
-_FILLER: dict[str, Any] | None = None
+_FILLER: dict[str, dict[str, Any]] = {}
+"""Each release's filler tables, loaded once per process."""
 
 
 def _revive(value: Any) -> Any:
@@ -103,14 +106,12 @@ def _revive(value: Any) -> Any:
     return value
 
 
-def _filler(name: str) -> Any:
+def _filler(name: str, release: str | None) -> Any:
     """A long-context constant, loaded once per process from the fetched release."""
-    global _FILLER
-    if _FILLER is None:
-        from fcbench.dataset.fetch import load_constants
-
-        _FILLER = _revive(load_constants()["long_context"])
-    return _FILLER[name]
+    key = release or ""
+    if key not in _FILLER:
+        _FILLER[key] = _revive(long_context.raw_tables(release))
+    return _FILLER[key][name]
 
 
 class TradingBot:
@@ -118,6 +119,7 @@ class TradingBot:
 
     def __init__(self) -> None:
         """State only exists after `_load_scenario`, like the official class."""
+        self._release: str | None = None
         self.orders: dict[Any, dict[str, Any]]
         self.account_info: dict[str, Any]
         self.authenticated: bool
@@ -129,7 +131,9 @@ class TradingBot:
         self.long_context: bool
         self._random: random.Random
 
-    def _load_scenario(self, scenario: dict[str, Any], long_context: bool = False) -> None:
+    def _load_scenario(
+        self, scenario: dict[str, Any], long_context: bool = False, release: str | None = None
+    ) -> None:
         """Adopt the case's state, defaulting each missing field.
 
         Order ids arrive as JSON object keys (strings); all-digit ones become ints so that
@@ -150,6 +154,7 @@ class TradingBot:
         self.watch_list = scenario.get("watch_list", ["NVDA"])
         self.transaction_history = scenario.get("transaction_history", [])
         self.long_context = long_context
+        self._release = release
         self._random = random.Random(scenario.get("random_seed", _DEFAULT_SEED))
 
     def _stamp(self) -> str:
@@ -179,8 +184,8 @@ class TradingBot:
         if not self.long_context:
             return quote
         padded = quote.copy()
-        padded["MA(5)"] = _filler("MA_5_EXTENSION")
-        padded["MA(20)"] = _filler("MA_20_EXTENSION")
+        padded["MA(5)"] = _filler("MA_5_EXTENSION", self._release)
+        padded["MA(20)"] = _filler("MA_20_EXTENSION", self._release)
         return padded
 
     def get_order_details(self, order_id: int) -> Any:
@@ -198,7 +203,7 @@ class TradingBot:
         detailed = order.copy()
         symbol = detailed["symbol"]
         metadata: dict[str, Any] = {}
-        for key, template in _filler("ORDER_DETAIL_EXTENSION").items():
+        for key, template in _filler("ORDER_DETAIL_EXTENSION", self._release).items():
             try:
                 metadata[key] = template.format(symbol=symbol)
             except KeyError as exc:
@@ -331,7 +336,7 @@ class TradingBot:
         if not self.authenticated:
             return ["Error: User not authenticated. Please log in to view the watchlist."]
         if self.long_context:
-            return [*self.watch_list, *_filler("WATCH_LIST_EXTENSION")]
+            return [*self.watch_list, *_filler("WATCH_LIST_EXTENSION", self._release)]
         return {"watchlist": self.watch_list}
 
     def get_order_history(self) -> Any:
@@ -357,7 +362,7 @@ class TradingBot:
             if low <= datetime.strptime(record["timestamp"], _STAMP_FORMAT) <= high
         ]
         if self.long_context:
-            selected.extend(_filler("TRANSACTION_HISTORY_EXTENSION"))
+            selected.extend(_filler("TRANSACTION_HISTORY_EXTENSION", self._release))
         return {"transaction_history": selected}
 
     def get_available_stocks(self, sector: str) -> Any:
@@ -367,8 +372,8 @@ class TradingBot:
             "Automobile": ["TSLA", "F", "GM"],
         }
         if self.long_context:
-            sectors["Technology"].extend(_filler("TECHNOLOGY_EXTENSION"))
-            sectors["Automobile"].extend(_filler("AUTOMOBILE_EXTENSION"))
+            sectors["Technology"].extend(_filler("TECHNOLOGY_EXTENSION", self._release))
+            sectors["Automobile"].extend(_filler("AUTOMOBILE_EXTENSION", self._release))
         return {"stock_list": sectors.get(sector, [])}
 
     def filter_stocks_by_price(self, stocks: list[str], min_price: float, max_price: float) -> Any:

@@ -21,6 +21,8 @@ from copy import deepcopy
 from datetime import datetime
 from typing import Any
 
+from fcbench.envs.multi_turn import long_context
+
 _DEFAULT_SEED = 141053
 
 # Base fares per directed route, one origin per line, in the official insertion order (that
@@ -139,27 +141,25 @@ _SUPPORT_REPLY = (
     "back to you shortly."
 )
 
-_FILLER: dict[str, Any] | None = None
+_FILLER: dict[str, dict[str, Any]] = {}
+"""Each release's filler tables, loaded once per process."""
 
 
 def reset_process_state() -> None:
     """Forget the shared filler objects (the state a fresh official process starts from)."""
-    global _FILLER
-    _FILLER = None
+    _FILLER.clear()
 
 
-def _filler(name: str) -> Any:
+def _filler(name: str, release: str | None) -> Any:
     """A long-context constant, loaded once per process from the fetched release.
 
     The loaded objects are shared by every instance in the process on purpose (see
     `_load_scenario`).
     """
-    global _FILLER
-    if _FILLER is None:
-        from fcbench.dataset.fetch import load_constants
-
-        _FILLER = load_constants()["long_context"]
-    return _FILLER[name]
+    key = release or ""
+    if key not in _FILLER:
+        _FILLER[key] = long_context.raw_tables(release)
+    return _FILLER[key][name]
 
 
 def _fare_key(travel_from: Any, travel_to: Any, travel_class: Any, travel_date: Any) -> str:
@@ -171,6 +171,7 @@ class TravelAPI:
 
     def __init__(self) -> None:
         """State only exists after `_load_scenario`, like the official class."""
+        self._release: str | None = None
         self.credit_card_list: dict[str, dict[str, Any]]
         self.booking_record: dict[str, dict[str, Any]]
         self.access_token: Any
@@ -185,7 +186,9 @@ class TravelAPI:
         # Prices of the latest `get_flight_cost` call, keyed by `_fare_key`; booking reads it.
         self._fare_cache: dict[str, dict[str, float]] = {}
 
-    def _load_scenario(self, scenario: dict[str, Any], long_context: bool = False) -> None:
+    def _load_scenario(
+        self, scenario: dict[str, Any], long_context: bool = False, release: str | None = None
+    ) -> None:
         """Adopt the case's state (missing fields are empty / None) and seed the generator.
 
         In long-context mode the filler cards and bookings are merged in without replacing
@@ -202,15 +205,16 @@ class TravelAPI:
         self.user_last_name = scenario.get("user_last_name")
         self.budget_limit = scenario.get("budget_limit")
         self.long_context = long_context
+        self._release = release
         if long_context:
             # [quirk] upstream inserts the filler dicts themselves, not copies: every instance
             # of the process shares them, so a booking charged to a filler card changes that
             # card for the ground-truth instance (and later cases) too. Reproduced by sharing
             # the objects of the process-wide constant cache.
-            for card_id, card in _filler("CREDIT_CARD_EXTENSION").items():
+            for card_id, card in _filler("CREDIT_CARD_EXTENSION", self._release).items():
                 if card_id not in self.credit_card_list:
                     self.credit_card_list[card_id] = card
-            for booking_id, booking in _filler("BOOKING_RECORD_EXTENSION").items():
+            for booking_id, booking in _filler("BOOKING_RECORD_EXTENSION", self._release).items():
                 if booking_id not in self.booking_record:
                     self.booking_record[booking_id] = booking
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from fcbench.envs.multi_turn import long_context
+
 _TANK_CAPACITY = 50
 _EMPTY_TANK = 0.0
 _MILES_PER_GALLON = 20.0
@@ -55,17 +57,16 @@ _ZIPCODES: tuple[tuple[str, str], ...] = (
     ("San Francisco", "94016"),
 )
 
-_FILLER: dict[str, Any] | None = None
+_FILLER: dict[str, dict[str, Any]] = {}
+"""Each release's filler tables, loaded once per process."""
 
 
-def _filler(name: str) -> Any:
+def _filler(name: str, release: str | None) -> Any:
     """A long-context constant, loaded once per process from the fetched release."""
-    global _FILLER
-    if _FILLER is None:
-        from fcbench.dataset.fetch import load_constants
-
-        _FILLER = load_constants()["long_context"]
-    return _FILLER[name]
+    key = release or ""
+    if key not in _FILLER:
+        _FILLER[key] = long_context.raw_tables(release)
+    return _FILLER[key][name]
 
 
 class VehicleControlAPI:
@@ -73,6 +74,7 @@ class VehicleControlAPI:
 
     def __init__(self) -> None:
         """State only exists after `_load_scenario`, like the official class."""
+        self._release: str | None = None
         self.fuelLevel: Any
         self.batteryVoltage: Any
         self.engine_state: str
@@ -98,7 +100,9 @@ class VehicleControlAPI:
         self.long_context: bool
         self._random: random.Random
 
-    def _load_scenario(self, scenario: dict[str, Any], long_context: bool = False) -> None:
+    def _load_scenario(
+        self, scenario: dict[str, Any], long_context: bool = False, release: str | None = None
+    ) -> None:
         """Adopt the case's state, defaulting each missing field to a parked, unlocked car.
 
         The engine state is read from the scenario key `engineState`, and the hidden forces
@@ -133,6 +137,7 @@ class VehicleControlAPI:
         self.rearLeftTirePressure = get("rearLeftTirePressure", 30.0)
         self.rearRightTirePressure = get("rearRightTirePressure", 30.0)
         self.long_context = long_context
+        self._release = release
 
     def startEngine(self, ignitionMode: str) -> Any:
         """Start the engine once every door is locked and the brake is fully pressed.
@@ -218,7 +223,7 @@ class VehicleControlAPI:
         reading = self._random.uniform(-10.0, 40.0)
         if not self.long_context:
             return {"outsideTemperature": reading}
-        report = dict(_filler("LONG_WEATHER_EXTENSION"))
+        report = dict(_filler("LONG_WEATHER_EXTENSION", self._release))
         report["outsideTemperature"] = reading
         return report
 
@@ -237,7 +242,7 @@ class VehicleControlAPI:
         """One group of readings; long-context mode puts a long `metadata` text first."""
         status: dict[str, Any] = {}
         if self.long_context:
-            status["metadata"] = _filler("CAR_STATUS_METADATA_EXTENSION")
+            status["metadata"] = _filler("CAR_STATUS_METADATA_EXTENSION", self._release)
         if option == "fuel":
             status["fuelLevel"] = self.fuelLevel
         elif option == "battery":
@@ -280,7 +285,8 @@ class VehicleControlAPI:
         self._slopeAngle = 10.0
         reply: dict[str, Any] = {}
         if self.long_context:
-            reply["parkingBrakeInstruction"] = _filler("PARKING_BRAKE_INSTRUCTION")
+            instruction = _filler("PARKING_BRAKE_INSTRUCTION", self._release)
+            reply["parkingBrakeInstruction"] = instruction
         reply["parkingBrakeStatus"] = status
         reply["_parkingBrakeForce"] = force
         reply["_slopeAngle"] = 10.0
@@ -357,7 +363,7 @@ class VehicleControlAPI:
                 result = {"distance": km}
                 break
         if self.long_context:
-            result["intermediaryCities"] = _filler("INTERMEDIARY_CITIES")
+            result["intermediaryCities"] = _filler("INTERMEDIARY_CITIES", self._release)
         return result
 
     def get_zipcode_based_on_city(self, city: str) -> Any:
@@ -391,7 +397,10 @@ class VehicleControlAPI:
             "rearLeftTirePressure": self.rearLeftTirePressure,
             "rearRightTirePressure": self.rearRightTirePressure,
             "healthy_tire_pressure": healthy,
-            "car_info": _filler("CAR_STATUS_METADATA_EXTENSION") if self.long_context else {},
+            "car_info": (
+                _filler("CAR_STATUS_METADATA_EXTENSION", self._release)
+                if self.long_context else {}
+            ),
         }
 
     def find_nearest_tire_shop(self) -> Any:

@@ -1,0 +1,255 @@
+"""`generate` and `run`: ask a model every case of some categories, then (run) score it.
+
+    import fcbench
+    report = fcbench.run("Qwen/Qwen3-8B", base_url="http://localhost:8000/v1",
+                         categories=["simple_python", "multi_turn_base"])
+    report.models["Qwen_Qwen3-8B-FC"].overall
+
+`model` is a model name (served by the backend named by `backend`, default the
+OpenAI-compatible one; `"ground-truth"` is the built-in self-check), a `Backend` instance, or a
+plain function `fn(messages, tools) -> str | dict` (see `models.callable`). The options are the
+command line's; results go to `<result_dir>/<name>/...` with a `model.json` saying how they are
+encoded, so they score the same whoever produced them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
+
+from fcbench.dataset.categories import Category
+from fcbench.dataset.model import TestCase
+from fcbench.evaluation.types import Evaluation
+from fcbench.layout import run_folder_name, score_path
+from fcbench.models.base import DEFAULT_TEMPERATURE, Backend, Mode, Sampling
+from fcbench.runner.generate import GenerateReport, ProgressSink
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+ModelLike = str | Backend | Callable[..., Any]
+"""A model name, a Backend, or a function `fn(messages, tools) -> str | dict`."""
+
+
+class RunOptions(TypedDict, total=False):
+    """The options of `generate` and `run` (the command line's flags, by the same names)."""
+
+    categories: Sequence[str] | str
+    mode: Literal["fc", "prompt"]
+    backend: str
+    base_url: Sequence[str] | str
+    name: str | None
+    api_key_env: str | None
+    result_dir: str | Path
+    score_dir: str | Path
+    temperature: float | None
+    top_p: float | None
+    max_tokens: int | None
+    extra_body: dict[str, Any] | None
+    output_format: str | None
+    concurrency: int
+    timeout: float
+    max_attempts: int
+    max_rps: float | None
+    rerun_failed: bool
+    overwrite: bool
+    release: str | None
+    data_dir: str | Path | None
+    model_path: str | Path | None
+    progress: ProgressSink | None
+
+
+@dataclass
+class RunConfig:
+    """`RunOptions` with their defaults (`RunConfig.of(options)` checks the names)."""
+
+    categories: Sequence[str] | str = ("single_turn",)
+    mode: Literal["fc", "prompt"] = "fc"
+    backend: str = "openai"
+    base_url: Sequence[str] | str = ()
+    name: str | None = None
+    api_key_env: str | None = None
+    result_dir: str | Path = "result"
+    score_dir: str | Path = "score"
+    temperature: float | None = DEFAULT_TEMPERATURE
+    top_p: float | None = None
+    max_tokens: int | None = None
+    extra_body: dict[str, Any] | None = None
+    output_format: str | None = None
+    concurrency: int = 8
+    timeout: float = 300.0
+    max_attempts: int = 8
+    max_rps: float | None = None
+    rerun_failed: bool = False
+    overwrite: bool = False
+    release: str | None = None
+    data_dir: str | Path | None = None
+    model_path: str | Path | None = None
+    progress: ProgressSink | None = field(default=None, repr=False)
+
+    @classmethod
+    def of(cls, options: dict[str, Any]) -> RunConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise TypeError(f"unknown option(s): {', '.join(unknown)}")
+        return cls(**options)
+
+    @property
+    def release_name(self) -> str:
+        from fcbench.dataset.fetch import DEFAULT_RELEASE
+
+        return self.release or DEFAULT_RELEASE
+
+    @property
+    def data_path(self) -> Path | None:
+        return Path(self.data_dir) if self.data_dir is not None else None
+
+
+@dataclass
+class Prepared:
+    """A generation ready to start: the backend, its folder, the cases."""
+
+    backend: Backend
+    model_name: str
+    folder: str
+    cases: list[tuple[Category, list[TestCase]]]
+
+
+def generate(model: ModelLike, **options: Unpack[RunOptions]) -> GenerateReport:
+    """Ask `model` every case of the chosen categories; resumable (finished cases are kept,
+    errored ones asked again), crash-safe, writes result files and `model.json`."""
+    config = RunConfig.of(dict(options))
+    return _generate(prepare(model, config), config)
+
+
+def run(
+    model: ModelLike,
+    *,
+    exec_backend: str = "offline",
+    **options: Unpack[RunOptions],
+) -> Evaluation:
+    """`generate`, then score what was generated (score files and leaderboards written)."""
+    from fcbench import api
+
+    config = RunConfig.of(dict(options))
+    prepared = prepare(model, config)
+    report = _generate(prepared, config)
+    return api.evaluate(
+        config.result_dir, models=[prepared.folder],
+        categories=[job.category.name for job in report.jobs], score_dir=config.score_dir,
+        release=config.release, data_dir=config.data_path, exec_backend=exec_backend,
+    )
+
+
+def prepare(model: ModelLike, config: RunConfig) -> Prepared:
+    """Resolve the categories, load their cases, build the backend (errors: ValueError)."""
+    chosen = generation_categories(config.categories)
+    backend, name = make_backend(model, config)
+    folder = run_folder_name(name, config.mode, config.name)
+    return Prepared(backend, name, folder, _load_cases(chosen, config))
+
+
+def generate_prepared(prepared: Prepared, config: RunConfig) -> GenerateReport:
+    """Run a prepared generation (the command line prepares first, to report setup errors
+    before anything is written)."""
+    return _generate(prepared, config)
+
+
+def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
+    from fcbench.runner.generate import GenerateSettings, RetryPolicy
+    from fcbench.runner.generate import generate as run_generation
+
+    settings = GenerateSettings(
+        mode=config.mode, release=config.release_name, data_dir=config.data_path,
+        model_name=prepared.model_name, concurrency=config.concurrency,
+        policy=RetryPolicy(max_attempts=config.max_attempts), max_rps=config.max_rps,
+    )
+    chosen = [category for category, _ in prepared.cases]
+    rerun = failed_ids(config, prepared.folder, chosen) if config.rerun_failed else None
+    return run_generation(
+        prepared.backend, Path(config.result_dir) / prepared.folder, prepared.cases, settings,
+        rerun=rerun, overwrite=config.overwrite, progress=config.progress,
+    )
+
+
+# --------------------------------------------------------------------------- pieces
+
+
+def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
+    """(backend, model name) for a name, a Backend, or a function."""
+    from fcbench.models.base import Backend as BackendProtocol
+    from fcbench.models.callable import CallableBackend
+    from fcbench.models.registry import BACKENDS, GROUND_TRUTH, BackendOptions, api_key, create
+
+    if isinstance(model, BackendProtocol):
+        return model, model.name
+    if not isinstance(model, str):
+        wrapped = CallableBackend(model)
+        return wrapped, wrapped.name
+    backend_name = GROUND_TRUTH if model == GROUND_TRUTH else config.backend
+    spec = BACKENDS.get(backend_name)
+    urls = (config.base_url,) if isinstance(config.base_url, str) else tuple(config.base_url)
+    sampling = Sampling(config.temperature, config.top_p, config.max_tokens,
+                        dict(config.extra_body or {}))
+    options = BackendOptions(
+        model, config.mode, urls, api_key(spec, config.api_key_env) if spec else None,
+        sampling, config.timeout, config.output_format, config.concurrency,
+        Path(config.model_path) if config.model_path is not None else None,
+    )
+    return create(backend_name, options), model
+
+
+def generation_categories(names: Sequence[str] | str) -> list[Category]:
+    """The chosen categories that can be generated (ValueError when none can)."""
+    from fcbench.dataset import categories
+
+    chosen = categories.resolve([names] if isinstance(names, str) else list(names))
+    supported = [c for c in chosen if can_generate(c)]
+    if not supported:
+        skipped = ", ".join(c.name for c in chosen) or "no category was chosen"
+        raise ValueError(f"no category that fcbench can generate yet among: {skipped}")
+    return supported
+
+
+def can_generate(category: Category) -> bool:
+    """Single-turn and multi-turn categories of today's benchmark, for now."""
+    from fcbench.dataset.categories import Checker
+
+    generated = (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL,
+                 Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN)
+    return category.checker in generated and category.scoring and not category.retired
+
+
+def _load_cases(
+    chosen: Sequence[Category], config: RunConfig
+) -> list[tuple[Category, list[TestCase]]]:
+    from fcbench.dataset.load import load_category
+
+    return [(c, load_category(c, config.release_name, config.data_path)) for c in chosen]
+
+
+def failed_ids(config: RunConfig, folder: str, chosen: Sequence[Category]) -> dict[str, set[str]]:
+    """Ids of the cases the last evaluation judged wrong (listed in the score files)."""
+    failed: dict[str, set[str]] = {}
+    for category in chosen:
+        path = score_path(Path(config.score_dir), folder, category)
+        if not path.is_file():
+            continue
+        ids: set[str] = set()
+        for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+                ids.add(entry["id"])
+        failed[category.name] = ids
+    return failed
+
+
+def mode_of(text: str) -> Mode:
+    return "fc" if text == "fc" else "prompt"

@@ -1,0 +1,37 @@
+"""Which way a case is asked: one chat step, or a conversation against its environments.
+
+A single-turn case is one `Backend.step` on the request the official handler builds for it
+(`models.prompts.build_request`); a case that names environments (multi-turn, agentic) goes
+through the conversation loop, which makes one step per model turn. Either way the runner's
+guard retries each step under the run's policy.
+"""
+
+from __future__ import annotations
+
+from fcbench.dataset.model import TestCase
+from fcbench.models.base import Backend, Response
+from fcbench.models.prompts import PromptTexts, build_request
+from fcbench.runner.conversation import LoopSettings, has_environments, run_conversation
+from fcbench.runner.generate import Guard, Solver
+
+
+def case_solver(backend: Backend, settings: LoopSettings) -> Solver:
+    """The solver of a run: conversations for cases with environments, else one step."""
+
+    async def solve(case: TestCase, guard: Guard) -> tuple[Response, int]:
+        if has_environments(case):
+            return await run_conversation(case, backend, guard, settings)
+        request = build_request(case, settings.mode, settings.texts)
+        reply, attempts = await guard.call(lambda: backend.step(request))
+        return Response.of(reply), attempts
+
+    return solve
+
+
+def loop_settings(
+    mode: str, texts: PromptTexts, model_name: str, release: str | None
+) -> LoopSettings:
+    from fcbench.runner.conversation import step_limit
+
+    return LoopSettings("fc" if mode == "fc" else "prompt", texts, model_name, step_limit(texts),
+                        release=release)
