@@ -41,8 +41,8 @@ def fetch_command(release: str | None, source: Path | None, force: bool) -> None
         fetch,
         is_fetched,
         release_dir,
-        wheel_release,
     )
+    from fcbench.dataset.wheel import wheel_release
 
     if release is None:
         inferred = wheel_release(source) if source is not None and source.is_file() else None
