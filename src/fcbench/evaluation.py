@@ -350,9 +350,9 @@ def _load_slim(
     """
     if request.data_root is not None or category.checker not in _DIGESTED:
         return _build_slim(category, request)
-    sources = [question_file(category)]
+    sources = [question_file(category, request.release)]
     if category.has_possible_answer:
-        sources.append(answer_file(category))
+        sources.append(answer_file(category, request.release))
     rows = cached(
         f"slim-{category.name}", request.release, sources, lambda: _slim_rows(category, request)
     )

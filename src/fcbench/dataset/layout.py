@@ -1,0 +1,87 @@
+"""How a release names its files and ids, mapped to today's categories.
+
+Every bfcl-eval release on PyPI ships one of two layouts (checked on 2025.6.8 ... 2026.3.23):
+
+* `BFCL_v4_<category>.json`, today's names (2025.8.25 and later);
+* `BFCL_v3_<name>.json` (2025.8.6.2 and earlier), where three categories still have their
+  2024 names: `simple`, `java`, `javascript` for `simple_python`, `simple_java`,
+  `simple_javascript`, with ids to match (`simple_7`); no agentic files, no
+  format_sensitivity.
+
+A layout is recognised from the files themselves (the newest `BFCL_v<N>_` prefix among the
+top-level question files), never from the release number, so an unpacked older wheel given
+as `--data-dir` reads the same way as the fetched release. Everything else about a category
+(its checker, group, language) is today's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from fcbench.dataset.categories import Category
+
+__all__ = ["CURRENT", "Layout", "detect"]
+
+_V3_STEMS: Mapping[str, str] = {
+    "simple_python": "simple",
+    "simple_java": "java",
+    "simple_javascript": "javascript",
+}
+"""Today's stem -> the file stem of the `BFCL_v3` layout, where they differ."""
+
+_PREFIX = re.compile(r"^BFCL_v(?P<version>[0-9]+)_.+\.json$")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A release's file-naming scheme: its version prefix and the stems it names otherwise."""
+
+    prefix: str = "BFCL_v4"
+    renamed: Mapping[str, str] = field(default_factory=dict)
+    """Today's category stem -> this layout's file stem (and id prefix), where they differ."""
+
+    def stem(self, category: Category) -> str:
+        """The stem this layout gives the category's files (`simple` for `simple_python`)."""
+        return self.renamed.get(category.stem, category.stem)
+
+    def question_file(self, category: Category) -> str:
+        """The category's question file, relative to `data/`."""
+        folder = "unused_datasets/question/" if category.retired else ""
+        return f"{folder}{self.prefix}_{self.stem(category)}.json"
+
+    def answer_file(self, category: Category) -> str:
+        """The category's possible-answer file, relative to `data/`."""
+        folder = "unused_datasets/possible_answer/" if category.retired else "possible_answer/"
+        return f"{folder}{self.prefix}_{self.stem(category)}.json"
+
+    def today_id(self, category: Category, raw_id: str) -> str:
+        """An id as the files write it, renamed to today's (`simple_7` -> `simple_python_7`)."""
+        old = self.stem(category)
+        if old != category.stem and raw_id.startswith(old + "_"):
+            return category.stem + raw_id[len(old) :]
+        return raw_id
+
+
+CURRENT = Layout()
+"""Today's layout (`BFCL_v4_*`, today's names)."""
+
+
+def detect(paths: Iterable[str]) -> Layout:
+    """The layout of a data folder, from its files' paths relative to `data/`.
+
+    The newest top-level `BFCL_v<N>_*.json` prefix decides; a folder with none (an empty or
+    hand-made one) is read with today's layout, so errors name today's files.
+    """
+    versions = set()
+    for path in paths:
+        match = _PREFIX.match(path)
+        if match and "/" not in path:
+            versions.add(int(match.group("version")))
+    if not versions:
+        return CURRENT
+    newest = max(versions)
+    if newest >= 4:
+        return CURRENT if newest == 4 else Layout(f"BFCL_v{newest}")
+    return Layout(f"BFCL_v{newest}", _V3_STEMS)
