@@ -1,0 +1,311 @@
+"""`fcbench data validate`: check a dataset before any model is asked.
+
+A dataset is a folder laid out like the official `data/` (or a fetched release). Every file
+that belongs to a known category is read line by line, and every defect found becomes a
+`Finding` with its file, line and case id, so one run lists them all (loading stops at the
+first). What is checked, in order:
+
+* each line is a JSON object; each case has a string id, unique in its file, starting with
+  its category's name; its `question` is a list of turns of `{role, content}` messages;
+* function docs: name, description, `parameters.properties` and `required`, each property's
+  type known to the language's Gorilla type table, `items` for arrays (`validate_calls`);
+* possible answers: one per case and no more, each expected call naming a documented
+  function (the first doc for simple categories), documented parameters, every required
+  one, acceptable values of the declared type and inside the enum (`validate_calls`);
+* multi-turn cases: known classes, initial configs that load into fcbench's environments,
+  held-out functions, one ground-truth turn per question turn, call strings that parse and
+  call documented functions (`validate_multi_turn`);
+* agentic answers, memory prerequisite conversations, the format-sensitivity selection;
+* data files that no category claims (warnings: they are not checked).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fcbench.dataset import categories
+from fcbench.dataset.categories import Category, Checker
+from fcbench.dataset.fetch import DEFAULT_RELEASE, data_files
+from fcbench.dataset.source import FUNC_DOC_FILES, Source, source
+from fcbench.dataset.validate_calls import check_docs, check_expected_calls
+from fcbench.dataset.validate_multi_turn import (
+    ClassDocs,
+    check_call_string,
+    check_multi_turn_answer,
+    check_multi_turn_question,
+)
+from fcbench.dataset.validate_report import Place, Recorder, Report, read_rows
+
+__all__ = ["validate"]
+
+ROLES = frozenset({"system", "user", "assistant", "tool"})
+MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
+
+
+@dataclass
+class _Question:
+    line: int
+    entry: dict[str, Any]
+    docs: dict[str, dict[str, Any]] | None
+    """The case's usable docs by name (None when they are too broken to check answers)."""
+
+
+def validate(release: str | None = None, data_root: Path | str | None = None) -> Report:
+    """Every finding in a fetched release (default) or in a folder laid out like `data/`."""
+    src = source(release or DEFAULT_RELEASE, data_root)
+    label = str(data_root) if data_root is not None else f"bfcl-eval {src.release}"
+    run = _Validation(src)
+    run.everything()
+    files = run.files + run.class_docs.files
+    return Report(label, src.layout.prefix, run.rec.findings, files, run.cases)
+
+
+class _Validation:
+    def __init__(self, src: Source) -> None:
+        self.src = src
+        self.layout = src.layout
+        self.rec = Recorder()
+        self.class_docs = ClassDocs(src, self.rec)
+        self.files = 0
+        self.cases = 0
+        self.claimed: set[str] = set()
+        self.ids: dict[str, set[str]] = {}
+        """Category -> today's ids of its cases (for the format-sensitivity selection)."""
+
+    def everything(self) -> None:
+        for cat in categories.CATEGORIES:
+            if cat.name != "format_sensitivity" and self.src.has(self.layout.question_file(cat)):
+                self.category(cat)
+        self.format_sensitivity()
+        self.memory_prereqs()
+        self.unclaimed_files()
+
+    # ----------------------------------------------------------------------- categories
+
+    def category(self, cat: Category) -> None:
+        qfile = self.layout.question_file(cat)
+        if qfile in self.claimed:  # web search and memory categories share their files
+            return
+        self.claimed.add(qfile)
+        questions = self.questions(cat, qfile)
+        if cat.has_possible_answer:
+            self.answers(cat, questions, qfile)
+
+    def questions(self, cat: Category, rel: str) -> dict[str, _Question]:
+        self.files += 1
+        found: dict[str, _Question] = {}
+        for index, (number, entry) in enumerate(read_rows(self.src, rel, self.rec)):
+            case_id = self.case_id(cat, entry, index, Place(rel, number))
+            if case_id is None:
+                continue
+            place = Place(rel, number, case_id)
+            if case_id in found:
+                self.rec.error("duplicate-id", place,
+                               f"the id is used already on line {found[case_id].line}")
+                continue
+            self.cases += 1
+            found[case_id] = _Question(number, entry, self.question(cat, entry, place))
+        self.ids[cat.name] = {self.layout.today_id(cat, i) for i in found}
+        return found
+
+    def case_id(self, cat: Category, entry: dict[str, Any], index: int, place: Place) -> str | None:
+        if cat.name == "chatable":  # the legacy file has no ids; loading numbers its lines
+            return f"chatable_{index}"
+        case_id = entry.get("id")
+        if not isinstance(case_id, str) or not case_id:
+            self.rec.error("missing-id", place, "the case has no string id")
+            return None
+        prefix = self.layout.stem(cat) + "_"
+        if not case_id.startswith(prefix):
+            self.rec.warning("id-prefix", Place(place.file, place.line, case_id),
+                             f"the id does not start with {prefix!r} (ids name their category)")
+        return case_id
+
+    def question(
+        self, cat: Category, entry: dict[str, Any], place: Place
+    ) -> dict[str, dict[str, Any]] | None:
+        """The case's question and docs; returns its usable docs by name."""
+        self.turns(cat, entry.get("question"), place)
+        if cat.checker is Checker.MULTI_TURN:
+            return check_multi_turn_question(entry, place, self.rec, self.class_docs)
+        if cat.checker is Checker.AGENTIC:
+            self.agentic_question(cat, entry, place)
+            return {}
+        if cat.checker is Checker.NONE:
+            return {}
+        functions = entry.get("function")
+        if cat.has_possible_answer and isinstance(functions, list) and not functions:
+            self.rec.error("schema", place, "the case has no function docs")
+        return check_docs(functions, cat.language, place, self.rec)
+
+    def turns(self, cat: Category, question: Any, place: Place, multi: bool = False) -> None:
+        """A list of turns, each a list of messages (multi-turn: a turn may be empty)."""
+        if cat.name == "chatable" and isinstance(question, str):
+            return
+        if cat.name == "sql" and question and all(isinstance(m, dict) for m in question):
+            question = [question]  # legacy flat message list (loading wraps it likewise)
+        if not isinstance(question, list) or not question:
+            self.rec.error("schema", place, "`question` is not a non-empty list of turns")
+            return
+        multi = multi or cat.checker is Checker.MULTI_TURN
+        if not multi and len(question) != 1:
+            self.rec.warning("turn-count", place,
+                             f"{len(question)} turns in a single-turn case (only one is asked)")
+        for index, turn in enumerate(question):
+            if not isinstance(turn, list) or (not turn and not multi):
+                self.rec.error("schema", place, f"turn {index} is not a non-empty message list")
+                continue
+            for message in turn:
+                self.message(message, index, place)
+
+    def message(self, message: Any, turn: int, place: Place) -> None:
+        if (
+            not isinstance(message, dict)
+            or not isinstance(message.get("role"), str)
+            or not isinstance(message.get("content"), str)
+        ):
+            self.rec.error("schema", place,
+                           f"turn {turn}: a message is not {{role: str, content: str}}")
+        elif message["role"] not in ROLES:
+            self.rec.warning("unknown-role", place,
+                             f"turn {turn}: message role {message['role']!r} is unusual")
+
+    def agentic_question(self, cat: Category, entry: dict[str, Any], place: Place) -> None:
+        classes = entry.get("involved_classes")
+        if not isinstance(classes, list) or not classes:
+            self.rec.error("schema", place, "`involved_classes` is not a non-empty list")
+        if cat.stem == "memory" and entry.get("scenario") not in MEMORY_SCENARIOS:
+            self.rec.error("schema", place,
+                           f"memory scenario {entry.get('scenario')!r} is none of "
+                           f"{', '.join(MEMORY_SCENARIOS)}")
+
+    # ----------------------------------------------------------------------- answers
+
+    def answers(self, cat: Category, questions: dict[str, _Question], qfile: str) -> None:
+        rel = self.layout.answer_file(cat)
+        self.claimed.add(rel)
+        if not self.src.has(rel):
+            self.rec.error("missing-file", Place(rel),
+                           f"{cat.name} has no possible-answer file ({len(questions)} cases)")
+            return
+        self.files += 1
+        seen: dict[str, int] = {}
+        for number, raw in read_rows(self.src, rel, self.rec):
+            answer_id = raw.get("id")
+            if not isinstance(answer_id, str):
+                self.rec.error("missing-id", Place(rel, number), "the answer has no string id")
+                continue
+            place = Place(rel, number, answer_id)
+            if answer_id in seen:
+                self.rec.error("duplicate-id", place,
+                               f"the id is used already on line {seen[answer_id]}")
+                continue
+            seen[answer_id] = number
+            question = questions.get(answer_id)
+            if question is None:
+                self.rec.warning("orphan-answer", place, f"no case of {qfile} has this id")
+            elif "ground_truth" not in raw:
+                self.rec.error("schema", place, "the answer has no `ground_truth`")
+            elif question.docs is not None:
+                self.answer(cat, raw["ground_truth"], question, place)
+        for case_id, question in questions.items():
+            if case_id not in seen:
+                self.rec.error("missing-answer", Place(qfile, question.line, case_id),
+                               f"no line of {rel} answers this case (loading it fails)")
+
+    def answer(self, cat: Category, truth: Any, question: _Question, place: Place) -> None:
+        docs = question.docs or {}
+        if cat.checker.is_ast:
+            functions = question.entry.get("function")
+            check_expected_calls(truth, docs, functions if isinstance(functions, list) else [],
+                                 cat, place, self.rec)
+        elif cat.checker is Checker.MULTI_TURN:
+            check_multi_turn_answer(truth, question.entry, docs, place, self.rec)
+        elif cat.checker is Checker.AGENTIC:
+            if not isinstance(truth, list) or not truth or not all(
+                isinstance(t, str) and t for t in truth
+            ):
+                self.rec.error("schema", place,
+                               "`ground_truth` is not a non-empty list of answer strings")
+        elif cat.checker in categories.EXEC_CHECKERS and cat.checker is not Checker.REST:
+            if not isinstance(truth, list) or not truth:
+                self.rec.error("schema", place, "`ground_truth` is not a list of call strings")
+                return
+            for call in truth:
+                check_call_string(call, docs, place, self.rec, "ground truth")
+
+    # ----------------------------------------------------------------------- other files
+
+    def format_sensitivity(self) -> None:
+        import json
+
+        rel = f"{self.layout.prefix}_format_sensitivity.json"
+        if not self.src.has(rel):
+            return
+        self.claimed.add(rel)
+        self.files += 1
+        try:
+            selected = json.loads(self.src.read(rel))
+        except ValueError as exc:
+            self.rec.error("json", Place(rel), f"not one JSON object ({exc})")
+            return
+        if not isinstance(selected, dict):
+            self.rec.error("schema", Place(rel), "not a JSON object of category -> ids")
+            return
+        for name, ids in selected.items():
+            known = self.ids.get(name)
+            if known is None:
+                self.rec.error("unknown-id", Place(rel), f"selects from {name!r}, not in the data")
+                continue
+            for case_id in ids if isinstance(ids, list) else [ids]:
+                if case_id not in known:
+                    self.rec.error("unknown-id", Place(rel, None, str(case_id)),
+                                   f"selected from {name}, which has no such case")
+
+    def memory_prereqs(self) -> None:
+        for scenario in MEMORY_SCENARIOS:
+            rel = f"memory_prereq_conversation/memory_{scenario}.json"
+            if not self.src.has(rel):
+                continue
+            self.claimed.add(rel)
+            self.files += 1
+            seen: dict[str, int] = {}
+            for number, entry in read_rows(self.src, rel, self.rec):
+                case_id = entry.get("id")
+                if not isinstance(case_id, str):
+                    self.rec.error("missing-id", Place(rel, number), "the entry has no string id")
+                    continue
+                place = Place(rel, number, case_id)
+                if case_id in seen:
+                    self.rec.error("duplicate-id", place,
+                                   f"the id is used already on line {seen[case_id]}")
+                    continue
+                seen[case_id] = number
+                self.cases += 1
+                self.turns(categories.get("memory_kv"), entry.get("question"), place, multi=True)
+                if entry.get("scenario") != scenario:
+                    self.rec.error("schema", place,
+                                   f"scenario {entry.get('scenario')!r} in the {scenario} file")
+
+    def unclaimed_files(self) -> None:
+        self.claimed.update(f"multi_turn_func_doc/{name}" for name in FUNC_DOC_FILES.values())
+        for rel in _all_files(self.src):
+            if rel.endswith(".json") and rel not in self.claimed and (
+                "executable_eval_sanity_check/" not in rel
+            ):
+                self.rec.warning("unknown-file", Place(rel),
+                                 "no category reads this file; it was not checked")
+
+
+def _all_files(src: Source) -> list[str]:
+    """Every data file (relative to `data/`): the release's manifest, or the folder's tree."""
+    if src.root is None:
+        return sorted(data_files(src.release))
+    root = src.root
+    return sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
