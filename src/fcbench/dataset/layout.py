@@ -58,9 +58,9 @@ class Layout:
 
     def today_id(self, category: Category, raw_id: str) -> str:
         """An id as the files write it, renamed to today's (`simple_7` -> `simple_python_7`)."""
-        old = self.stem(category)
-        if old != category.stem and raw_id.startswith(old + "_"):
-            return category.stem + raw_id[len(old) :]
+        old, new = self.stem(category), category.stem
+        if old != new and raw_id.startswith(old + "_") and not raw_id.startswith(new + "_"):
+            return new + raw_id[len(old) :]
         return raw_id
 
 

@@ -29,7 +29,7 @@ from fcbench.dataset import categories
 from fcbench.dataset.categories import Category, Checker
 from fcbench.dataset.fetch import DEFAULT_RELEASE, data_files
 from fcbench.dataset.source import FUNC_DOC_FILES, Source, source
-from fcbench.dataset.validate_calls import check_docs, check_expected_calls
+from fcbench.dataset.validate_calls import Docs, check_docs, check_expected_calls
 from fcbench.dataset.validate_multi_turn import (
     ClassDocs,
     check_call_string,
@@ -48,8 +48,8 @@ MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
 class _Question:
     line: int
     entry: dict[str, Any]
-    docs: dict[str, dict[str, Any]] | None
-    """The case's usable docs by name (None when they are too broken to check answers)."""
+    docs: Docs | None
+    """The case's docs by name (None when they are too broken to check answers against)."""
 
 
 def validate(release: str | None = None, data_root: Path | str | None = None) -> Report:
@@ -123,9 +123,7 @@ class _Validation:
                              f"the id does not start with {prefix!r} (ids name their category)")
         return case_id
 
-    def question(
-        self, cat: Category, entry: dict[str, Any], place: Place
-    ) -> dict[str, dict[str, Any]] | None:
+    def question(self, cat: Category, entry: dict[str, Any], place: Place) -> Docs | None:
         """The case's question and docs; returns its usable docs by name."""
         self.turns(cat, entry.get("question"), place)
         if cat.checker is Checker.MULTI_TURN:

@@ -22,7 +22,7 @@ from fcbench.check.ast.values import standardize
 from fcbench.dataset.categories import Category, Checker, Language
 from fcbench.dataset.validate_report import Place, Recorder
 
-__all__ = ["check_docs", "check_expected_calls", "type_table"]
+__all__ = ["Docs", "check_docs", "check_expected_calls", "type_table"]
 
 _TABLES: Mapping[Language, Mapping[str, type]] = {
     Language.PYTHON: PYTHON_TYPES,
@@ -55,14 +55,17 @@ def _kind(value: Any) -> str:
 # --------------------------------------------------------------------------- docs
 
 
-def check_docs(
-    functions: Any, language: Language, place: Place, rec: Recorder
-) -> dict[str, dict[str, Any]]:
-    """Each doc's shape; returns the usable docs by name (the first of a repeated name)."""
+Docs = dict[str, dict[str, Any] | None]
+"""A case's docs by name (the first of a repeated name); None for a doc too broken to check
+answers against (its defects are already reported)."""
+
+
+def check_docs(functions: Any, language: Language, place: Place, rec: Recorder) -> Docs:
+    """Each doc's shape; returns the docs by name."""
     if not isinstance(functions, list):
         rec.error("schema", place, "`function` is not a list of function docs")
         return {}
-    docs: dict[str, dict[str, Any]] = {}
+    docs: Docs = {}
     for index, doc in enumerate(functions):
         if not isinstance(doc, dict) or not isinstance(doc.get("name"), str):
             rec.error("schema", place, f"function doc {index} has no name")
@@ -71,8 +74,7 @@ def check_docs(
         if name in docs:
             rec.warning("duplicate-function", place, f"two function docs are named {name!r}")
             continue
-        if _check_doc(doc, language, place, rec):
-            docs[name] = doc
+        docs[name] = doc if _check_doc(doc, language, place, rec) else None
     return docs
 
 
@@ -131,7 +133,7 @@ def _check_property(
 
 def check_expected_calls(
     ground_truth: Any,
-    docs: dict[str, dict[str, Any]],
+    docs: Docs,
     functions: list[Any],
     category: Category,
     place: Place,
@@ -165,7 +167,7 @@ def check_expected_calls(
 
 def _doc_for(
     name: str,
-    docs: dict[str, dict[str, Any]],
+    docs: Docs,
     functions: list[Any],
     category: Category,
     place: Place,
@@ -183,7 +185,7 @@ def _doc_for(
     if name not in docs:
         rec.error("unknown-function", place, f"the answer calls {name!r}, which no doc describes")
         return None
-    return docs[name]
+    return docs[name]  # None for a broken doc: reported with the question
 
 
 def _check_params(

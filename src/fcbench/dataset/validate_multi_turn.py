@@ -16,7 +16,7 @@ from typing import Any
 
 from fcbench.dataset.categories import Language
 from fcbench.dataset.source import FUNC_DOC_FILES, Source
-from fcbench.dataset.validate_calls import check_docs
+from fcbench.dataset.validate_calls import Docs, check_docs
 from fcbench.dataset.validate_report import Place, Recorder, read_rows
 
 __all__ = [
@@ -33,21 +33,21 @@ class ClassDocs:
         self.src = src
         self.rec = rec
         self.files = 0
-        self._docs: dict[str, dict[str, dict[str, Any]] | None] = {}
+        self._docs: dict[str, Docs | None] = {}
 
-    def get(self, cls: str) -> dict[str, dict[str, Any]] | None:
+    def get(self, cls: str) -> Docs | None:
         """The class's docs by function name (None if the class or its file is unusable)."""
         if cls not in self._docs:
             self._docs[cls] = self._read(cls)
         return self._docs[cls]
 
-    def _read(self, cls: str) -> dict[str, dict[str, Any]] | None:
+    def _read(self, cls: str) -> Docs | None:
         rel = f"multi_turn_func_doc/{FUNC_DOC_FILES[cls]}"
         if not self.src.has(rel):
             self.rec.error("missing-file", Place(rel), f"{cls}'s function docs are missing")
             return None
         self.files += 1
-        docs: dict[str, dict[str, Any]] = {}
+        docs: Docs = {}
         for number, doc in read_rows(self.src, rel, self.rec):
             place = Place(rel, number)
             for name, checked in check_docs([doc], Language.PYTHON, place, self.rec).items():
@@ -61,13 +61,13 @@ class ClassDocs:
 
 def check_multi_turn_question(
     entry: dict[str, Any], place: Place, rec: Recorder, class_docs: ClassDocs
-) -> dict[str, dict[str, Any]] | None:
+) -> Docs | None:
     """Classes, initial config, held-out functions; returns every doc the case can call."""
     classes = entry.get("involved_classes")
     if not isinstance(classes, list) or not classes:
         rec.error("schema", place, "`involved_classes` is not a non-empty list of class names")
         return None
-    docs: dict[str, dict[str, Any]] = {}
+    docs: Docs = {}
     usable = True
     for cls in classes:
         if not isinstance(cls, str) or cls not in FUNC_DOC_FILES:
@@ -109,7 +109,7 @@ def _check_config(entry: dict[str, Any], classes: list[str], place: Place, rec: 
 
 
 def _check_missed(
-    entry: dict[str, Any], docs: dict[str, dict[str, Any]], place: Place, rec: Recorder
+    entry: dict[str, Any], docs: Docs, place: Place, rec: Recorder
 ) -> None:
     """miss_func's held-out functions: known names, at a turn that exists and is empty."""
     missed = entry.get("missed_function")
@@ -135,7 +135,7 @@ def _check_missed(
 
 
 def _check_path(
-    entry: dict[str, Any], docs: dict[str, dict[str, Any]], place: Place, rec: Recorder
+    entry: dict[str, Any], docs: Docs, place: Place, rec: Recorder
 ) -> None:
     """`path` and `excluded_function` are informational (no code reads them): warnings."""
     for step in entry.get("path") or []:
@@ -151,7 +151,7 @@ def _check_path(
 def check_multi_turn_answer(
     ground_truth: Any,
     entry: dict[str, Any],
-    docs: dict[str, dict[str, Any]],
+    docs: Docs,
     place: Place,
     rec: Recorder,
 ) -> None:
@@ -185,7 +185,7 @@ def _held_out(entry: dict[str, Any]) -> dict[str, int]:
 
 
 def check_call_string(
-    call: Any, docs: dict[str, dict[str, Any]], place: Place, rec: Recorder, label: str
+    call: Any, docs: Docs, place: Place, rec: Recorder, label: str
 ) -> str | None:
     """A ground-truth call string: parsed (never run), its function and keywords documented,
     its required parameters given. Returns the function's name when it is documented."""
@@ -204,7 +204,9 @@ def check_call_string(
         rec.error("unknown-function", place,
                   f"{label}: {call!r} calls {name!r}, which no doc of the case describes")
         return None
-    _check_arguments(call, node, docs[name], label, place, rec)
+    doc = docs[name]
+    if doc is not None:  # a broken doc is reported with its file
+        _check_arguments(call, node, doc, label, place, rec)
     return name
 
 
