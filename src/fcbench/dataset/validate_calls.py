@@ -203,6 +203,10 @@ def _check_params(
             rec.error("missing-required", place,
                       f"required parameter {path}.{param} is absent from the answer (so a call "
                       "that gives it is rejected)")
+        elif acceptable_by_param[param] == [""]:
+            rec.error("missing-required", place,
+                      f"the answer requires {path}.{param} to be omitted, but the doc requires "
+                      "it (no call can pass)")
         elif isinstance(acceptable_by_param[param], list) and "" in acceptable_by_param[param]:
             rec.warning("optional-required", place,
                         f"the answer lets {path}.{param} be omitted, but it is required")
@@ -258,12 +262,16 @@ Problem = tuple[str, str]
 
 def _value_problems(
     where: str, value: Any, prop: dict[str, Any], language: Language, place: Place,
-    rec: Recorder,
+    rec: Recorder, element: bool = False,
 ) -> list[Problem]:
     """How one acceptable value contradicts the doc: type, enum, elements; a dict value's
-    keys are parameters of their own, checked (and recorded) as such."""
+    keys are parameters of their own, checked (and recorded) as such.
+
+    A parameter typed `any` takes any value, but the Java and JavaScript converters turn
+    list elements typed `any` into strings (the type table's `str`), so there only strings
+    can match."""
     declared: str = prop["type"]
-    if declared == "any":
+    if declared == "any" and not (element and language is not Language.PYTHON):
         return []
     problem = _type_problem(where, value, declared, language)
     if problem is not None:
@@ -276,8 +284,9 @@ def _value_problems(
     expected = _TABLES[language][declared]
     items = prop.get("items")
     if expected is list and isinstance(items, dict) and items.get("type") in _TABLES[language]:
-        return [found for element in value
-                for found in _value_problems(f"{where}[]", element, items, language, place, rec)]
+        return [found for item in value
+                for found in _value_problems(f"{where}[]", item, items, language, place, rec,
+                                             element=True)]
     if expected is dict:
         _check_dict_value(where, value, prop, language, place, rec)
     return []
