@@ -396,11 +396,11 @@ def test_an_older_layout_gives_the_same_findings(official: Report, v3_data: Path
     assert sorted(key(f, V3_NAMES) for f in older.findings) == today
 
 
-def test_every_case_the_ground_truth_fails_is_an_error(official: Report, tmp_path: Path) -> None:
-    """The ground-truth self-check answers each case with its first acceptable answer and
+def test_every_case_the_ground_truth_fails_is_found(official: Report, tmp_path: Path) -> None:
+    """The ground-truth self-check answers each case with its first acceptable values and
     lists the cases that still fail: validation, which never asks a model, must have found
-    each of them (it may find more: answers a model could not reach that the first
-    acceptable answer still passes)."""
+    each of them (as an error, or as a warning when the first acceptable value is dead but
+    an omission passes; it may find more)."""
     from fcbench.cli import main
 
     result = CliRunner().invoke(main, [
@@ -411,5 +411,5 @@ def test_every_case_the_ground_truth_fails_is_an_error(official: Report, tmp_pat
     listed = result.output.split("Self-check", 1)[1].splitlines()[1:]
     failing = {line.split()[1] for line in listed if line.startswith("  ")}
     assert failing, "the self-check listed no failing case"
-    errors = {f.place.case_id for f in official.errors}
-    assert failing <= errors, f"not found by validate: {sorted(failing - errors)}"
+    flagged = {f.place.case_id for f in official.findings if f.kind != "null-value"}
+    assert failing <= flagged, f"not found by validate: {sorted(failing - flagged)}"

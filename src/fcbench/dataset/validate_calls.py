@@ -213,7 +213,12 @@ def _check_params(
     for param, acceptable in acceptable_by_param.items():
         where = f"{path}.{param}"
         if param not in properties:
-            rec.error("unknown-param", place, f"the answer gives {where}, which the doc lacks")
+            if isinstance(acceptable, list) and "" in acceptable:
+                rec.warning("unknown-param", place,
+                            f"the answer gives {where}, which the doc lacks (omitting it passes)")
+            else:
+                rec.error("unknown-param", place,
+                          f"the answer gives {where}, which the doc lacks (so no call can pass)")
             continue
         if not isinstance(acceptable, list):
             rec.error("schema", place,
