@@ -192,24 +192,21 @@ def test_a_required_parameter_missing_from_the_answer(small: Path) -> None:
     assert _new_errors(small) == {("missing-required", SIMPLE_A, line, case_id)}
 
 
-def test_a_value_whose_type_contradicts_the_doc(small: Path) -> None:
-    def integer(question: Entry, answer: Entry) -> str | None:
-        found = [p for p, d in _params(question).items()
-                 if d["type"] == "integer" and p in _answer(answer)]
-        return found[0] if found else None
+def _integer(question: Entry, answer: Entry) -> str | None:
+    """An integer parameter the answer gives."""
+    found = [p for p, d in _params(question).items()
+             if d["type"] == "integer" and p in _answer(answer)]
+    return found[0] if found else None
 
-    index, param = _first_with(small, "simple_python", integer)
+
+def test_a_value_whose_type_contradicts_the_doc(small: Path) -> None:
+    index, param = _first_with(small, "simple_python", _integer)
     line, case_id = _edit(small, SIMPLE_A, index, lambda e: _answer(e).update({param: [[1, 2]]}))
     assert _new_errors(small) == {("type-mismatch", SIMPLE_A, line, case_id)}
 
 
 def test_a_string_literal_for_a_number_beside_an_omission_is_only_a_warning(small: Path) -> None:
-    def integer(question: Entry, answer: Entry) -> str | None:
-        found = [p for p, d in _params(question).items()
-                 if d["type"] == "integer" and p in _answer(answer)]
-        return found[0] if found else None
-
-    index, param = _first_with(small, "simple_python", integer)
+    index, param = _first_with(small, "simple_python", _integer)
     _, case_id = _edit(small, SIMPLE_A, index, lambda e: _answer(e).update({param: ["", "5"]}))
     report = validate(None, small)
     assert report.errors == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import marshal
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from fcbench.dataset.fetch import DataError, data_files, read_data_file, release_dir
 from fcbench.dataset.layout import Layout, detect
 
-__all__ = ["FUNC_DOC_FILES", "Source", "source"]
+__all__ = ["FUNC_DOC_FILES", "Source", "json_lines", "source"]
 
 FUNC_DOC_FILES: dict[str, str] = {
     "GorillaFileSystem": "gorilla_file_system.json",
@@ -100,15 +101,9 @@ class Source:
         except UnicodeDecodeError as exc:
             raise DataError(f"{self.label(relpath)}: not UTF-8 text ({exc.reason})") from None
         out: list[tuple[int, dict[str, Any]]] = []
-        for number, line in enumerate(text.split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(
-                    f"{self.label(relpath)}, line {number}: not valid JSON ({exc.msg})"
-                ) from None
+        for number, obj, error in json_lines(text):
+            if error is not None:
+                raise DataError(f"{self.label(relpath)}, line {number}: {error}")
             if not isinstance(obj, dict):
                 raise DataError(f"{self.label(relpath)}, line {number}: not a JSON object")
             out.append((number, obj))
@@ -135,3 +130,15 @@ class Source:
 def source(release: str, data_root: Path | str | None) -> Source:
     """The fetched release (`data_root` None) or a user's folder."""
     return Source(release, Path(data_root) if data_root is not None else None)
+
+
+def json_lines(text: str) -> Iterator[tuple[int, Any, str | None]]:
+    """(line number, value, None) for each non-blank line, or (number, None, what is wrong)
+    for a line that is not JSON."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line), None
+        except json.JSONDecodeError as exc:
+            yield number, None, f"not valid JSON ({exc.msg})"

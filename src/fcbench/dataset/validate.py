@@ -21,6 +21,7 @@ first). What is checked, in order:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,33 +96,38 @@ class _Validation:
 
     def questions(self, cat: Category, rel: str) -> dict[str, _Question]:
         self.files += 1
+        rows = read_rows(self.src, rel, self.rec)
+        if cat.name == "chatable":  # the legacy file has no ids; loading numbers its lines
+            rows = [(n, {**e, "id": f"chatable_{i}"}) for i, (n, e) in enumerate(rows)]
         found: dict[str, _Question] = {}
-        for index, (number, entry) in enumerate(read_rows(self.src, rel, self.rec)):
-            case_id = self.case_id(cat, entry, index, Place(rel, number))
-            if case_id is None:
-                continue
-            place = Place(rel, number, case_id)
-            if case_id in found:
-                self.rec.error("duplicate-id", place,
-                               f"the id is used already on line {found[case_id].line}")
-                continue
+        prefix = self.layout.stem(cat) + "_"
+        for place, entry in self.identified(rel, rows):
+            case_id = str(place.case_id)
+            if not case_id.startswith(prefix):
+                self.rec.warning("id-prefix", place,
+                                 f"the id does not start with {prefix!r} (ids name their category)")
             self.cases += 1
-            found[case_id] = _Question(number, entry, self.question(cat, entry, place))
+            found[case_id] = _Question(place.line or 0, entry, self.question(cat, entry, place))
         self.ids[cat.name] = {self.layout.today_id(cat, i) for i in found}
         return found
 
-    def case_id(self, cat: Category, entry: dict[str, Any], index: int, place: Place) -> str | None:
-        if cat.name == "chatable":  # the legacy file has no ids; loading numbers its lines
-            return f"chatable_{index}"
-        case_id = entry.get("id")
-        if not isinstance(case_id, str) or not case_id:
-            self.rec.error("missing-id", place, "the case has no string id")
-            return None
-        prefix = self.layout.stem(cat) + "_"
-        if not case_id.startswith(prefix):
-            self.rec.warning("id-prefix", Place(place.file, place.line, case_id),
-                             f"the id does not start with {prefix!r} (ids name their category)")
-        return case_id
+    def identified(
+        self, rel: str, rows: list[tuple[int, dict[str, Any]]]
+    ) -> Iterator[tuple[Place, dict[str, Any]]]:
+        """The rows with a string id not seen before in the file (the others are findings)."""
+        seen: dict[str, int] = {}
+        for number, entry in rows:
+            case_id = entry.get("id")
+            if not isinstance(case_id, str) or not case_id:
+                self.rec.error("missing-id", Place(rel, number), "the line has no string id")
+                continue
+            place = Place(rel, number, case_id)
+            if case_id in seen:
+                self.rec.error("duplicate-id", place,
+                               f"the id is used already on line {seen[case_id]}")
+                continue
+            seen[case_id] = number
+            yield place, entry
 
     def question(self, cat: Category, entry: dict[str, Any], place: Place) -> Docs | None:
         """The case's question and docs; returns its usable docs by name."""
@@ -189,18 +195,10 @@ class _Validation:
                            f"{cat.name} has no possible-answer file ({len(questions)} cases)")
             return
         self.files += 1
-        seen: dict[str, int] = {}
-        for number, raw in read_rows(self.src, rel, self.rec):
-            answer_id = raw.get("id")
-            if not isinstance(answer_id, str):
-                self.rec.error("missing-id", Place(rel, number), "the answer has no string id")
-                continue
-            place = Place(rel, number, answer_id)
-            if answer_id in seen:
-                self.rec.error("duplicate-id", place,
-                               f"the id is used already on line {seen[answer_id]}")
-                continue
-            seen[answer_id] = number
+        seen: set[str] = set()
+        for place, raw in self.identified(rel, read_rows(self.src, rel, self.rec)):
+            answer_id = str(place.case_id)
+            seen.add(answer_id)
             question = questions.get(answer_id)
             if question is None:
                 self.rec.warning("orphan-answer", place, f"no case of {qfile} has this id")
@@ -269,18 +267,7 @@ class _Validation:
                 continue
             self.claimed.add(rel)
             self.files += 1
-            seen: dict[str, int] = {}
-            for number, entry in read_rows(self.src, rel, self.rec):
-                case_id = entry.get("id")
-                if not isinstance(case_id, str):
-                    self.rec.error("missing-id", Place(rel, number), "the entry has no string id")
-                    continue
-                place = Place(rel, number, case_id)
-                if case_id in seen:
-                    self.rec.error("duplicate-id", place,
-                                   f"the id is used already on line {seen[case_id]}")
-                    continue
-                seen[case_id] = number
+            for place, entry in self.identified(rel, read_rows(self.src, rel, self.rec)):
                 self.cases += 1
                 self.turns(categories.get("memory_kv"), entry.get("question"), place, multi=True)
                 if entry.get("scenario") != scenario:

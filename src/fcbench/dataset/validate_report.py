@@ -8,13 +8,12 @@ is only suspicious (the checker copes, but the data probably does not mean it).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fcbench.dataset.fetch import DataError
-from fcbench.dataset.source import Source
+from fcbench.dataset.source import Source, json_lines
 
 __all__ = ["Finding", "Place", "Recorder", "Report", "read_rows"]
 
@@ -111,13 +110,9 @@ def read_rows(src: Source, rel: str, rec: Recorder) -> list[tuple[int, dict[str,
         rec.error("encoding", Place(rel), f"not UTF-8 text ({exc.reason})")
         return []
     rows: list[tuple[int, dict[str, Any]]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            rec.error("json", Place(rel, number), f"not valid JSON ({exc.msg})")
+    for number, obj, error in json_lines(text):
+        if error is not None:
+            rec.error("json", Place(rel, number), error)
             continue
         if not isinstance(obj, dict):
             rec.error("schema", Place(rel, number), "the line is not a JSON object")
