@@ -96,7 +96,7 @@ def list_command(release: str | None) -> None:
                 cases = "?"
                 click.echo(f"warning: {cat.name}: {exc}", err=True)
         retired = "yes" if cat.retired else ""
-        table.add_row(cat.name, cases, cat.release, cat.group, cat.checker.value, retired)
+        table.add_row(cat.name, cases, cat.release, cat.group, cat.checker, retired)
     console.print(table)
 
     collections = Table(title="Collections (usable wherever a category name is)")
@@ -120,11 +120,11 @@ def releases_command(index: bool) -> None:
     for release in fetched:
         try:
             identity = dataset_identity(release)
-            layout = source(release, None).layout.prefix
+            prefix = source(release, None).naming.prefix
         except DataError as exc:
             click.echo(f"  {release:14s}  unreadable: {exc}")
             continue
-        click.echo(f"  {release:14s}  {layout}  {identity['checksum']}")
+        click.echo(f"  {release:14s}  {prefix}  {identity['checksum']}")
     if index:
         from fcbench.dataset.wheel import index_releases
 
@@ -165,7 +165,7 @@ def validate_command(
     if as_json:
         payload = {
             "source": report.source,
-            "layout": report.layout,
+            "naming": report.naming,
             "files": report.files,
             "cases": report.cases,
             "errors": len(report.errors),

@@ -141,7 +141,7 @@ def _case_count() -> int:
     return count + sum(len(ids) for ids in selected.values())
 
 
-def test_a_release_against_itself_and_its_older_layout(home: Path, v3_data: Path) -> None:
+def test_a_release_against_itself_and_its_older_naming(home: Path, v3_data: Path) -> None:
     unpacked = DataSpec(DEFAULT_RELEASE, release_dir() / "data")
     same = diff_datasets(DataSpec(DEFAULT_RELEASE), unpacked)
     assert same.totals()["changed"] == same.totals()["added"] == same.totals()["removed"] == 0

@@ -206,12 +206,12 @@ def test_a_real_older_release_loads_as_today(
     from fcbench.dataset.source import source
     from fcbench.dataset.validate import validate
 
-    assert source(REAL_OLD, None).layout.prefix == "BFCL_v3"
+    assert source(REAL_OLD, None).naming.prefix == "BFCL_v3"
     cases = load_category("simple_javascript", REAL_OLD)
     assert len(cases) == 50 and all(c.id.startswith("simple_javascript_") for c in cases)
     assert not has_category("memory_kv", REAL_OLD)
     report = validate(REAL_OLD)
-    assert report.layout == "BFCL_v3" and report.cases > 5000
+    assert report.naming == "BFCL_v3" and report.cases > 5000
 
 
 def _raw_single_turn(data: Path, name: str, prefix: str, stem: str) -> dict[str, str]:

@@ -378,7 +378,7 @@ def test_the_official_release_defects_the_spec_names_are_found(official: Report)
 def test_an_older_layout_gives_the_same_findings(official: Report, v3_data: Path) -> None:
     """The v3 copy holds the same cases under 2024 names: the same defects, renamed."""
     older = validate(None, v3_data)
-    assert older.layout == "BFCL_v3"
+    assert older.naming == "BFCL_v3"
 
     def key(finding: Any, renamed: dict[str, str]) -> tuple[str, str, str | None, str]:
         case_id = finding.place.case_id or ""

@@ -92,7 +92,7 @@ def diff_datasets(
     a: DataSpec, b: DataSpec, names: Iterable[str] = ()
 ) -> DatasetDiff:
     """Case by case, every category either side has (or only those `names` resolve to)."""
-    wanted = categories.resolve(names) if names else list(categories.CATEGORIES)
+    wanted = categories.resolve(names) if names else list(categories.all_categories())
     found: list[CategoryDiff] = []
     for cat in wanted:
         in_a, in_b = _has(cat, a), _has(cat, b)
@@ -154,7 +154,7 @@ def _canonical(value: Any) -> str:
 def _selected(spec: DataSpec) -> list[str]:
     """The ids the format-sensitivity file selects (they name their categories)."""
     src = source(spec.release, spec.root)
-    rel = f"{src.layout.prefix}_format_sensitivity.json"
+    rel = src.naming.format_sensitivity_file()
     try:
         selected = json.loads(src.read(rel))
         return [str(case_id) for ids in selected.values() for case_id in ids]

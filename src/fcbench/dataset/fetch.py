@@ -18,7 +18,7 @@ the manifest once per process, so a damaged cache is reported instead of silentl
 
 Releases sit side by side (`releases/2025.7.17/`, `releases/2026.3.23/`, ...), each as its
 wheel shipped it: older ones keep their own file names (`BFCL_v3_simple.json`), which
-`layout.py` maps to today's categories when they are read. `dataset_identity()` is what a
+`naming.py` maps to today's categories when they are read. `dataset_identity()` is what a
 result or score file records of the data it was made from.
 """
 

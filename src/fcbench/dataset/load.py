@@ -3,7 +3,7 @@
 What a `TestCase` holds (the evaluator's view of an entry, §2 of the spec):
 
 * `id`: today's official id. Files of an older layout (`BFCL_v3_simple.json`, see
-  `layout.py`) are read under today's category names, their ids renamed (`simple_7` ->
+  `naming.py`) are read under today's category names, their ids renamed (`simple_7` ->
   `simple_python_7`). Then the load-time rewrites the official tool does: web-search ids
   `web_search_N` become `web_search_base_N` / `web_search_no_snippet_N`, memory ids
   `memory_...` become `memory_kv_...` etc. The legacy `chatable` file has no ids: entry n
@@ -35,9 +35,10 @@ from typing import Any
 from fcbench.dataset import categories
 from fcbench.dataset.categories import Category, Checker
 from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError
-from fcbench.dataset.layout import Layout
 from fcbench.dataset.model import TestCase
+from fcbench.dataset.naming import Naming
 from fcbench.dataset.source import FUNC_DOC_FILES, Source, source
+from fcbench.layout import VERSION_PREFIX
 
 __all__ = [
     "FUNC_DOC_FILES",
@@ -50,7 +51,6 @@ __all__ = [
     "question_file",
 ]
 
-VERSION_PREFIX = "BFCL_v4"
 
 
 MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
@@ -68,14 +68,14 @@ def question_file(
     category: Category | str, release: str = DEFAULT_RELEASE, data_root: Path | str | None = None
 ) -> str:
     """The question file of a category in that data, relative to `data/`."""
-    return source(release, data_root).layout.question_file(_category(category))
+    return source(release, data_root).naming.question_file(_category(category))
 
 
 def answer_file(
     category: Category | str, release: str = DEFAULT_RELEASE, data_root: Path | str | None = None
 ) -> str:
     """The possible-answer file of a category in that data, relative to `data/`."""
-    return source(release, data_root).layout.answer_file(_category(category))
+    return source(release, data_root).naming.answer_file(_category(category))
 
 
 def has_category(
@@ -85,8 +85,8 @@ def has_category(
     cat = _category(category)
     src = source(release, data_root)
     if cat.name == "format_sensitivity":
-        return src.has(f"{src.layout.prefix}_format_sensitivity.json")
-    return src.has(src.layout.question_file(cat))
+        return src.has(src.naming.format_sensitivity_file())
+    return src.has(src.naming.question_file(cat))
 
 
 # --------------------------------------------------------------------------- loading
@@ -114,20 +114,20 @@ def load_category(
             "are assembled from other categories); load those categories instead"
         )
     src = source(release, data_root)
-    qfile = src.layout.question_file(cat)
+    qfile = src.naming.question_file(cat)
     answers = _answers(src, cat) if cat.has_possible_answer else None
     cases: list[TestCase] = []
     for index, (number, raw) in enumerate(src.lines(qfile)):
         where = f"{src.label(qfile)}, line {number}"
-        entry = _normalise(raw, cat, index, where, src.layout)
+        entry = _normalise(raw, cat, index, where, src.naming)
         if cat.checker in (Checker.MULTI_TURN, Checker.AGENTIC) and "involved_classes" in entry:
             _populate_functions(entry, src, where, functions)
-        cases.append(_test_case(entry, cat, answers, src.label(src.layout.answer_file(cat))))
+        cases.append(_test_case(entry, cat, answers, src.label(src.naming.answer_file(cat))))
     return cases
 
 
 def _normalise(
-    raw: dict[str, Any], cat: Category, index: int, where: str, layout: Layout
+    raw: dict[str, Any], cat: Category, index: int, where: str, naming: Naming
 ) -> dict[str, Any]:
     """Give an entry the common shape: id, question as turns, function list, id rewrites."""
     entry = dict(raw)
@@ -137,7 +137,7 @@ def _normalise(
         entry["id"] = f"chatable_{index}"
     if not isinstance(entry["id"], str):
         raise DataError(f"{where}: the id is not a string")
-    entry["id"] = layout.today_id(cat, entry["id"])
+    entry["id"] = naming.today_id(cat, entry["id"])
     entry["question"] = _as_turns(entry.get("question"), where)
     function = entry.get("function")
     entry["function"] = function if isinstance(function, list) else []
@@ -195,13 +195,13 @@ def _populate_functions(
 
 def _answers(src: Source, cat: Category) -> dict[str, dict[str, Any]]:
     """The category's answers by (rewritten) id."""
-    afile = src.layout.answer_file(cat)
+    afile = src.naming.answer_file(cat)
     result: dict[str, dict[str, Any]] = {}
     for number, raw in src.lines(afile):
         answer_id = raw.get("id")
         if not isinstance(answer_id, str):
             raise DataError(f"{src.label(afile)}, line {number}: the answer has no id")
-        answer_id = src.layout.today_id(cat, answer_id)
+        answer_id = src.naming.today_id(cat, answer_id)
         if cat.stem in ("web_search", "memory"):
             answer_id = answer_id.replace(cat.stem, cat.name)
         result[answer_id] = raw
@@ -255,7 +255,7 @@ def load_memory_prereqs(
         earlier: list[str] = []
         for number, raw in src.lines(rel):
             where = f"{src.label(rel)}, line {number}"
-            entry = _normalise(raw, cat, 0, where, src.layout)
+            entry = _normalise(raw, cat, 0, where, src.naming)
             entry["depends_on"] = list(earlier)
             _populate_functions(entry, src, where)
             earlier.append(entry["id"])
@@ -284,9 +284,9 @@ def dataset_size(
     cat = _category(category)
     src = source(release, data_root)
     if cat.name == "format_sensitivity":
-        rel = f"{src.layout.prefix}_format_sensitivity.json"
+        rel = src.naming.format_sensitivity_file()
     else:
-        rel = src.layout.question_file(cat)
+        rel = src.naming.question_file(cat)
     if src.root is None and not src.has(rel):
         return 0
     key = src.stamp(rel)

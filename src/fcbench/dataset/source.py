@@ -2,7 +2,7 @@
 
 Loading, validating and diffing all read data the same way through `Source`: JSON lines with
 their line numbers (a broken line is a one-line `DataError` naming file and line), the
-multi-turn function docs by class, and the layout (file naming) of that data.
+multi-turn function docs by class, and the naming of that data's files (`naming.py`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from fcbench.dataset.fetch import DataError, data_files, read_data_file, release_dir
-from fcbench.dataset.layout import Layout, detect
+from fcbench.dataset.naming import Naming, detect
+from fcbench.layout import func_doc_file
 
 __all__ = ["FUNC_DOC_FILES", "Source", "json_lines", "source"]
 
@@ -48,14 +49,14 @@ class Source:
     root: Path | None
     _docs: dict[str, bytes] = field(default_factory=dict)
     _shared: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    _layout: Layout | None = None
+    _naming: Naming | None = None
 
     @property
-    def layout(self) -> Layout:
-        """The file naming of this data, recognised from its files (see `layout.py`)."""
-        if self._layout is None:
-            self._layout = detect(self.paths())
-        return self._layout
+    def naming(self) -> Naming:
+        """The file naming of this data, recognised from its files (see `naming.py`)."""
+        if self._naming is None:
+            self._naming = detect(self.paths())
+        return self._naming
 
     def paths(self) -> list[str]:
         """The data files there are: the release's manifest, or the folder's top level."""
@@ -114,7 +115,7 @@ class Source:
         if cls not in FUNC_DOC_FILES:
             raise DataError(f"{where}: unknown class {cls!r} in involved_classes")
         if cls not in self._docs:
-            rel = f"multi_turn_func_doc/{FUNC_DOC_FILES[cls]}"
+            rel = func_doc_file(FUNC_DOC_FILES[cls])
             # marshal round-trips plain JSON values about twice as fast as json.loads.
             self._docs[cls] = marshal.dumps([obj for _, obj in self.lines(rel)])
         result: list[dict[str, Any]] = marshal.loads(self._docs[cls])

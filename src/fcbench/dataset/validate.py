@@ -38,10 +38,14 @@ from fcbench.dataset.validate_multi_turn import (
     check_multi_turn_question,
 )
 from fcbench.dataset.validate_report import Place, Recorder, Report, read_rows
+from fcbench.layout import func_doc_file
 
 __all__ = ["validate"]
 
 ROLES = frozenset({"system", "user", "assistant", "tool"})
+_AST = frozenset({Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL})
+_EXEC_CALLS = frozenset({Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL})
+"""Executable checkers whose answers are call strings (`rest` answers are responses)."""
 MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
 
 
@@ -60,13 +64,13 @@ def validate(release: str | None = None, data_root: Path | str | None = None) ->
     run = _Validation(src)
     run.everything()
     files = run.files + run.class_docs.files
-    return Report(label, src.layout.prefix, run.rec.findings, files, run.cases)
+    return Report(label, src.naming.prefix, run.rec.findings, files, run.cases)
 
 
 class _Validation:
     def __init__(self, src: Source) -> None:
         self.src = src
-        self.layout = src.layout
+        self.naming = src.naming
         self.rec = Recorder()
         self.class_docs = ClassDocs(src, self.rec)
         self.files = 0
@@ -76,8 +80,8 @@ class _Validation:
         """Category -> today's ids of its cases (for the format-sensitivity selection)."""
 
     def everything(self) -> None:
-        for cat in categories.CATEGORIES:
-            if cat.name != "format_sensitivity" and self.src.has(self.layout.question_file(cat)):
+        for cat in categories.all_categories():
+            if cat.name != "format_sensitivity" and self.src.has(self.naming.question_file(cat)):
                 self.category(cat)
         self.format_sensitivity()
         self.memory_prereqs()
@@ -86,7 +90,7 @@ class _Validation:
     # ----------------------------------------------------------------------- categories
 
     def category(self, cat: Category) -> None:
-        qfile = self.layout.question_file(cat)
+        qfile = self.naming.question_file(cat)
         if qfile in self.claimed:  # web search and memory categories share their files
             return
         self.claimed.add(qfile)
@@ -100,7 +104,7 @@ class _Validation:
         if cat.name == "chatable":  # the legacy file has no ids; loading numbers its lines
             rows = [(n, {**e, "id": f"chatable_{i}"}) for i, (n, e) in enumerate(rows)]
         found: dict[str, _Question] = {}
-        prefix = self.layout.stem(cat) + "_"
+        prefix = self.naming.stem(cat) + "_"
         for place, entry in self.identified(rel, rows):
             case_id = str(place.case_id)
             if not case_id.startswith(prefix):
@@ -108,7 +112,7 @@ class _Validation:
                                  f"the id does not start with {prefix!r} (ids name their category)")
             self.cases += 1
             found[case_id] = _Question(place.line or 0, entry, self.question(cat, entry, place))
-        self.ids[cat.name] = {self.layout.today_id(cat, i) for i in found}
+        self.ids[cat.name] = {self.naming.today_id(cat, i) for i in found}
         return found
 
     def identified(
@@ -132,12 +136,12 @@ class _Validation:
     def question(self, cat: Category, entry: dict[str, Any], place: Place) -> Docs | None:
         """The case's question and docs; returns its usable docs by name."""
         self.turns(cat, entry.get("question"), place)
-        if cat.checker is Checker.MULTI_TURN:
+        if cat.checker == Checker.MULTI_TURN:
             return check_multi_turn_question(entry, place, self.rec, self.class_docs)
-        if cat.checker is Checker.AGENTIC:
+        if cat.checker == Checker.AGENTIC:
             self.agentic_question(cat, entry, place)
             return {}
-        if cat.checker is Checker.NONE:
+        if cat.checker == Checker.NONE:
             return {}
         functions = entry.get("function")
         if cat.has_possible_answer and isinstance(functions, list) and not functions:
@@ -153,7 +157,7 @@ class _Validation:
         if not isinstance(question, list) or not question:
             self.rec.error("schema", place, "`question` is not a non-empty list of turns")
             return
-        multi = multi or cat.checker is Checker.MULTI_TURN
+        multi = multi or cat.checker == Checker.MULTI_TURN
         if not multi and len(question) != 1:
             self.rec.warning("turn-count", place,
                              f"{len(question)} turns in a single-turn case (only one is asked)")
@@ -188,7 +192,7 @@ class _Validation:
     # ----------------------------------------------------------------------- answers
 
     def answers(self, cat: Category, questions: dict[str, _Question], qfile: str) -> None:
-        rel = self.layout.answer_file(cat)
+        rel = self.naming.answer_file(cat)
         self.claimed.add(rel)
         if not self.src.has(rel):
             self.rec.error("missing-file", Place(rel),
@@ -213,19 +217,19 @@ class _Validation:
 
     def answer(self, cat: Category, truth: Any, question: _Question, place: Place) -> None:
         docs = question.docs or {}
-        if cat.checker.is_ast:
+        if cat.checker in _AST:
             functions = question.entry.get("function")
             check_expected_calls(truth, docs, functions if isinstance(functions, list) else [],
                                  cat, place, self.rec)
-        elif cat.checker is Checker.MULTI_TURN:
+        elif cat.checker == Checker.MULTI_TURN:
             check_multi_turn_answer(truth, question.entry, docs, place, self.rec)
-        elif cat.checker is Checker.AGENTIC:
+        elif cat.checker == Checker.AGENTIC:
             if not isinstance(truth, list) or not truth or not all(
                 isinstance(t, str) and t for t in truth
             ):
                 self.rec.error("schema", place,
                                "`ground_truth` is not a non-empty list of answer strings")
-        elif cat.checker in categories.EXEC_CHECKERS and cat.checker is not Checker.REST:
+        elif cat.checker in _EXEC_CALLS:
             if not isinstance(truth, list) or not truth:
                 self.rec.error("schema", place, "`ground_truth` is not a list of call strings")
                 return
@@ -237,7 +241,7 @@ class _Validation:
     def format_sensitivity(self) -> None:
         import json
 
-        rel = f"{self.layout.prefix}_format_sensitivity.json"
+        rel = self.naming.format_sensitivity_file()
         if not self.src.has(rel):
             return
         self.claimed.add(rel)
@@ -275,7 +279,7 @@ class _Validation:
                                    f"scenario {entry.get('scenario')!r} in the {scenario} file")
 
     def unclaimed_files(self) -> None:
-        self.claimed.update(f"multi_turn_func_doc/{name}" for name in FUNC_DOC_FILES.values())
+        self.claimed.update(func_doc_file(name) for name in FUNC_DOC_FILES.values())
         for rel in _all_files(self.src):
             if rel.endswith(".json") and rel not in self.claimed and (
                 "executable_eval_sanity_check/" not in rel

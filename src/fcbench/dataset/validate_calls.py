@@ -146,7 +146,7 @@ def check_expected_calls(
     single = category.checker in (Checker.AST_SIMPLE, Checker.AST_MULTIPLE)
     if single and len(ground_truth) != 1:
         rec.error("call-count", place,
-                  f"{len(ground_truth)} expected calls; the {category.checker.value} checker "
+                  f"{len(ground_truth)} expected calls; the {category.checker} checker "
                   "compares exactly one")
     for index, expected in enumerate(ground_truth):
         if (
@@ -174,7 +174,7 @@ def _doc_for(
     rec: Recorder,
 ) -> dict[str, Any] | None:
     """The doc the checker will use: the first one for simple, else the one named."""
-    if category.checker is Checker.AST_SIMPLE and functions:
+    if category.checker == Checker.AST_SIMPLE and functions:
         first = functions[0]
         first_name = first.get("name") if isinstance(first, dict) else None
         if first_name != name:

@@ -18,6 +18,7 @@ from fcbench.dataset.categories import Language
 from fcbench.dataset.source import FUNC_DOC_FILES, Source
 from fcbench.dataset.validate_calls import Docs, check_docs
 from fcbench.dataset.validate_report import Place, Recorder, read_rows
+from fcbench.layout import func_doc_file
 
 __all__ = [
     "ClassDocs",
@@ -42,7 +43,7 @@ class ClassDocs:
         return self._docs[cls]
 
     def _read(self, cls: str) -> Docs | None:
-        rel = f"multi_turn_func_doc/{FUNC_DOC_FILES[cls]}"
+        rel = func_doc_file(FUNC_DOC_FILES[cls])
         if not self.src.has(rel):
             self.rec.error("missing-file", Place(rel), f"{cls}'s function docs are missing")
             return None

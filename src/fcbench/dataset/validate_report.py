@@ -73,7 +73,7 @@ class Report:
 
     source: str
     """The release (`bfcl-eval 2026.3.23`) or the folder validated."""
-    layout: str
+    naming: str
     """The file-name prefix recognised (`BFCL_v4`, `BFCL_v3`)."""
     findings: list[Finding]
     files: int

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from fcbench.dataset import categories
-from fcbench.dataset.layout import CURRENT, detect
+from fcbench.dataset.naming import CURRENT, detect
 
 
-def test_todays_layout() -> None:
+def test_todays_naming() -> None:
     layout = detect(["BFCL_v4_simple_python.json", "possible_answer/BFCL_v4_simple_python.json"])
     assert layout == CURRENT
     simple = categories.get("simple_python")

@@ -20,9 +20,10 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from fcbench import layout
 from fcbench.dataset.categories import Category
 
-__all__ = ["CURRENT", "Layout", "detect"]
+__all__ = ["CURRENT", "Naming", "detect"]
 
 _V3_STEMS: Mapping[str, str] = {
     "simple_python": "simple",
@@ -35,10 +36,12 @@ _PREFIX = re.compile(r"^BFCL_v(?P<version>[0-9]+)_.+\.json$")
 
 
 @dataclass(frozen=True)
-class Layout:
-    """A release's file-naming scheme: its version prefix and the stems it names otherwise."""
+class Naming:
+    """A release's file-naming scheme: its version prefix and the stems it names otherwise.
 
-    prefix: str = "BFCL_v4"
+    Folders are today's (`fcbench.layout`); only the file name's prefix and stem vary."""
+
+    prefix: str = layout.VERSION_PREFIX
     renamed: Mapping[str, str] = field(default_factory=dict)
     """Today's category stem -> this layout's file stem (and id prefix), where they differ."""
 
@@ -48,13 +51,20 @@ class Layout:
 
     def question_file(self, category: Category) -> str:
         """The category's question file, relative to `data/`."""
-        folder = "unused_datasets/question/" if category.retired else ""
-        return f"{folder}{self.prefix}_{self.stem(category)}.json"
+        return self._named(layout.question_file(category), category)
 
     def answer_file(self, category: Category) -> str:
         """The category's possible-answer file, relative to `data/`."""
-        folder = "unused_datasets/possible_answer/" if category.retired else "possible_answer/"
-        return f"{folder}{self.prefix}_{self.stem(category)}.json"
+        return self._named(layout.answer_file(category), category)
+
+    def format_sensitivity_file(self) -> str:
+        return self.prefix + layout.format_sensitivity_file().removeprefix(layout.VERSION_PREFIX)
+
+    def _named(self, today: str, category: Category) -> str:
+        """Today's path of a category's file, with this layout's prefix and stem."""
+        folder, _, _ = today.rpartition("/")
+        name = f"{self.prefix}_{self.stem(category)}.json"
+        return f"{folder}/{name}" if folder else name
 
     def today_id(self, category: Category, raw_id: str) -> str:
         """An id as the files write it, renamed to today's (`simple_7` -> `simple_python_7`)."""
@@ -64,11 +74,11 @@ class Layout:
         return raw_id
 
 
-CURRENT = Layout()
+CURRENT = Naming()
 """Today's layout (`BFCL_v4_*`, today's names)."""
 
 
-def detect(paths: Iterable[str]) -> Layout:
+def detect(paths: Iterable[str]) -> Naming:
     """The layout of a data folder, from its files' paths relative to `data/`.
 
     The newest top-level `BFCL_v<N>_*.json` prefix decides; a folder with none (an empty or
@@ -83,5 +93,5 @@ def detect(paths: Iterable[str]) -> Layout:
         return CURRENT
     newest = max(versions)
     if newest >= 4:
-        return CURRENT if newest == 4 else Layout(f"BFCL_v{newest}")
-    return Layout(f"BFCL_v{newest}", _V3_STEMS)
+        return CURRENT if newest == 4 else Naming(f"BFCL_v{newest}")
+    return Naming(f"BFCL_v{newest}", _V3_STEMS)
