@@ -11,7 +11,7 @@ from fcbench import __version__
 
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module:attribute, one-line help shown by `fcbench --help`)
-    "data": ("fcbench.cli_data:data", "Fetch the official BFCL data and list its categories."),
+    "data": ("fcbench.cli_data:data", "Fetch, list, validate and diff the BFCL data."),
     "generate": ("fcbench.cli_run:generate", "Ask a model every test case; write result files."),
     "run": ("fcbench.cli_run:run", "Generate, then evaluate, then print the scores."),
 }

@@ -1,4 +1,5 @@
-"""`fcbench data ...`: fetch the official BFCL data and list what it holds.
+"""`fcbench data ...`: fetch the official BFCL data, list what it holds, validate a dataset,
+and diff two releases.
 
 Only click is imported at module level so that `fcbench --help` stays fast; the data layer and
 rich are imported inside the commands.
@@ -7,6 +8,7 @@ rich are imported inside the commands.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -41,8 +43,8 @@ def fetch_command(release: str | None, source: Path | None, force: bool) -> None
         fetch,
         is_fetched,
         release_dir,
-        wheel_release,
     )
+    from fcbench.dataset.wheel import wheel_release
 
     if release is None:
         inferred = wheel_release(source) if source is not None and source.is_file() else None
@@ -66,7 +68,7 @@ def list_command(release: str | None) -> None:
 
     from fcbench.dataset import categories
     from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError, release_dir
-    from fcbench.dataset.load import dataset_size
+    from fcbench.dataset.load import dataset_size, has_category
 
     release = release or DEFAULT_RELEASE
     console = Console()
@@ -88,7 +90,8 @@ def list_command(release: str | None) -> None:
         cases = "-"
         if counted:
             try:
-                cases = str(dataset_size(cat, release))
+                if has_category(cat, release):  # older releases lack some (shown as "-")
+                    cases = str(dataset_size(cat, release))
             except DataError as exc:
                 cases = "?"
                 click.echo(f"warning: {cat.name}: {exc}", err=True)
@@ -102,3 +105,159 @@ def list_command(release: str | None) -> None:
     for name, members in categories.COLLECTIONS.items():
         collections.add_row(name, ", ".join(members))
     console.print(collections)
+
+
+@data.command("releases")
+@click.option("--index", is_flag=True, help="Also ask pip which releases the index offers.")
+def releases_command(index: bool) -> None:
+    """The releases in the cache (side by side, each with its data checksum), and with
+    --index those pip can fetch (`fcbench data fetch --release R`)."""
+    from fcbench.dataset.fetch import DataError, dataset_identity, fcbench_home, fetched_releases
+    from fcbench.dataset.source import source
+
+    fetched = fetched_releases()
+    click.echo(f"fetched into {fcbench_home() / 'releases'}: {len(fetched) or 'none'}")
+    for release in fetched:
+        try:
+            identity = dataset_identity(release)
+            prefix = source(release, None).naming.prefix
+        except DataError as exc:
+            click.echo(f"  {release:14s}  unreadable: {exc}")
+            continue
+        click.echo(f"  {release:14s}  {prefix}  {identity['checksum']}")
+    if index:
+        from fcbench.dataset.wheel import index_releases
+
+        try:
+            offered = index_releases()
+        except DataError as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(f"offered by the package index: {len(offered)}")
+        click.echo("  " + ", ".join(offered))
+
+
+@data.command("validate")
+@click.argument(
+    "folder", required=False, type=click.Path(path_type=Path, exists=True, file_okay=False)
+)
+@click.option("--release", default=None, help="Validate this fetched release (the default).")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option("--summary", is_flag=True, help="Print only the counts of each kind of finding.")
+def validate_command(
+    folder: Path | None, release: str | None, as_json: bool, summary: bool
+) -> None:
+    """Check a dataset (a folder laid out like the official data/, or a fetched release)
+    before any model is asked. Each finding names its file, line and case id; the command
+    exits with status 1 when it finds errors (warnings are only suspicious)."""
+    import json
+
+    from fcbench.dataset.fetch import DataError
+    from fcbench.dataset.validate import validate
+
+    if folder is not None and release is not None:
+        raise click.UsageError("give a FOLDER or --release, not both")
+    if folder is not None and (folder / "bfcl_eval" / "data").is_dir():
+        folder = folder / "bfcl_eval" / "data"  # an unpacked wheel
+    try:
+        report = validate(release, folder)
+    except DataError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        payload = {
+            "source": report.source,
+            "naming": report.naming,
+            "files": report.files,
+            "cases": report.cases,
+            "errors": len(report.errors),
+            "warnings": len(report.warnings),
+            "findings": [f.as_json() for f in report.findings],
+        }
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=1))
+    else:
+        if not summary:
+            for finding in report.findings:
+                click.echo(finding.format())
+        for (severity, kind), count in sorted(report.counts().items()):
+            click.echo(f"{count:6d}  {severity:7s}  {kind}", err=not summary)
+        click.echo(report.summary(), err=not summary)
+    if report.errors:
+        raise SystemExit(1)
+
+
+@data.command("diff")
+@click.argument("a")
+@click.argument("b")
+@click.option(
+    "--categories",
+    "names",
+    multiple=True,
+    help="Only these categories or collections, comma-separated (default: all).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the differences as JSON.")
+def diff_command(a: str, b: str, names: tuple[str, ...], as_json: bool) -> None:
+    """List the cases whose question, functions or answers differ between A and B.
+
+    A and B are release names (fetched with pip when not yet in the cache) or folders laid
+    out like the official data/. Older releases are read under today's category names.
+    """
+    import json
+
+    from fcbench.dataset.categories import UnknownCategoryError
+    from fcbench.dataset.diff import diff_datasets
+    from fcbench.dataset.fetch import DataError
+
+    try:
+        left, right = _data_spec(a), _data_spec(b)
+        found = diff_datasets(left, right, names)
+    except (DataError, UnknownCategoryError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        payload = {
+            "a": left.label,
+            "b": right.label,
+            "totals": found.totals(),
+            "categories": [c.as_json() for c in found.categories],
+        }
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=1))
+        return
+    for cat in found.categories:
+        for line in _diff_lines(cat):
+            click.echo(line)
+    totals = found.totals()
+    click.echo(
+        f"{left.label} -> {right.label}: {totals['changed']} changed, {totals['added']} added, "
+        f"{totals['removed']} removed, {totals['unchanged']} unchanged"
+    )
+
+
+def _data_spec(text: str) -> Any:
+    """A folder if one is there, else a release (fetched with pip if absent)."""
+    from fcbench.dataset.diff import DataSpec
+    from fcbench.dataset.fetch import DEFAULT_RELEASE, fetch, is_fetched
+
+    path = Path(text)
+    if path.is_dir():
+        if (path / "bfcl_eval" / "data").is_dir():
+            path = path / "bfcl_eval" / "data"
+        return DataSpec(DEFAULT_RELEASE, path)
+    if not is_fetched(text):
+        click.echo(f"fetching bfcl-eval {text} with pip ...", err=True)
+        fetch(text)
+    return DataSpec(text)
+
+
+def _diff_lines(cat: Any) -> list[str]:
+    if not cat.in_a or not cat.in_b:
+        side = "B" if cat.in_b else "A"
+        count = len(cat.added) if cat.in_b else len(cat.removed)
+        return [f"{cat.category}: only in {side} ({count} cases)"]
+    if not cat.differs:
+        return []
+    lines = [
+        f"{cat.category}: {len(cat.changed)} changed, {len(cat.added)} added, "
+        f"{len(cat.removed)} removed, {cat.unchanged} unchanged"
+    ]
+    lines += [f"  changed  {c.case_id}  {', '.join(c.parts)}" for c in cat.changed]
+    lines += [f"  added    {case_id}" for case_id in cat.added]
+    lines += [f"  removed  {case_id}" for case_id in cat.removed]
+    return lines

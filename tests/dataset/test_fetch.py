@@ -22,9 +22,9 @@ from fcbench.dataset.fetch import (
     load_constants,
     read_data_file,
     release_dir,
-    wheel_release,
 )
 from fcbench.dataset.literals import CONSTANT_MODULES
+from fcbench.dataset.wheel import wheel_release
 
 
 def _release(home: Path) -> Path:

@@ -15,6 +15,11 @@ folder) and installs one release under `<home>/releases/<release>/`:
 A release directory is installed by renaming a fully written staging directory, so readers
 never see half a release. Reads go through `read_data_file()`, which checks each file against
 the manifest once per process, so a damaged cache is reported instead of silently mis-scoring.
+
+Releases sit side by side (`releases/2025.7.17/`, `releases/2026.3.23/`, ...), each as its
+wheel shipped it: older ones keep their own file names (`BFCL_v3_simple.json`), which
+`naming.py` maps to today's categories when they are read. `dataset_identity()` is what a
+result or score file records of the data it was made from.
 """
 
 from __future__ import annotations
@@ -23,27 +28,23 @@ import importlib
 import json
 import os
 import re
-import sys
-from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    import zipfile
-
+from typing import Any
 
 __all__ = [
     "DEFAULT_RELEASE",
     "CorruptDataError",
     "DataError",
     "clear_caches",
+    "data_files",
+    "dataset_identity",
     "fcbench_home",
     "fetch",
+    "fetched_releases",
     "is_fetched",
     "load_constants",
     "read_data_file",
     "release_dir",
-    "wheel_release",
 ]
 
 DEFAULT_RELEASE = "2026.3.23"
@@ -62,8 +63,7 @@ def __getattr__(name: str) -> Any:
 PACKAGE = "bfcl-eval"
 MANIFEST = "manifest.json"
 CONSTANTS = "constants.json"
-_WHEEL_DATA = "bfcl_eval/data/"
-_FORMAT = 1
+FORMAT = 1
 
 # Per-process caches: path -> (size, mtime_ns) of the verified file; manifest path -> parsed.
 _VERIFIED: dict[str, tuple[int, int]] = {}
@@ -96,12 +96,12 @@ def _release_path(release: str) -> Path:
     return fcbench_home() / "releases" / release
 
 
-def _fetch_command(release: str) -> str:
+def fetch_command(release: str) -> str:
     return "fcbench data fetch" + ("" if release == DEFAULT_RELEASE else f" --release {release}")
 
 
 def _missing_message(release: str) -> str:
-    cmd = _fetch_command(release)
+    cmd = fetch_command(release)
     return (
         f"the BFCL data (bfcl-eval {release}) is not in {fcbench_home()}: run `{cmd}`, or offline "
         f"`{cmd} --from PATH/TO/bfcl_eval-{release}-py3-none-any.whl`"
@@ -122,6 +122,8 @@ def fetch(
     """
     import tempfile
 
+    from fcbench.dataset.wheel import extract_source, extract_wheel, pip_download
+
     target = _release_path(release)
     if not force and _is_intact(target, release):
         return target
@@ -130,12 +132,12 @@ def fetch(
         staging = Path(tmp) / "release"
         (staging / "data").mkdir(parents=True)
         if source is None:
-            wheel = _pip_download(release, Path(tmp) / "download")
+            wheel = pip_download(release, Path(tmp) / "download")
             description = f"pip download {PACKAGE}=={release}"
-            _extract_wheel(wheel, staging, release)
+            extract_wheel(wheel, staging, release)
         else:
             description = str(Path(source).resolve())
-            _extract_source(Path(source), staging, release)
+            extract_source(Path(source), staging, release)
         _write_manifest(staging, release, description)
         _install(staging, target, Path(tmp), release)
     _forget(target)
@@ -151,7 +153,7 @@ def _is_intact(target: Path, release: str) -> bool:
     """Present, for this release, and every file (constants included) matches the manifest."""
     try:
         manifest = json.loads((target / MANIFEST).read_bytes())
-        if manifest.get("release") != release or manifest.get("format") != _FORMAT:
+        if manifest.get("release") != release or manifest.get("format") != FORMAT:
             return False
         if _sha256_file(target / CONSTANTS) != manifest["constants_sha256"]:
             return False
@@ -159,171 +161,6 @@ def _is_intact(target: Path, release: str) -> bool:
         return all(_sha256_file(target / "data" / rel) == digest for rel, digest in files.items())
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
-
-
-def _pip_download(release: str, dest: Path) -> Path:
-    """Download the wheel with pip; the index comes from pip's own configuration."""
-    import subprocess
-
-    dest.mkdir(parents=True)
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        "--no-deps",
-        "--only-binary",
-        ":all:",
-        "--no-input",
-        "--disable-pip-version-check",
-        "-d",
-        str(dest),
-        f"{PACKAGE}=={release}",
-    ]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", check=False)
-    except OSError as exc:
-        raise DataError(_download_failed(release, str(exc))) from None
-    if proc.returncode != 0:
-        raise DataError(_download_failed(release, _last_error(proc.stderr, proc.stdout)))
-    wheels = sorted(dest.glob("*.whl"))
-    if not wheels:
-        raise DataError(_download_failed(release, "pip produced no wheel"))
-    return wheels[0]
-
-
-def _download_failed(release: str, reason: str) -> str:
-    cmd = _fetch_command(release)
-    return (
-        f"could not download {PACKAGE}=={release} with pip ({reason}); the BFCL data is missing: "
-        f"retry `{cmd}` when online, or `{cmd} --from PATH/TO/bfcl_eval-{release}-py3-none-any.whl`"
-    )
-
-
-def _last_error(*outputs: str) -> str:
-    """pip's last `ERROR:` line (or its last line), shortened to fit a one-line message."""
-    lines = [line.strip() for out in outputs for line in (out or "").splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("ERROR:")]
-    last = (errors or lines or ["pip failed without output"])[-1]
-    return last if len(last) <= 300 else last[:297] + "..."
-
-
-def wheel_release(wheel: Path | str) -> str | None:
-    """The version a `bfcl_eval` wheel declares (dist-info METADATA, else its file name)."""
-    import zipfile
-
-    path = Path(wheel)
-    try:
-        with zipfile.ZipFile(path) as zf:
-            for name in zf.namelist():
-                if name.endswith(".dist-info/METADATA"):
-                    for line in zf.read(name).decode("utf-8", "replace").splitlines():
-                        if line.startswith("Version:"):
-                            return line.split(":", 1)[1].strip()
-    except (OSError, zipfile.BadZipFile):
-        return None
-    parts = path.name.split("-")
-    return parts[1] if len(parts) >= 3 and path.suffix == ".whl" else None
-
-
-def _extract_wheel(wheel: Path, staging: Path, release: str) -> None:
-    """Copy the wheel's data tree and parse its constant modules, refusing another release."""
-    import zipfile
-
-    declared = wheel_release(wheel)
-    if declared is not None and declared != release:
-        raise DataError(
-            f"{wheel.name} is bfcl-eval {declared}, not {release}: pass `--release {declared}`"
-        )
-    try:
-        with zipfile.ZipFile(wheel) as zf:
-            count = 0
-            for info in zf.infolist():
-                rel = _data_member(info.filename)
-                if rel is None or info.is_dir():
-                    continue
-                out = staging / "data" / rel
-                out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_bytes(zf.read(info))
-                count += 1
-            names = set(zf.namelist())
-            _write_constants(staging, release, lambda p: _zip_text(zf, names, p))
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise DataError(f"cannot read the wheel {wheel}: {exc}") from None
-    if count == 0:
-        raise DataError(f"{wheel} holds no {_WHEEL_DATA} folder; is it a bfcl-eval wheel?")
-
-
-def _data_member(name: str) -> str | None:
-    """The path below `bfcl_eval/data/` of a zip member, or None (also for unsafe names)."""
-    if not name.startswith(_WHEEL_DATA):
-        return None
-    rel = PurePosixPath(name[len(_WHEEL_DATA) :])
-    if not rel.parts or rel.is_absolute() or ".." in rel.parts:
-        return None
-    return rel.as_posix()
-
-
-def _zip_text(zf: zipfile.ZipFile, names: set[str], path: str) -> str | None:
-    return zf.read(path).decode("utf-8") if path in names else None
-
-
-def _extract_source(source: Path, staging: Path, release: str) -> None:
-    """Install from a local wheel or data folder."""
-    import shutil
-
-    if not source.exists():
-        raise DataError(f"{source} does not exist (expected a bfcl-eval wheel or data folder)")
-    if source.is_file():
-        _extract_wheel(source, staging, release)
-        return
-    data_dir, package_dir = _locate_folder(source)
-    shutil.rmtree(staging / "data")
-    shutil.copytree(data_dir, staging / "data")
-
-    def read(path: str) -> str | None:
-        if package_dir is None:
-            return None
-        file = package_dir / PurePosixPath(path).relative_to("bfcl_eval")
-        return file.read_text(encoding="utf-8") if file.is_file() else None
-
-    _write_constants(staging, release, read)
-
-
-def _locate_folder(source: Path) -> tuple[Path, Path | None]:
-    """(data folder, `bfcl_eval` package folder if its modules are beside the data)."""
-    if (source / "bfcl_eval" / "data").is_dir():
-        return source / "bfcl_eval" / "data", source / "bfcl_eval"
-    if any(source.glob("BFCL_v*_*.json")) or (source / "possible_answer").is_dir():
-        package = source.parent if (source.parent / "constants").is_dir() else None
-        return source, package
-    raise DataError(
-        f"{source} is neither a bfcl-eval data folder (BFCL_v4_*.json files) "
-        "nor a folder holding bfcl_eval/data"
-    )
-
-
-def _write_constants(staging: Path, release: str, read: Callable[[str], str | None]) -> None:
-    """Parse each constant module's source (never importing it) into constants.json."""
-    from fcbench.dataset.literals import CONSTANT_MODULES, extract_literals
-
-    constants: dict[str, Any] = {
-        "_format": _FORMAT,
-        "_release": release,
-        "_sources": dict(CONSTANT_MODULES),
-        "_missing": [],
-    }
-    for short, path in CONSTANT_MODULES.items():
-        try:
-            text = read(path)
-            constants[short] = extract_literals(text) if text is not None else None
-        except (SyntaxError, ValueError, UnicodeDecodeError, OSError):
-            constants[short] = None
-        if constants[short] is None:
-            del constants[short]
-            constants["_missing"].append(short)
-    payload = json.dumps(constants, ensure_ascii=False, indent=1, sort_keys=False)
-    (staging / CONSTANTS).write_text(payload + "\n", encoding="utf-8")
 
 
 def _write_manifest(staging: Path, release: str, source: str) -> None:
@@ -338,7 +175,7 @@ def _write_manifest(staging: Path, release: str, source: str) -> None:
     if not files:
         raise DataError(f"no data files found in {source}")
     manifest = {
-        "format": _FORMAT,
+        "format": FORMAT,
         "release": release,
         "source": source,
         "fetched_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -408,7 +245,7 @@ def _manifest(root: Path) -> dict[str, Any]:
         raise DataError(_missing_message(root.name)) from None
     except (OSError, ValueError) as exc:
         raise CorruptDataError(
-            f"{path} is unreadable ({exc}): run `{_fetch_command(root.name)} --force`"
+            f"{path} is unreadable ({exc}): run `{fetch_command(root.name)} --force`"
         ) from None
     _MANIFESTS[str(path)] = (stamp, manifest)
     return manifest
@@ -423,14 +260,14 @@ def _read_verified(path: Path, expected: str, label: str, release: str) -> bytes
     except FileNotFoundError:
         raise CorruptDataError(
             f"{label} is missing from the BFCL data cache {path.parent}: "
-            f"run `{_fetch_command(release)} --force`"
+            f"run `{fetch_command(release)} --force`"
         ) from None
     stamp = (st.st_size, st.st_mtime_ns)
     if _VERIFIED.get(str(path)) != stamp:
         if sha256_hex(data) != expected:
             raise CorruptDataError(
                 f"{label} in the BFCL data cache does not match its checksum (damaged or edited): "
-                f"run `{_fetch_command(release)} --force`"
+                f"run `{fetch_command(release)} --force`"
             )
         _VERIFIED[str(path)] = stamp
     return data
@@ -478,10 +315,54 @@ def _forget(root: Path) -> None:
             del cache[key]
 
 
-def dataset_identity(release: str, data_dir: Path | None = None) -> dict[str, Any]:
-    """What a result or score file records about its data: the release and a checksum of
-    every data file (from the fetch manifest), or the user's data folder."""
+# --------------------------------------------------------------------------- identity
+
+
+def fetched_releases() -> list[str]:
+    """The releases installed in the cache (oldest first), whether or not still intact."""
+    root = fcbench_home() / "releases"
+    try:
+        names = [p.name for p in root.iterdir() if (p / MANIFEST).is_file()]
+    except OSError:
+        return []
+    return sorted(names, key=release_sort_key)
+
+
+def release_sort_key(release: str) -> tuple[tuple[int, str], ...]:
+    """Orders `2025.6.8` before `2025.10.27` and `2026.1.16` before `2026.1.16.1`."""
+    return tuple((int(part), "") if part.isdigit() else (-1, part) for part in release.split("."))
+
+
+def data_files(release: str = DEFAULT_RELEASE) -> dict[str, str]:
+    """Every data file of a fetched release (path relative to `data/`) with its sha256."""
+    files: dict[str, str] = dict(_manifest(release_dir(release))["files"])
+    return files
+
+
+def dataset_identity(
+    release: str | None = None, data_dir: Path | str | None = None
+) -> dict[str, Any]:
+    """What a result or score file records of its data, so a number can be traced to it.
+
+    `{"release": R, "checksum": "sha256:..."}` for a fetched release; for a user's folder
+    `{"release": None, "data_dir": absolute path, "checksum": ...}`. The checksum is the
+    sha256 of the sorted `{path: sha256}` map of every data file, so an unpacked copy of a
+    release has the release's checksum, and any edited, added or removed file changes it.
+    """
     if data_dir is not None:
-        return {"release": None, "data_dir": str(Path(data_dir).resolve()), "checksum": None}
-    files = json.dumps(_manifest(release_dir(release)).get("files", {}), sort_keys=True)
-    return {"release": release, "checksum": "sha256:" + sha256_hex(files.encode())}
+        root = Path(data_dir)
+        if not root.is_dir():
+            raise DataError(f"{root} is not a folder")
+        files = {
+            path.relative_to(root).as_posix(): _sha256_file(path)
+            for path in sorted(root.rglob("*"))
+            if path.is_file() and not any(p.startswith(".") for p in path.relative_to(root).parts)
+        }
+        return {"release": None, "data_dir": str(root.resolve()), "checksum": _checksum(files)}
+    release = release or DEFAULT_RELEASE
+    return {"release": release, "checksum": _checksum(data_files(release))}
+
+
+def _checksum(files: dict[str, str]) -> str:
+    return "sha256:" + sha256_hex(json.dumps(files, sort_keys=True).encode())
+

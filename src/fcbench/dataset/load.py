@@ -2,7 +2,9 @@
 
 What a `TestCase` holds (the evaluator's view of an entry, §2 of the spec):
 
-* `id`: the official id, after the load-time rewrites the official tool does: web-search ids
+* `id`: today's official id. Files of an older layout (`BFCL_v3_simple.json`, see
+  `naming.py`) are read under today's category names, their ids renamed (`simple_7` ->
+  `simple_python_7`). Then the load-time rewrites the official tool does: web-search ids
   `web_search_N` become `web_search_base_N` / `web_search_no_snippet_N`, memory ids
   `memory_...` become `memory_kv_...` etc. The legacy `chatable` file has no ids: entry n
   gets `chatable_<n>` (0-based, file order).
@@ -27,50 +29,29 @@ language hints in function descriptions, and the memory entries' `depends_on`/re
 from __future__ import annotations
 
 import json
-import marshal
-import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fcbench.dataset import categories
 from fcbench.dataset.categories import Category, Checker
-from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError, read_data_file, release_dir
+from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError
 from fcbench.dataset.model import TestCase
-from fcbench.layout import (
-    VERSION_PREFIX,
-    answer_file,
-    format_sensitivity_file,
-    func_doc_file,
-    question_file,
-)
+from fcbench.dataset.naming import Naming
+from fcbench.dataset.source import FUNC_DOC_FILES, Source, source
+from fcbench.layout import VERSION_PREFIX
 
 __all__ = [
     "FUNC_DOC_FILES",
     "VERSION_PREFIX",
     "answer_file",
     "dataset_size",
+    "has_category",
     "load_category",
     "load_memory_prereqs",
     "question_file",
 ]
 
 
-FUNC_DOC_FILES: dict[str, str] = {
-    "GorillaFileSystem": "gorilla_file_system.json",
-    "MathAPI": "math_api.json",
-    "MessageAPI": "message_api.json",
-    "TwitterAPI": "posting_api.json",
-    "TicketAPI": "ticket_api.json",
-    "TradingBot": "trading_bot.json",
-    "TravelAPI": "travel_booking.json",
-    "VehicleControlAPI": "vehicle_control.json",
-    "WebSearchAPI": "web_search.json",
-    "MemoryAPI_kv": "memory_kv.json",
-    "MemoryAPI_vector": "memory_vector.json",
-    "MemoryAPI_rec_sum": "memory_rec_sum.json",
-}
-"""Multi-turn/agentic class -> its function-doc file under `multi_turn_func_doc/` (§2.3)."""
 
 MEMORY_SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
 FORMAT_SENSITIVITY_CONFIGS = 26
@@ -79,86 +60,33 @@ FORMAT_SENSITIVITY_CONFIGS = 26
 _SIZES: dict[tuple[str, int, int], int] = {}
 
 
-# --------------------------------------------------------------------------- file access
-
-
-@dataclass
-class _Source:
-    """Where data files come from: the verified release cache, or a user's folder."""
-
-    release: str
-    root: Path | None
-    _docs: dict[str, bytes] = field(default_factory=dict)
-    _shared: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-
-    def label(self, relpath: str) -> str:
-        return str(self.root / relpath) if self.root is not None else relpath
-
-    def read(self, relpath: str) -> bytes:
-        if self.root is None:
-            return read_data_file(relpath, self.release)
-        try:
-            return (self.root / relpath).read_bytes()
-        except FileNotFoundError:
-            raise DataError(f"{self.root / relpath} does not exist") from None
-        except OSError as exc:
-            raise DataError(f"cannot read {self.root / relpath}: {exc}") from None
-
-    def stamp(self, relpath: str) -> tuple[str, int, int]:
-        """An identity for caching: (path, size, mtime) of the file."""
-        base = self.root if self.root is not None else release_dir(self.release) / "data"
-        path = base / relpath
-        try:
-            st = os.stat(path)
-        except OSError:
-            return (str(path), -1, -1)
-        return (str(path), st.st_size, st.st_mtime_ns)
-
-    def lines(self, relpath: str) -> list[tuple[int, dict[str, Any]]]:
-        """(line number, object) for every non-blank JSON line; a bad line is a DataError."""
-        try:
-            text = self.read(relpath).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise DataError(f"{self.label(relpath)}: not UTF-8 text ({exc.reason})") from None
-        out: list[tuple[int, dict[str, Any]]] = []
-        for number, line in enumerate(text.split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(
-                    f"{self.label(relpath)}, line {number}: not valid JSON ({exc.msg})"
-                ) from None
-            if not isinstance(obj, dict):
-                raise DataError(f"{self.label(relpath)}, line {number}: not a JSON object")
-            out.append((number, obj))
-        return out
-
-    def docs(self, cls: str, where: str) -> list[dict[str, Any]]:
-        """Fresh copies of a class's function docs (callers may edit them freely)."""
-        if cls not in FUNC_DOC_FILES:
-            raise DataError(f"{where}: unknown class {cls!r} in involved_classes")
-        if cls not in self._docs:
-            rel = func_doc_file(FUNC_DOC_FILES[cls])
-            # marshal round-trips plain JSON values about twice as fast as json.loads.
-            self._docs[cls] = marshal.dumps([obj for _, obj in self.lines(rel)])
-        result: list[dict[str, Any]] = marshal.loads(self._docs[cls])
-        return result
-
-    def shared_docs(self, cls: str, where: str) -> list[dict[str, Any]]:
-        """A class's docs decoded once and shared by every caller (read-only use)."""
-        if cls not in self._shared:
-            self._shared[cls] = self.docs(cls, where)
-        return self._shared[cls]
-
-
-def _source(release: str, data_root: Path | str | None) -> _Source:
-    return _Source(release, Path(data_root) if data_root is not None else None)
-
-
 def _category(category: Category | str) -> Category:
     return category if isinstance(category, Category) else categories.get(category)
+
+
+def question_file(
+    category: Category | str, release: str = DEFAULT_RELEASE, data_root: Path | str | None = None
+) -> str:
+    """The question file of a category in that data, relative to `data/`."""
+    return source(release, data_root).naming.question_file(_category(category))
+
+
+def answer_file(
+    category: Category | str, release: str = DEFAULT_RELEASE, data_root: Path | str | None = None
+) -> str:
+    """The possible-answer file of a category in that data, relative to `data/`."""
+    return source(release, data_root).naming.answer_file(_category(category))
+
+
+def has_category(
+    category: Category | str, release: str = DEFAULT_RELEASE, data_root: Path | str | None = None
+) -> bool:
+    """Whether that data holds the category's question file (older releases lack some)."""
+    cat = _category(category)
+    src = source(release, data_root)
+    if cat.name == "format_sensitivity":
+        return src.has(src.naming.format_sensitivity_file())
+    return src.has(src.naming.question_file(cat))
 
 
 # --------------------------------------------------------------------------- loading
@@ -185,20 +113,22 @@ def load_category(
             "format_sensitivity cannot be loaded yet (its 200 items x 26 prompt configurations "
             "are assembled from other categories); load those categories instead"
         )
-    src = _source(release, data_root)
-    qfile = question_file(cat)
+    src = source(release, data_root)
+    qfile = src.naming.question_file(cat)
     answers = _answers(src, cat) if cat.has_possible_answer else None
     cases: list[TestCase] = []
     for index, (number, raw) in enumerate(src.lines(qfile)):
         where = f"{src.label(qfile)}, line {number}"
-        entry = _normalise(raw, cat, index, where)
+        entry = _normalise(raw, cat, index, where, src.naming)
         if cat.checker in (Checker.MULTI_TURN, Checker.AGENTIC) and "involved_classes" in entry:
             _populate_functions(entry, src, where, functions)
-        cases.append(_test_case(entry, cat, answers, src.label(answer_file(cat))))
+        cases.append(_test_case(entry, cat, answers, src.label(src.naming.answer_file(cat))))
     return cases
 
 
-def _normalise(raw: dict[str, Any], cat: Category, index: int, where: str) -> dict[str, Any]:
+def _normalise(
+    raw: dict[str, Any], cat: Category, index: int, where: str, naming: Naming
+) -> dict[str, Any]:
     """Give an entry the common shape: id, question as turns, function list, id rewrites."""
     entry = dict(raw)
     if "id" not in entry:
@@ -207,6 +137,7 @@ def _normalise(raw: dict[str, Any], cat: Category, index: int, where: str) -> di
         entry["id"] = f"chatable_{index}"
     if not isinstance(entry["id"], str):
         raise DataError(f"{where}: the id is not a string")
+    entry["id"] = naming.today_id(cat, entry["id"])
     entry["question"] = _as_turns(entry.get("question"), where)
     function = entry.get("function")
     entry["function"] = function if isinstance(function, list) else []
@@ -235,7 +166,7 @@ def _as_turns(question: Any, where: str) -> list[Any]:
 
 
 def _populate_functions(
-    entry: dict[str, Any], src: _Source, where: str, keep: bool = True
+    entry: dict[str, Any], src: Source, where: str, keep: bool = True
 ) -> None:
     """Docs of the involved classes, in order; miss_func's held-out docs moved aside.
 
@@ -262,14 +193,15 @@ def _populate_functions(
     entry["function"] = functions if keep else []
 
 
-def _answers(src: _Source, cat: Category) -> dict[str, dict[str, Any]]:
+def _answers(src: Source, cat: Category) -> dict[str, dict[str, Any]]:
     """The category's answers by (rewritten) id."""
-    afile = answer_file(cat)
+    afile = src.naming.answer_file(cat)
     result: dict[str, dict[str, Any]] = {}
     for number, raw in src.lines(afile):
         answer_id = raw.get("id")
         if not isinstance(answer_id, str):
             raise DataError(f"{src.label(afile)}, line {number}: the answer has no id")
+        answer_id = src.naming.today_id(cat, answer_id)
         if cat.stem in ("web_search", "memory"):
             answer_id = answer_id.replace(cat.stem, cat.name)
         result[answer_id] = raw
@@ -316,14 +248,14 @@ def load_memory_prereqs(
     cat = _category(category)
     if cat.stem != "memory":
         raise DataError(f"{cat.name} is not a memory category")
-    src = _source(release, data_root)
+    src = source(release, data_root)
     cases: list[TestCase] = []
     for scenario in MEMORY_SCENARIOS:
         rel = f"memory_prereq_conversation/memory_{scenario}.json"
         earlier: list[str] = []
         for number, raw in src.lines(rel):
             where = f"{src.label(rel)}, line {number}"
-            entry = _normalise(raw, cat, 0, where)
+            entry = _normalise(raw, cat, 0, where, src.naming)
             entry["depends_on"] = list(earlier)
             _populate_functions(entry, src, where)
             earlier.append(entry["id"])
@@ -345,18 +277,25 @@ def dataset_size(
 ) -> int:
     """How many test cases a category has, by counting lines (cached per file version).
 
-    format_sensitivity counts its 200 selected items times its 26 prompt configurations.
+    format_sensitivity counts its 200 selected items times its 26 prompt configurations. A
+    category a fetched release does not have (the agentic ones before 2025.8.25) has 0 cases
+    there; a user's folder that lacks the file is an error, as when loading it.
     """
     cat = _category(category)
-    src = _source(release, data_root)
-    rel = format_sensitivity_file() if cat.name == "format_sensitivity" else question_file(cat)
+    src = source(release, data_root)
+    if cat.name == "format_sensitivity":
+        rel = src.naming.format_sensitivity_file()
+    else:
+        rel = src.naming.question_file(cat)
+    if src.root is None and not src.has(rel):
+        return 0
     key = src.stamp(rel)
     if key not in _SIZES:
         _SIZES[key] = _count(src, rel, cat)
     return _SIZES[key]
 
 
-def _count_lines(src: _Source, rel: str) -> int:
+def _count_lines(src: Source, rel: str) -> int:
     """Non-blank lines, streamed from disk: sizes are asked for every category at once and the
     largest files are several MB. (Loading a category verifies its checksum; counting needn't.)"""
     path = Path(src.stamp(rel)[0])
@@ -370,7 +309,7 @@ def _count_lines(src: _Source, rel: str) -> int:
         raise DataError(f"cannot read {src.label(rel)}: {exc}") from None
 
 
-def _count(src: _Source, rel: str, cat: Category) -> int:
+def _count(src: Source, rel: str, cat: Category) -> int:
     if cat.name != "format_sensitivity":
         return _count_lines(src, rel)
     data = src.read(rel)

@@ -21,9 +21,8 @@ from typing import Any
 from fcbench._json import RawJSON
 from fcbench.dataset.categories import Category
 from fcbench.dataset.derived import cached
-from fcbench.dataset.load import load_category
+from fcbench.dataset.load import answer_file, load_category, question_file
 from fcbench.dataset.model import TestCase, id_order
-from fcbench.layout import answer_file, question_file
 
 PromptOf = Callable[[TestCase], dict[str, Any]]
 """A case's prompt as its failure records show it."""
@@ -89,9 +88,9 @@ def load_slim_cached(
     kept in the release's derived cache (a user's data folder is read afresh)."""
     if data_root is not None:
         return load_slim(category, release, data_root, prompt_of)
-    sources = [question_file(category)]
+    sources = [question_file(category, release)]  # the release's own file names
     if category.has_possible_answer:
-        sources.append(answer_file(category))
+        sources.append(answer_file(category, release))
 
     def rows() -> list[tuple[Any, ...]]:
         slim = load_slim(category, release, None, prompt_of)
