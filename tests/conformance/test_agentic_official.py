@@ -20,12 +20,9 @@ builds. Every case must agree on valid and error_type, an official crash must be
 
 from __future__ import annotations
 
-import ast
 import copy
 import json
 import random
-import sys
-import zipfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +37,7 @@ from fcbench.dataset.load import load_category
 from fcbench.decode.encoding import Encoding
 from fcbench.models.prompts import load_texts
 from fcbench.report.score_files import _dumps, new_encoder
+from official_bfcl import bare, official_function, official_package
 
 MODEL = "oracle-model"
 ENCODINGS = {
@@ -51,60 +49,33 @@ ENCODINGS = {
 
 @pytest.fixture(scope="module")
 def official(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The official modules, imported from a copy of the wheel (skips if they cannot be)."""
-    root = tmp_path_factory.mktemp("bfcl_official")
-    with zipfile.ZipFile(bfcl_wheel) as wheel:
-        wheel.extractall(root, [n for n in wheel.namelist() if n.startswith("bfcl_eval/")])
-    before = set(sys.modules)
-    sys.path.insert(0, str(root))
-    try:
-        from bfcl_eval import utils
-        from bfcl_eval.eval_checker.agentic_eval import agentic_checker
-        from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
-        from bfcl_eval.model_handler.api_inference.gemini import GeminiHandler
-        from bfcl_eval.model_handler.api_inference.openai_completion import (
-            OpenAICompletionsHandler,
+    """The official functions the comparison runs (skips if they cannot be imported)."""
+    with official_package(bfcl_wheel, tmp_path_factory.mktemp("bfcl_official")) as package:
+        try:
+            from bfcl_eval import utils
+            from bfcl_eval.eval_checker.agentic_eval import agentic_checker
+            from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+            from bfcl_eval.model_handler.api_inference.gemini import GeminiHandler
+            from bfcl_eval.model_handler.api_inference.openai_completion import (
+                OpenAICompletionsHandler,
+            )
+        except Exception as exc:  # pragma: no cover - depends on the environment
+            pytest.skip(f"the official modules cannot be imported here: {exc!r}")
+        runner = official_function(
+            package / "eval_checker/eval_runner.py", "_evaluate_single_agentic_entry",
+            {"agentic_checker": agentic_checker.agentic_checker,
+             "is_empty_execute_response": multi_turn_utils.is_empty_execute_response},
         )
-    except Exception as exc:  # pragma: no cover - depends on the environment
-        sys.path.remove(str(root))
-        pytest.skip(f"the official modules cannot be imported here: {exc!r}")
-    runner = _official_function(
-        root / "bfcl_eval/eval_checker/eval_runner.py", "_evaluate_single_agentic_entry",
-        {"agentic_checker": agentic_checker.agentic_checker,
-         "is_empty_execute_response": multi_turn_utils.is_empty_execute_response},
-    )
-    try:
         yield {
             "evaluate": runner,
             "serialisable": utils.make_json_serializable,
             "load": utils.load_dataset_entry,
             "handlers": {
-                "prompt": _handler(OpenAICompletionsHandler, fc=False),
-                "fc_json": _handler(OpenAICompletionsHandler, fc=True),
-                "fc_object": _handler(GeminiHandler, fc=True),
+                "prompt": bare(OpenAICompletionsHandler, is_fc_model=False),
+                "fc_json": bare(OpenAICompletionsHandler, is_fc_model=True),
+                "fc_object": bare(GeminiHandler, is_fc_model=True),
             },
         }
-    finally:
-        sys.path.remove(str(root))
-        for name in set(sys.modules) - before:
-            if name.startswith("bfcl_eval"):
-                del sys.modules[name]
-
-
-def _official_function(path: Path, name: str, names: dict[str, Any]) -> Any:
-    """One top-level function of an official module, compiled alone with the globals it uses."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    [node] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
-    namespace = dict(names)
-    exec(compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec"), namespace)
-    return namespace[name]
-
-
-def _handler(cls: type, fc: bool) -> Any:
-    """A handler object with only what `decode_execute` reads (no client, no API key)."""
-    handler = cls.__new__(cls)
-    handler.is_fc_model = fc
-    return handler
 
 
 # ----------------------------------------------------------------------------- generation
