@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from official_bfcl import official_package
 
 from fcbench.dataset import categories
 from fcbench.dataset.agentic import (
@@ -30,6 +29,7 @@ from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.load import load_category, load_memory_prereqs
 from fcbench.dataset.model import TestCase
 from fcbench.models.prompts import build_request, load_texts
+from official_bfcl import official_package
 
 CORE_MEMORY = '{\n    "name": "Michael"\n}'
 
