@@ -69,7 +69,8 @@ def test_record_then_replay_gives_identical_outputs(web: FakeWeb, tmp_path: Path
     assert description["provider"] == "replay" and description["mode"] == "replay"
     assert description["recorded_providers"] == {"serpapi": 10}
     assert description["comparable"] is True
-    assert description["counts"] == {"live": 0, "from_record": 22, "missing": 0}
+    assert description["counts"] == {"live": 0, "from_record": 22, "missing": 0,
+                                    "unrecorded": 0}
 
 
 def test_a_record_made_with_one_provider_answers_another(web: FakeWeb, tmp_path: Path) -> None:
@@ -239,6 +240,27 @@ def test_concurrent_identical_requests_ask_the_provider_once(tmp_path: Path) -> 
     for thread in threads:
         thread.join()
     assert asked == ["q"] and len(answers) == 6 and all(a == answers[0] for a in answers)
+
+
+def test_an_answer_that_cannot_be_recorded_still_reaches_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services = create("ddgs", tmp_path, client=lambda **kwargs: _Canned())
+
+    def full_disk(*args: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(WebRecord, "put", full_disk)
+    with use(services):
+        assert WebSearchAPI().search_engine_query("tea", 1) == [
+            {"title": "t", "href": "h", "body": "b"}
+        ]
+    assert services.describe()["counts"]["unrecorded"] == 1
+
+
+class _Canned:
+    def text(self, *args: Any, **kwargs: Any) -> list[dict[str, str]]:
+        return [{"title": "t", "href": "h", "body": "b"}]
 
 
 def test_record_errors_are_clear(tmp_path: Path) -> None:

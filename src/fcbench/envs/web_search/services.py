@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -55,8 +56,14 @@ DEFAULT_PROVIDER = "serpapi"
 COMPARABLE_PROVIDER = "serpapi"
 """The official provider: only its answers make scores comparable with the leaderboard."""
 
+COUNTS = ("live", "from_record", "missing", "unrecorded")
+"""What `describe` counts: answers asked live, served from the record, missing from it
+(replay), and live answers the record could not store (a full or read-only disk)."""
+
 SEARCH = "search_engine_query"
 FETCH = "fetch_url_content"
+
+_log = logging.getLogger("fcbench.web")
 
 
 class WebSearchError(ValueError):
@@ -127,7 +134,11 @@ class WebServices:
                 return answer
             self._count("live")
             answer = live(self.provider)
-            self.record.put(key, answer, self.provider.name)
+            try:
+                self.record.put(key, answer, self.provider.name)
+            except OSError as exc:  # the model still gets its answer; the run says so
+                self._count("unrecorded")
+                _log.error("web record %s: cannot record an answer (%s)", self.record.root, exc)
             return answer
 
     def _recorded(self, key: RequestKey) -> tuple[bool, Any]:
@@ -180,7 +191,7 @@ class WebServices:
             "record_dir": str(self.record.root) if self.record is not None else None,
             "recorded_providers": recorded,
             "comparable": comparable,
-            "counts": {k: self.counts[k] for k in ("live", "from_record", "missing")},
+            "counts": {k: self.counts[k] for k in COUNTS},
         }
 
 
