@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fcbench.envs.web_search.extra import missing
+
 __all__ = ["BROWSER_HEADERS", "MODES", "PageFetcher", "convert_page"]
 
 MODES = ("raw", "markdown", "truncate")
@@ -58,12 +60,8 @@ class PageFetcher:
 
     def check(self) -> str | None:
         """Why pages cannot be fetched here (a missing extra), or None."""
-        for module in ("requests", "html2text", "bs4"):
-            try:
-                __import__(module)
-            except ImportError:
-                return f"fetching pages needs {module!r}: pip install 'fcbench[web]'"
-        return None
+        client = ("requests",) if self._get is None else ()
+        return missing("fetching pages", *client, "html2text", "bs4")
 
     def fetch(self, url: Any, mode: Any) -> dict[str, Any]:
         """`{"content": text}` or the official error dict; never raises."""

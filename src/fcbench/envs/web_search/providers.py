@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from fcbench.envs.web_search.extra import missing
+
 __all__ = [
     "NO_RESULTS_ERROR",
     "DdgsProvider",
@@ -92,12 +94,7 @@ class SerpApiProvider:
     def check(self) -> str | None:
         if not self.api_key:
             return "the serpapi search provider needs an API key: set SERPAPI_API_KEY"
-        if self._get is None:
-            try:
-                import requests  # noqa: F401
-            except ImportError:
-                return "the serpapi search provider needs 'requests': pip install 'fcbench[web]'"
-        return None
+        return missing("the serpapi search provider", "requests") if self._get is None else None
 
     def search(self, keywords: Any, max_results: Any, region: Any) -> SearchAnswer:
         """The organic results, or the error dict upstream would give (never raises)."""
@@ -161,12 +158,7 @@ class DdgsProvider:
         self._client = client
 
     def check(self) -> str | None:
-        if self._client is None:
-            try:
-                import ddgs  # noqa: F401
-            except ImportError:
-                return "the ddgs search provider needs 'ddgs': pip install 'fcbench[web]'"
-        return None
+        return missing("the ddgs search provider", "ddgs") if self._client is None else None
 
     def search(self, keywords: Any, max_results: Any, region: Any) -> SearchAnswer:
         count = max_results if type(max_results) is int and max_results > 10 else 10
