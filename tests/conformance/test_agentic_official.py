@@ -15,7 +15,8 @@ runner's `_evaluate_single_agentic_entry` (taken from `eval_runner.py`, which ca
 imported whole without every vendor SDK), on the prompt entries its own `load_dataset_entry`
 builds. Every case must agree on valid and error_type, an official crash must be an
 `fcbench:checker_crash`, and every failure record must be byte-identical once JSON-encoded
-(fcbench's `report.score_files` encoder; the official `make_json_serializable` + `json.dumps`).
+(fcbench's `report.score_files` encoder, with the prompt given as a dict and as `RawJSON`; the
+official `make_json_serializable` + `json.dumps`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from fcbench._json import RawJSON
 from fcbench.check.agentic import CHECKER_CRASH, failure_record, judge_agentic
 from fcbench.dataset import categories
 from fcbench.dataset.agentic import eval_prompt, memory_dependencies
@@ -236,7 +238,8 @@ def _compare(
     log = [[{"role": "user", "content": "hi"}]] if len(case.id) % 2 else ""
     theirs["inference_log"] = log
     official_line = json.dumps(official["serialisable"](theirs), ensure_ascii=False)
-    ours_line = _dumps(failure_record(MODEL, case, raw, verdict, ours_prompt, log), encode)
-    if official_line != ours_line:
-        return error_type, f"records differ:\n  {official_line:.600}\n  {ours_line:.600}"
+    for prompt in (ours_prompt, RawJSON(json.dumps(ours_prompt, ensure_ascii=False))):
+        ours_line = _dumps(failure_record(MODEL, case, raw, verdict, prompt, log), encode)
+        if official_line != ours_line:
+            return error_type, f"records differ:\n  {official_line:.600}\n  {ours_line:.600}"
     return error_type, None

@@ -25,9 +25,12 @@ evaluator; here they are a recorded failure, `fcbench:checker_crash`.
 from __future__ import annotations
 
 import functools
+import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
+from fcbench._json import RawJSON
 from fcbench.dataset.model import TestCase, Verdict
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DecodeError
@@ -152,14 +155,15 @@ def failure_record(
     case: TestCase,
     raw: Any,
     verdict: Verdict,
-    prompt: dict[str, Any],
+    prompt: Mapping[str, Any] | RawJSON,
     inference_log: Any = "",
 ) -> dict[str, Any]:
     """A failed case's score-file line, in the official shape for its error type.
 
-    `prompt` is the entry as the official evaluator loads it (`dataset.agentic.eval_prompt`):
-    not-found records show only its `question`, the others the whole entry. Key order and
-    values are the official ones, so `report.score_files` writes the same bytes.
+    `prompt` is the entry as the official evaluator loads it (`dataset.agentic.eval_prompt`),
+    as a dict or as its JSON text (`RawJSON`, written as is): not-found records show only its
+    `question`, the others the whole entry. Key order and values are the official ones, so
+    `report.score_files` writes the same bytes.
     """
     record: dict[str, Any] = {
         "id": case.id,
@@ -170,7 +174,8 @@ def failure_record(
                                               "error_type": verdict.error_type}),
     }
     if verdict.error_type == ANSWER_NOT_FOUND:
-        record["prompt"] = prompt["question"]
+        entry = json.loads(prompt) if isinstance(prompt, str) else prompt
+        record["prompt"] = entry["question"]
         record["model_result_raw"] = raw
         record["last_non_fc_message"] = verdict.extras.get("last_message")
     else:
