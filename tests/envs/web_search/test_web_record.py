@@ -93,10 +93,10 @@ def test_replay_misses_give_the_official_error_shapes(tmp_path: Path) -> None:
     with use(services):
         api = WebSearchAPI()
         search = api.search_engine_query("never searched")
-        page = api.fetch_url_content("https://never.fetched/")
+        page = api.fetch_url_content("https://never.fetched/{x}")
     assert list(search) == ["error"] and "No recorded answer" in search["error"]
     assert str(tmp_path) in search["error"]
-    assert page["error"].startswith("An error occurred while fetching https://never.fetched/: ")
+    assert page["error"].startswith("An error occurred while fetching https://never.fetched/{x}: ")
     assert "not in the web record" in page["error"]
     assert services.describe()["counts"]["missing"] == 2
     assert services.describe()["comparable"] is False

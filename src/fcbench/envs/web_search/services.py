@@ -97,17 +97,19 @@ class WebServices:
         """Organic results (SerpAPI field names) or an error dict, for the environment."""
         key = request_key(SEARCH, {"keywords": keywords, "max_results": max_results,
                                    "region": region})
-        return self._answer(key, lambda p: p.search(keywords, max_results, region),
-                            "No recorded answer for this search in the web record {root} "
-                            "(replay); search results cannot be fetched in replay.")
+        return self._answer(
+            key, lambda p: p.search(keywords, max_results, region),
+            lambda root: f"No recorded answer for this search in the web record {root} "
+                         "(replay); search results cannot be fetched in replay.",
+        )
 
     def fetch(self, url: Any, mode: Any) -> dict[str, Any]:
         """`{"content": ...}` or the official error dict."""
         key = request_key(FETCH, {"url": url, "mode": mode})
         answer: dict[str, Any] = self._answer(
             key, lambda _: self._live_fetch(url, mode),
-            f"An error occurred while fetching {url}: the page is not in the web record "
-            "{root} (replay); pages cannot be fetched in replay.",
+            lambda root: f"An error occurred while fetching {url}: the page is not in the web "
+                         f"record {root} (replay); pages cannot be fetched in replay.",
         )
         return answer
 
@@ -116,15 +118,20 @@ class WebServices:
         return self.fetcher.fetch(url, mode)
 
     def _answer(
-        self, key: RequestKey, live: Callable[[SearchProvider], Any], miss: str
+        self,
+        key: RequestKey,
+        live: Callable[[SearchProvider], Any],
+        miss: Callable[[Path | str], str],
     ) -> Any:
+        """From the record when it holds the request; else live (and recorded), or in
+        replay the error dict `miss` words for the record folder."""
         if self.provider is None:  # replay
             found, answer = self._recorded(key)
             if found:
                 return answer
             self._count("missing")
             root = self.record.root if self.record is not None else "(none)"
-            return {"error": miss.format(root=root)}
+            return {"error": miss(root)}
         if self.record is None:
             self._count("live")
             return live(self.provider)
@@ -178,13 +185,11 @@ class WebServices:
         from a record made with it, with no request missing from it).
         """
         recorded = self.record.providers() if self.record is not None else {}
+        only_serpapi = set(recorded) <= {COMPARABLE_PROVIDER}
         if self.provider is None:
-            comparable = bool(recorded) and set(recorded) == {COMPARABLE_PROVIDER} \
-                and not self.counts["missing"]
+            comparable = bool(recorded) and only_serpapi and not self.counts["missing"]
         else:
-            comparable = self.provider.name == COMPARABLE_PROVIDER and set(recorded) <= {
-                COMPARABLE_PROVIDER
-            }
+            comparable = self.provider.name == COMPARABLE_PROVIDER and only_serpapi
         return {
             "provider": self.provider_name,
             "mode": self.mode,
