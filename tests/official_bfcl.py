@@ -1,0 +1,51 @@
+"""The official package from the shared wheel, importable for the length of a test module.
+
+Oracle tests run the official functions themselves (never copies of them): the wheel's
+`bfcl_eval` package is extracted to a temporary folder and put first on `sys.path`; on
+exit the path entry and every `bfcl_eval` module imported meanwhile are removed again.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import sys
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+@contextlib.contextmanager
+def official_package(wheel: Path, folder: Path) -> Iterator[Path]:
+    """Extract `bfcl_eval/` of the wheel into `folder` and make it importable."""
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(folder, [n for n in archive.namelist() if n.startswith("bfcl_eval/")])
+    loaded = set(sys.modules)
+    sys.path.insert(0, str(folder))
+    try:
+        yield folder / "bfcl_eval"
+    finally:
+        sys.path.remove(str(folder))
+        for name in set(sys.modules) - loaded:
+            if name.startswith("bfcl_eval"):
+                del sys.modules[name]
+
+
+def official_function(path: Path, name: str, names: dict[str, Any]) -> Any:
+    """One top-level function of an official module, compiled alone with the globals it
+    uses (for modules that cannot be imported whole without every vendor SDK)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    [node] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+    namespace = dict(names)
+    exec(compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec"), namespace)
+    return namespace[name]
+
+
+def bare(cls: type, **attributes: Any) -> Any:
+    """An instance made without its constructor, with only the attributes a method reads
+    (handlers without clients or keys, backends without files)."""
+    instance = cls.__new__(cls)
+    for key, value in attributes.items():
+        setattr(instance, key, value)
+    return instance
