@@ -31,6 +31,11 @@ def official_verdicts(model: str) -> dict[str, dict[str, bool]]:
     return found
 
 
+def official_errors(model: str) -> dict[str, str]:
+    with (CORPUS_V1 / model / "verdicts.jsonl").open() as f:
+        return {v["id"]: v["error_type"] for v in map(json.loads, f) if not v["valid"]}
+
+
 def hand_p_value(gained: int, lost: int) -> float:
     n, k = gained + lost, min(gained, lost)
     return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
@@ -56,16 +61,16 @@ def test_compare_matches_the_official_verdicts_by_hand(v1_scores: Path) -> None:
         assert got["p_value"] == pytest.approx(hand_p_value(len(gained), len(lost))), category
         pooled_gained += len(gained)
         pooled_lost += len(lost)
-    # A lost case carries B's error type as the official verdict file records it.
-    errors_b = {}
-    with (CORPUS_V1 / B / "verdicts.jsonl").open() as f:
-        for line in f:
-            v = json.loads(line)
-            errors_b[v["id"]] = v["error_type"]
+    # A flip carries the failing side's error type as the official verdict file records it.
+    errors_a, errors_b = official_errors(A), official_errors(B)
+    checked = 0
     for c in data["categories"]:
-        for flip in c["lost"]:
-            if flip["id"] in errors_b:
-                assert flip["error_type"] == errors_b[flip["id"]]
+        for side, errors in (("lost", errors_b), ("gained", errors_a)):
+            for flip in c[side]:
+                if flip["id"] in errors:
+                    assert flip["error_type"] == errors[flip["id"]], (side, flip)
+                    checked += 1
+    assert checked == pooled_gained + pooled_lost
     exec_gained = sum(len(c["gained"]) for c in data["categories"] if c["category"] not in va)
     exec_lost = sum(len(c["lost"]) for c in data["categories"] if c["category"] not in va)
     assert data["pooled"]["gained"] == pooled_gained + exec_gained
