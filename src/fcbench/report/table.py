@@ -65,7 +65,7 @@ def print_scores(
     whenever there are any."""
     names = [c.name for c in categories.CATEGORIES if any(c.name in s for s in per_model.values())]
     labels = _labels(names)
-    summaries = {model: _summaries(per_model[model], complete[model], labels)
+    summaries = {model: displayed_summaries(per_model[model], complete[model], labels)
                  for model in per_model}
     shown_skipped = skipped if skipped and any(skipped.values()) else None
     table = _by_category(per_model, names, labels, summaries, shown_skipped)
@@ -87,7 +87,7 @@ def ranked_table(complete: Scores, title: str = "leaderboard (accuracy %)") -> T
     names = [c.name for c in categories.CATEGORIES
              if any(c.name in s and s[c.name].evaluated for s in complete.values())]
     labels = [label for label in _labels(names) if label in (*SUMMARIES, V1_LABEL)]
-    summaries = {m: _summaries(s, s, labels) for m, s in complete.items()}
+    summaries = {m: displayed_summaries(s, s, labels) for m, s in complete.items()}
     order = sorted(sorted(complete), key=lambda m: summaries[m]["Overall"] or 0.0, reverse=True)
     return _by_model({m: complete[m] for m in order}, labels, summaries, None, title, rank=True)
 
@@ -97,10 +97,12 @@ def _labels(names: Sequence[str]) -> list[str]:
     return list(SUMMARIES) + (list(V1_SUMMARIES) if include_v1 else [])
 
 
-def _summaries(
+def displayed_summaries(
     evaluated: Mapping[str, CategoryScore], complete: Mapping[str, CategoryScore],
     labels: Sequence[str],
 ) -> dict[str, float | None]:
+    """The summary values people see (None = N/A): the official numbers, except that a
+    summary with nothing under it evaluated is N/A rather than a made-up 0."""
     values = dict(summary_rows(complete))
     if V1_LABEL in labels:
         values.update(v1_rows(complete))
