@@ -180,9 +180,9 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
 
     console.print(f"A = {comparison.a}\nB = {comparison.b}", highlight=False)
     table = Table(box=box.SIMPLE_HEAD, title="per category (accuracy %)", title_justify="left")
-    for header in ("category", "A", "B", "Δ", "+", "−", "p"):
-        table.add_column(header, justify="left" if header == "category" else "right",
-                         no_wrap=True, overflow="fold" if header == "category" else None)
+    table.add_column("category", overflow="fold")
+    for header in ("A", "B", "Δ", "+", "−", "p"):
+        table.add_column(header, justify="right", no_wrap=True)
     for c in comparison.categories:
         table.add_row(c.category, _pct(c.a.accuracy), _pct(c.b.accuracy), _signed(c.delta),
                       str(len(c.gained)), str(len(c.lost)), _p(c.p_value))

@@ -85,13 +85,24 @@ def model_dirs(score_dir: Path) -> list[str]:
     return sorted({model for model, _, _ in iter_score_files(score_dir)})
 
 
-def read_run(score_dir: Path, model: str, ids_of: DatasetIds) -> ModelRun:
-    """Every category a model has score files for, with its per-case verdicts."""
+def read_run(
+    score_dir: Path, model: str, ids_of: DatasetIds, problems: list[str] | None = None
+) -> ModelRun:
+    """Every category a model has score files for, with its per-case verdicts.
+
+    A category that cannot be read case by case (a partial run) raises `RunError`, or, with
+    a `problems` list, is left out and said there.
+    """
     run = ModelRun(model, Path(score_dir))
     for found_model, category, path in iter_score_files(score_dir):
         if found_model != model or category == "format_sensitivity":
             continue
-        run.categories[category] = _category_run(category, path, ids_of)
+        try:
+            run.categories[category] = _category_run(category, path, ids_of)
+        except RunError as exc:
+            if problems is None:
+                raise
+            problems.append(f"{model}: {category} left out: {exc}")
     if not run.categories:
         raise RunError(f"{score_dir}: no score files for model {model!r}")
     return run
@@ -116,7 +127,9 @@ def _category_run(category: str, path: Path, ids_of: DatasetIds) -> CategoryRun:
     return CategoryRun(score, failures, ids, header)
 
 
-def iter_runs(score_dir: Path, model: str | None, ids_of: DatasetIds) -> Iterator[ModelRun]:
-    """The run of `model`, or of every model in the folder."""
+def iter_runs(
+    score_dir: Path, model: str | None, ids_of: DatasetIds, problems: list[str] | None = None
+) -> Iterator[ModelRun]:
+    """The run of `model`, or of every model in the folder (see `read_run`)."""
     for name in [model] if model else model_dirs(score_dir):
-        yield read_run(score_dir, name, ids_of)
+        yield read_run(score_dir, name, ids_of, problems)

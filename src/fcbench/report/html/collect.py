@@ -22,9 +22,9 @@ from fcbench.decode.encoding import Encoding
 from fcbench.report.html.cases import multi_turn_detail, shown, single_turn_detail
 from fcbench.report.runs import CategoryRun, ModelRun, RunError, iter_runs
 from fcbench.report.score_files import error_type_of
+from fcbench.report.table import displayed_summaries
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.disputed import Disputed, accuracy_without
-from fcbench.report.table import displayed_summaries
 from fcbench.score.formulas import format_percent, summary_rows, v1_rows
 from fcbench.score.intervals import wilson
 from fcbench.score.usage import Usage
@@ -105,8 +105,7 @@ def collect(
     runs = [run for folder in score_dirs for run in _runs(Path(folder), ids, doc)]
     labels = _labels(runs)
     names = [c.name for c in reg.CATEGORIES if any(c.name in r.categories for r in runs)]
-    cases_needed = {name for name in names}
-    _add_cases(doc, cases_needed, release, data_dir)
+    _add_cases(doc, names, release, data_dir)
     models = [
         _model(index, run, labels[index], sources, sizes, disputed, doc)
         for index, run in enumerate(runs)
@@ -130,7 +129,7 @@ def collect(
 
 def _runs(score_dir: Path, ids: Any, doc: _Document) -> list[ModelRun]:
     try:
-        return list(iter_runs(score_dir, None, ids))
+        return list(iter_runs(score_dir, None, ids, doc.problems))
     except RunError as exc:
         doc.problems.append(str(exc))
         return []
@@ -143,7 +142,9 @@ def _labels(runs: Sequence[ModelRun]) -> list[str]:
             for run in runs]
 
 
-def _add_cases(doc: _Document, names: set[str], release: str, data_dir: Path | None) -> None:
+def _add_cases(
+    doc: _Document, names: Sequence[str], release: str, data_dir: Path | None
+) -> None:
     from fcbench.dataset.load import load_category
 
     for name in names:

@@ -44,7 +44,7 @@ def _script_safe(code: str) -> str:
 
 
 def asset(name: str) -> str:
-    return resources.files("fcbench.report.html").joinpath("assets", name).read_text("utf-8")
+    return resources.files("fcbench.report.html").joinpath(f"assets/{name}").read_text("utf-8")
 
 
 def packed(document: Any) -> str:
