@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset import categories as reg
 from fcbench.report.runs import CategoryRun, ModelRun
+from fcbench.report.table import displayed_summaries
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.disputed import Disputed, accuracy_without
 from fcbench.score.formulas import summary_rows, v1_rows
@@ -123,12 +124,14 @@ def _summaries(
     a: ModelRun, b: ModelRun, sizes: Mapping[str, int]
 ) -> list[tuple[str, float | None, float | None]]:
     def rows(run: ModelRun) -> dict[str, float | None]:
+        """The summaries as the console shows them (N/A where nothing under one was run)."""
         scores = {n: c.score for n, c in run.categories.items()}
         complete = with_missing(scores, reg.ALL_SCORING, sizes)
-        values = dict(summary_rows(complete))
+        labels = [label for label, _ in summary_rows(complete)]
         if any(n in reg.V1 for n in scores):
-            values.update(v1_rows(complete))
-        return values
+            labels += [label for label, _ in v1_rows(complete)]
+        values = displayed_summaries(scores, complete, labels)
+        return {label: values.get(label) for label in labels}
 
     ra, rb = rows(a), rows(b)
     return [(name, ra.get(name), rb.get(name)) for name in dict.fromkeys([*ra, *rb])]

@@ -19,7 +19,6 @@ from fcbench.dataset.model import UNENCODABLE
 from fcbench.report.csv_files import (
     ModelEntry,
     ModelInfo,
-    cost_latency,
     load_entries,
     unknown_model,
     write_csvs,
@@ -136,12 +135,6 @@ def write_board(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
 def board_table(entries: Sequence[ModelEntry]) -> Table:
     """The ranked terminal table (V4 Overall first, N/A last)."""
     return ranked_table({e.model: e.scores for e in entries})
-
-
-def reprice(entry: ModelEntry, usage: Usage | None) -> ModelEntry:
-    """The entry with cost and latency recomputed from `usage` (and its own prices)."""
-    return ModelEntry(entry.model, entry.info, entry.scores, cost_latency(usage, entry.info),
-                      entry.format_sensitivity)
 
 
 # -- leaderboard.json -----------------------------------------------------------------------

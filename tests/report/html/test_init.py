@@ -113,3 +113,23 @@ def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> N
     requested = [u for u in browser.requested_urls() if not u.startswith(("file:", "data:",
                                                                            "blob:", "about:"))]
     assert requested == []
+
+
+def test_compare_page_in_chromium(v1_scores: Path, browser: Browser, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from fcbench.cli import main
+
+    out = tmp_path / "compare.html"
+    a, b = "gpt-4o-2024-08-06-FC", "claude-3-opus-20240229"
+    result = CliRunner().invoke(main, ["compare", f"{v1_scores}:{a}", f"{v1_scores}:{b}",
+                                       "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    before = len(browser.console_errors())
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    assert browser.evaluate("document.body.dataset.ready") == "1"
+    assert browser.evaluate("document.querySelectorAll('#chart-deltas .bars path').length") > 0
+    text = browser.evaluate("document.body.innerText")
+    assert "McNemar exact" in text and "simple_python" in text
+    browser.screenshot(shots(tmp_path) / "compare.png")
+    assert browser.console_errors()[before:] == []

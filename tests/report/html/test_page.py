@@ -25,7 +25,8 @@ def test_packed_document_round_trips() -> None:
 
 def test_render_puts_data_in_without_touching_placeholders_inside_it() -> None:
     text = page.render({"model": "__PLOTLY__ </script><b>x</b>"}, "t <i>")
-    assert "<title>t &lt;i&gt;</title>" in text
+    assert "<title>t &lt;i&gt;</title>" in text and "<h1>t &lt;i&gt;</h1>" in text
+    assert "__TITLE__" not in text and "__BODY__" not in text
     assert text.count("<script") == 3  # plotly, data, the page's own script
     assert "</script><b>" not in text
 

@@ -55,4 +55,4 @@ def write_report(
 
 def write_compare_page(comparison: Comparison, out: Path) -> Path:
     """`fcbench compare --html`: the comparison in the report's style."""
-    return write_page(out, render(as_json(comparison), "fcbench compare", script="compare.js"))
+    return write_page(out, render(as_json(comparison), "fcbench compare", kind="compare"))

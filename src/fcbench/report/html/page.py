@@ -54,17 +54,18 @@ def packed(document: Any) -> str:
     return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
 
 
-def render(document: Any, title: str, script: str = "report.js") -> str:
-    """The whole page. The template's placeholders are replaced in one pass, so nothing the
-    data or the scripts contain can be mistaken for a placeholder."""
+def render(document: Any, title: str, kind: str = "report") -> str:
+    """The whole page of a `kind` (report, compare: its body and script are `<kind>-body.html`
+    and `<kind>.js`). The placeholders are replaced in one pass, so nothing the data or the
+    scripts contain can be mistaken for a placeholder."""
     parts = {
         "__TITLE__": html.escape(title),
         "__CSS__": asset("report.css"),
         "__PLOTLY__": plotly_js(),
         "__DATA__": packed(document),
-        "__JS__": _script_safe(asset(script)),
+        "__JS__": _script_safe(asset(f"{kind}.js")),
     }
-    template = asset("template.html" if script == "report.js" else "compare.html")
+    template = asset("page.html").replace("__BODY__", asset(f"{kind}-body.html"))
     return re.sub("|".join(parts), lambda m: parts[m.group(0)], template)
 
 
