@@ -214,7 +214,7 @@ def _print_disputed(deltas: Sequence[CategoryDelta], console: Console) -> None:
         if contested and c.undisputed_delta is not None:
             console.print(
                 f"{c.category}: Δ {_signed(c.undisputed_delta)} without disputed ground truth "
-                f"(flipped there: {', '.join(contested)}; see docs/disputed.md)", highlight=False)
+                f"(flipped there: {', '.join(contested)}; see docs/report.md)", highlight=False)
 
 
 def _print_flips(deltas: Sequence[CategoryDelta], console: Console, shown: int) -> None:
