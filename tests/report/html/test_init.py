@@ -133,3 +133,29 @@ def test_compare_page_in_chromium(v1_scores: Path, browser: Browser, tmp_path: P
     assert "McNemar exact" in text and "simple_python" in text
     browser.screenshot(shots(tmp_path) / "compare.png")
     assert browser.console_errors()[before:] == []
+
+
+def test_report_after_run_never_stops_the_run(
+    v4_scores: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+    import shutil
+
+    from fcbench.report.html import report_after_run
+
+    score_dir = tmp_path / "score"
+    shutil.copytree(v4_scores / "openai_gpt-oss-20b", score_dir / "openai_gpt-oss-20b")
+    notes: list[str] = []
+    out = report_after_run(score_dir, RESULTS[1], note=notes.append)
+    assert out == score_dir / "report.html" and out.stat().st_size > 0
+    assert notes == [f"report: {out}"]
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "plotly" else real(name, *a))
+    notes.clear()
+    assert report_after_run(score_dir, None, note=notes.append) is None
+    assert len(notes) == 1 and notes[0].startswith("no HTML report: ")
+    notes.clear()
+    monkeypatch.undo()
+    assert report_after_run(tmp_path / "missing", None, note=notes.append) is None
+    assert len(notes) == 1 and "no such score folder" in notes[0]

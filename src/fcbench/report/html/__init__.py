@@ -7,13 +7,15 @@ optional charting library is missing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from fcbench.report.compare import Comparison, as_json
 from fcbench.report.html.page import ReportUnavailable, plotly_js, render, write_page
 
-__all__ = ["ReportUnavailable", "write_compare_page", "write_report"]
+__all__ = ["ReportUnavailable", "report_after_run", "write_compare_page", "write_report"]
+
+REPORT_NAME = "report.html"
 
 
 def write_report(
@@ -34,9 +36,12 @@ def write_report(
     from fcbench.api import dataset_sizes
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.report.html.collect import collect
+    from fcbench.report.runs import RunError, model_dirs
     from fcbench.score.disputed import load_disputed
 
     plotly_js()  # fail before the work if the charts cannot be drawn
+    if not any(model_dirs(Path(p)) for p in score_dirs):  # model_dirs: no folder -> RunError
+        raise RunError(f"no score files in {', '.join(map(str, score_dirs))}")
     release = release or DEFAULT_RELEASE
     if result_dirs is None:
         result_dirs = [p.parent / "result" for p in map(Path, score_dirs)
@@ -51,6 +56,36 @@ def write_report(
         Path(markdown).write_text(summary_markdown(document), encoding="utf-8")
         written.append(Path(markdown))
     return written
+
+
+def report_after_run(
+    score_dir: Path,
+    result_dir: Path | None,
+    *,
+    release: str | None = None,
+    data_dir: Path | None = None,
+    note: Callable[[str], None] = print,
+) -> Path | None:
+    """What `run` and `evaluate` call unless `--no-report`: `score_dir/report.html`.
+
+    Never stops the run: a missing charting library or an unreadable input becomes one line
+    given to `note` (the CLI passes its stderr console's print), and None is returned.
+    """
+    from fcbench.dataset.fetch import DataError
+    from fcbench.report.runs import RunError
+
+    out = Path(score_dir) / REPORT_NAME
+    try:
+        write_report([Path(score_dir)], [Path(result_dir)] if result_dir else None, out,
+                     release=release, data_dir=data_dir)
+    except ReportUnavailable as exc:
+        note(f"no HTML report: {exc}")
+        return None
+    except (DataError, RunError, OSError, ValueError) as exc:
+        note(f"no HTML report: {exc}")
+        return None
+    note(f"report: {out}")
+    return out
 
 
 def write_compare_page(comparison: Comparison, out: Path) -> Path:
