@@ -44,3 +44,8 @@ def test_top_error_types_per_category_over_models() -> None:
     text = console.export_text()
     assert "simple_python: type_error:simple 5, value_error:string 3" in text
     assert "multiple" not in text and " x " not in text
+    errors["a"]["irrelevance"] = Counter({"irrelevance_error:decoder_success": 1})
+    console = Console(record=True, width=200)
+    print_top_errors(errors, console)
+    lines = console.export_text().splitlines()
+    assert [line.split(":")[0].strip() for line in lines[1:]] == ["simple_python", "irrelevance"]

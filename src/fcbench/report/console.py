@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from fcbench.dataset import categories
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -93,7 +95,9 @@ def print_top_errors(
     for per_category in errors.values():
         for category, counts in per_category.items():
             by_category.setdefault(category, Counter()).update(counts)
-    rows = [(c, counts) for c, counts in by_category.items() if counts]
+    order = {c.name: i for i, c in enumerate(categories.CATEGORIES)}
+    rows = sorted(((c, counts) for c, counts in by_category.items() if counts),
+                  key=lambda row: (order.get(row[0], len(order)), row[0]))
     if not rows:
         return
     console.print("[bold]Top error types[/] (failed cases, all models):", highlight=False)
