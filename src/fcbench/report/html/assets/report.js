@@ -88,7 +88,7 @@ function drawHeatmap() {
   const text = DOC.models.map((m) => DOC.categories.map((c) => m.scores[c] ? m.scores[c].text : "N/A"));
   Plotly.newPlot("chart-heatmap", [{type: "heatmap", z: z, x: DOC.categories,
     y: DOC.models.map((m) => m.name), text: text, texttemplate: "%{text}", zmin: 0, zmax: 100,
-    colorscale: "RdYlGn", reversescale: true, hovertemplate: "%{y} · %{x}: %{text}<extra></extra>",
+    colorscale: [[0, "#c0392b"], [0.5, "#f4d35e"], [1, "#2e8b57"]], hovertemplate: "%{y} · %{x}: %{text}<extra></extra>",
     colorbar: {title: {text: "%"}}}],
   {margin: {t: 20, l: 260, b: 150}, height: Math.max(320, 26 * DOC.models.length + 190),
     yaxis: {autorange: "reversed"}}, {displaylogo: false, responsive: true});
