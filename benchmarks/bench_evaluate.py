@@ -109,12 +109,14 @@ def _fcbench_check_only(result_dir: Path) -> float:
     clock covers judging every answer, one process, category by category as fcbench's jobs do
     (answers that decode to the same calls for a case checked once), and no score files or CSVs.
     """
+    from fcbench.check import registry
+    from fcbench.check.registry import JudgeSettings
     from fcbench.check.single_turn import CheckMemo, judge
     from fcbench.dataset import categories
-    from fcbench.evaluation import _load_slim, _Request, model_encoding
+    from fcbench.evaluation import model_encoding
     from fcbench.runner.results import find_model_dirs, find_result_files, read_result_file
 
-    request = _Request("2026.3.23", None, None, False)
+    settings = JudgeSettings("2026.3.23", details=False)
     work: dict[str, list[tuple[Any, Any, Any]]] = {}
     loaded: dict[str, Any] = {}
     for name, folder in find_model_dirs(result_dir).items():
@@ -122,7 +124,8 @@ def _fcbench_check_only(result_dir: Path) -> float:
         for file in find_result_files(folder):
             category = categories.get(file.category)
             if category.name not in loaded:
-                loaded[category.name] = _load_slim(category, request)[0]
+                kind = registry.get(category.checker)
+                loaded[category.name] = kind.load(category, settings).cases
             cases = loaded[category.name]
             for test_id, entry in read_result_file(file).entries.items():
                 item = (cases[test_id], entry["result"], encoding)
@@ -486,6 +489,8 @@ _EVALUATION_MODULES = (
     "fcbench.check.ast.js_types",
     "fcbench.decode.java",
     "fcbench.decode.javascript",
+    "fcbench.check.kinds.ast",
+    "fcbench.check.kinds.relevance",
     "fcbench.report.records",
     "fcbench.report.score_files",
     "fcbench.runner.forks",

@@ -199,10 +199,12 @@ def fcbench_check(fcbench: Path, result_dir: Path, workdir: Path, repeat: int) -
 
 def fcbench_check_driver(result_dir: Path, out: Path) -> int:
     """Child-process body: load everything, then time judging every multi-turn answer."""
+    from fcbench.check import registry
     from fcbench.check.multi_turn import judge_multi_turn
+    from fcbench.check.registry import JudgeSettings
     from fcbench.dataset import categories
     from fcbench.envs.multi_turn import CLASSES, load_class
-    from fcbench.evaluation import _load_slim, _Request, model_encoding
+    from fcbench.evaluation import model_encoding
     from fcbench.runner.results import find_model_dirs, find_result_files, read_result_file
 
     for name in CLASSES:
@@ -210,7 +212,7 @@ def fcbench_check_driver(result_dir: Path, out: Path) -> int:
     # mpmath: imported on first use by fcbench's MathAPI, at import time by the official one.
     with contextlib.suppress(ImportError):
         importlib.import_module("mpmath")
-    request = _Request("2026.3.23", None, None, False)
+    settings = JudgeSettings("2026.3.23", details=False)
     work: list[tuple[Any, Any, Any, str]] = []
     loaded: dict[str, dict[str, Any]] = {}
     for model, folder in find_model_dirs(result_dir).items():
@@ -218,11 +220,12 @@ def fcbench_check_driver(result_dir: Path, out: Path) -> int:
         for file in find_result_files(folder):
             category = categories.get(file.category)
             if category.name not in loaded:
-                loaded[category.name] = _load_slim(category, request)[0]
+                kind = registry.get(category.checker)
+                loaded[category.name] = kind.load(category, settings).cases
             cases = loaded[category.name]
             for test_id, entry in read_result_file(file).entries.items():
                 work.append((cases[test_id], entry["result"], encoding, model))
-    gc.freeze()  # as `fcbench evaluate` does once a result file is loaded (_freeze_loaded)
+    gc.freeze()  # as `fcbench evaluate` does once a result file is loaded (MultiTurnSession)
     start, cpu_start = time.perf_counter(), time.process_time()
     for case, raw, encoding, model in work:
         judge_multi_turn(case, raw, encoding, model, details=True)

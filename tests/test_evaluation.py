@@ -180,27 +180,29 @@ def _judged_sample(category: str) -> tuple[list[Any], dict[str, Any]]:
 
 
 def _expected_score_file(path: Path, category: Any, judged: list[Any], prompts: Any) -> None:
-    """The score file as written before FailureLines: dict records, the general encoder."""
-    from fcbench.evaluation import _with_answer_text
+    """The score file as the general path writes it: dict records (possible answer as JSON
+    text), the general encoder."""
+    from fcbench.check.kinds.multi_turn import multi_turn_record
+    from fcbench.dataset.categories import Checker
+    from fcbench.dataset.slim import SlimCategory
     from fcbench.report.records import failure_record
     from fcbench.report.score_files import score_header, write_score_file
 
-    records = [
-        _with_answer_text(
-            failure_record(
-                "org/m",
-                category,
-                case,
-                entry["result"],
-                verdict,
-                prompts.get(case.id),
-                entry.get("inference_log", ""),
-            ),
-            case,
-        )
-        for case, entry, verdict in judged
-        if not verdict.valid and "skipped" not in verdict.extras
-    ]
+    texts = SlimCategory({c.id: c for c, _, _ in judged}, prompts)
+    records = []
+    for case, entry, verdict in judged:
+        if verdict.valid or "skipped" in verdict.extras:
+            continue
+        if category.checker == Checker.MULTI_TURN:
+            record = multi_turn_record("org/m", category, case, entry["result"], verdict,
+                                       prompts.get(case.id), entry.get("inference_log", ""))
+        else:
+            relevance = category.checker in (Checker.IRRELEVANCE, Checker.RELEVANCE)
+            record = failure_record("org/m", category, case, entry["result"], verdict,
+                                    prompts.get(case.id), relevance=relevance)
+        if "possible_answer" in record and texts.answer_text(case) is not None:
+            record["possible_answer"] = texts.answer_text(case)
+        records.append(record)
     skipped = [
         {"id": c.id, "reason": v.extras["skipped"]} for c, _, v in judged if "skipped" in v.extras
     ]
@@ -213,49 +215,36 @@ def _expected_score_file(path: Path, category: Any, judged: list[Any], prompts: 
     "name", ["simple_python", "parallel", "live_relevance", "exec_simple", "multi_turn_base"]
 )
 def test_score_files_are_the_general_paths_bytes(tmp_path: Path, name: str) -> None:
+    """What the job writes (lines built directly where possible) equals the general path."""
+    from fcbench.check import registry
+    from fcbench.check.registry import JudgeSettings
     from fcbench.dataset import categories
-    from fcbench.evaluation import _ANSWER_TEXTS, CategoryEvaluation, _write_score_file
-    from fcbench.report.score_files import score_file_path
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.dataset.slim import SlimCategory
+    from fcbench.evaluation import CategoryEvaluation
+    from fcbench.evaluation.jobs import _write_score_file
+    from fcbench.layout import score_path
 
     category = categories.get(name)
     judged, prompts = _judged_sample(name)
     evaluation = CategoryEvaluation(category, 100, correct=1, total=len(judged) - 1)
-    _ANSWER_TEXTS.clear()
     expected = tmp_path / "expected.json"
     _expected_score_file(expected, category, judged, prompts)
-    # Written over a longer file first: the old content must not survive past the new end.
-    path = score_file_path(tmp_path / "score", "org/m", name)
-    path.parent.mkdir(parents=True)
-    path.write_text("x" * 100_000)
-    _write_score_file(tmp_path / "score", "org/m", evaluation, judged, prompts)
-    assert path.read_bytes() == expected.read_bytes()
-    # And into a fresh directory.
-    _write_score_file(tmp_path / "fresh", "org/m", evaluation, judged, prompts)
-    assert score_file_path(tmp_path / "fresh", "org/m", name).read_bytes() == expected.read_bytes()
-
-
-@pytest.mark.parametrize(
-    "name", ["simple_python", "simple_java", "parallel_multiple", "irrelevance", "live_relevance"]
-)
-def test_slim_cases_from_the_derived_cache_equal_freshly_built_ones(
-    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
-) -> None:
-    from fcbench.dataset import categories
-    from fcbench.dataset.fetch import DEFAULT_RELEASE, clear_caches
-    from fcbench.evaluation import _build_slim, _load_slim, _Request
-
-    home = tmp_path / "home"
-    shutil.copytree(fetched_home / "releases", home / "releases")
-    monkeypatch.setenv("FCBENCH_HOME", str(home))
-    clear_caches()
-    category = categories.get(name)
-    request = _Request(DEFAULT_RELEASE, None, None, False)
-    fresh = _build_slim(category, request)
-    for _ in ("cold", "warm"):
-        cases, prompts = _load_slim(category, request)
-        assert cases == fresh[0] and prompts == fresh[1]
-        assert all(type(p) is type(fresh[1][i]) for i, p in prompts.items())
-    assert (home / "releases" / DEFAULT_RELEASE / "derived" / f"slim-{name}.marshal").is_file()
+    session = registry.get(category.checker).session(category, JudgeSettings(DEFAULT_RELEASE))
+    try:
+        data = SlimCategory({c.id: c for c, _, _ in judged}, prompts)
+        # Written over a longer file first: the old content must not survive past the new end.
+        path = score_path(tmp_path / "score", "org/m", name)
+        path.parent.mkdir(parents=True)
+        path.write_text("x" * 100_000)
+        _write_score_file(tmp_path / "score", "org/m", evaluation, judged, data, session)
+        assert path.read_bytes() == expected.read_bytes()
+        # And into a fresh directory.
+        _write_score_file(tmp_path / "fresh", "org/m", evaluation, judged, data, session)
+        fresh = score_path(tmp_path / "fresh", "org/m", name)
+        assert fresh.read_bytes() == expected.read_bytes()
+    finally:
+        session.close()
 
 
 def test_lone_surrogates_in_answers_are_scored_and_written_back_exactly(

@@ -17,6 +17,13 @@ _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # t
 _SPACE = " \t\n\r"  # JSON whitespace, what json.loads skips around the value
 
 
+class RawJSON(str):
+    """A value that is already JSON text (e.g. a case's prompt, serialised once and reused
+    for every model that fails the case); writers put it in as is."""
+
+    __slots__ = ()
+
+
 def loads(text: str | bytes | bytearray) -> Any:
     """Exactly `json.loads(text)`: the same value, or the same exception."""
     if type(text) is str:

@@ -78,15 +78,25 @@ def category_scores(model: ModelEvaluation) -> dict[str, CategoryScore]:
 
 
 def dataset_sizes(release: str, data_dir: Path | None) -> dict[str, int]:
-    """The number of cases of every scoring category (missing ones count 0 over this)."""
+    """The number of cases of every scoring category (missing ones count 0 over this).
+
+    A user's dataset folder may hold only some categories: the others have no cases there.
+    """
+    from fcbench.dataset.fetch import DataError
     from fcbench.dataset.load import dataset_size
 
     wanted = set(categories.ALL_SCORING) | set(categories.V1)
-    return {
-        c.name: dataset_size(c, release, data_dir)
-        for c in categories.CATEGORIES
-        if c.name in wanted
-    }
+    sizes: dict[str, int] = {}
+    for category in categories.CATEGORIES:
+        if category.name not in wanted:
+            continue
+        try:
+            sizes[category.name] = dataset_size(category, release, data_dir)
+        except DataError:
+            if data_dir is None:
+                raise
+            sizes[category.name] = 0
+    return sizes
 
 
 def write_leaderboards(

@@ -93,7 +93,7 @@ def list_command(release: str | None) -> None:
                 cases = "?"
                 click.echo(f"warning: {cat.name}: {exc}", err=True)
         retired = "yes" if cat.retired else ""
-        table.add_row(cat.name, cases, cat.release, cat.group, cat.checker.value, retired)
+        table.add_row(cat.name, cases, cat.release, cat.group, cat.checker, retired)
     console.print(table)
 
     collections = Table(title="Collections (usable wherever a category name is)")

@@ -205,7 +205,7 @@ def _solver(backend: Backend, options: RunOptions, chosen: Sequence[Category]) -
     from fcbench.models.prompts import load_texts
     from fcbench.runner.multi_turn import solver_for
 
-    if not any(c.checker is Checker.MULTI_TURN for c in chosen):
+    if not any(c.checker == Checker.MULTI_TURN for c in chosen):
         return None
     texts = load_texts(options.release or DEFAULT_RELEASE)
     return solver_for(backend, _mode(options.mode), texts, options.model)
@@ -218,7 +218,10 @@ def _mode(text: str) -> Mode:
 def _categories(names: Sequence[str]) -> list[Category]:
     """The single- and multi-turn categories among the names (others refused with a reason)."""
     from fcbench.dataset import categories
-    from fcbench.evaluation import MULTI_TURN_CHECKERS, SINGLE_TURN_CHECKERS
+    from fcbench.dataset.categories import Checker
+
+    generated = (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL,
+                 Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN)
 
     try:
         chosen = categories.resolve(names or ("single_turn",))
@@ -226,7 +229,7 @@ def _categories(names: Sequence[str]) -> list[Category]:
         raise RunError(str(exc)) from None
     supported = [
         c for c in chosen
-        if c.checker in SINGLE_TURN_CHECKERS + MULTI_TURN_CHECKERS and c.scoring and not c.retired
+        if c.checker in generated and c.scoring and not c.retired
     ]
     skipped = [c.name for c in chosen if c not in supported]
     if not supported:
@@ -388,7 +391,7 @@ def _hf_backend(options: RunOptions) -> Backend:
 
 
 def _discard(model_dir: Path, chosen: Sequence[Category]) -> None:
-    from fcbench.runner.generate import result_path
+    from fcbench.layout import result_path
 
     for category in chosen:
         result_path(model_dir, category).unlink(missing_ok=True)
@@ -396,10 +399,11 @@ def _discard(model_dir: Path, chosen: Sequence[Category]) -> None:
 
 def _failed_ids(options: RunOptions, chosen: Sequence[Category]) -> dict[str, set[str]]:
     """Ids of the failed cases listed in the score files of this model."""
-    folder = options.score_dir / options.folder_name
+    from fcbench.layout import score_path
+
     failed: dict[str, set[str]] = {}
     for category in chosen:
-        path = folder / category.group / f"BFCL_v4_{category.name}_score.json"
+        path = score_path(options.score_dir, options.folder_name, category)
         if not path.is_file():
             continue
         ids: set[str] = set()

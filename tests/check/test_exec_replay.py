@@ -15,7 +15,7 @@ from fcbench.check.exec_sandbox import Limits
 from fcbench.dataset import categories
 from fcbench.dataset.model import TestCase
 from fcbench.decode.encoding import Encoding
-from fcbench.envs.exec_functions.backends import HttpRequest, HttpResponse, ReplayBackend
+from fcbench.envs.exec_functions.backends import HttpRequest, HttpResponse, ReplayServices
 
 FAST = Limits(wall_seconds=4.0, cpu_seconds=2, memory_mb=512)
 WEATHER = "https://api.open-meteo.com/v1/forecast"
@@ -32,7 +32,7 @@ def _weather_request(lat: float, lon: float) -> HttpRequest:
 
 
 def _record(folder: Path, request: HttpRequest, body: object, status: int = 200) -> None:
-    ReplayBackend(folder).record(request, HttpResponse(status, json.dumps(body)))
+    ReplayServices(folder).record(request, HttpResponse(status, json.dumps(body)))
 
 
 def test_replay_scores_what_offline_skips(tmp_path: Path) -> None:

@@ -227,8 +227,8 @@ def test_real_math_api(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_failure_records_have_the_official_multi_turn_shape() -> None:
+    from fcbench.check.kinds.multi_turn import multi_turn_record as failure_record
     from fcbench.dataset import categories
-    from fcbench.report.records import failure_record
 
     category = categories.get("multi_turn_base")
     scenario = case([["increment(by=2)"]])

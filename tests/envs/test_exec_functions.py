@@ -23,9 +23,9 @@ from fcbench.envs.exec_functions import services as s
 from fcbench.envs.exec_functions.backends import (
     HttpRequest,
     HttpResponse,
-    LiveBackend,
-    OfflineBackend,
-    ReplayBackend,
+    LiveServices,
+    OfflineServices,
+    ReplayServices,
     ServiceUnavailable,
     make_backend,
 )
@@ -316,9 +316,9 @@ def test_service_functions_read_the_official_fields() -> None:
 
 def test_service_argument_errors_come_before_the_request() -> None:
     with pytest.raises(ValueError):
-        s.get_weather_data(OfflineBackend(), (1, 2, 3))
+        s.get_weather_data(OfflineServices(), (1, 2, 3))
     with pytest.raises(ServiceUnavailable):
-        s.get_weather_data(OfflineBackend(), (1, 2))
+        s.get_weather_data(OfflineServices(), (1, 2))
 
 
 def test_rest_get_validates_like_requests() -> None:
@@ -338,7 +338,7 @@ def test_replay_store_round_trip_and_keys_stay_out(tmp_path: Path) -> None:
         {"X-RapidAPI-Key": "secret"},
         "geocode",
     )
-    store = ReplayBackend(tmp_path)
+    store = ReplayServices(tmp_path)
     with pytest.raises(ServiceUnavailable, match="no recorded response"):
         store.get(request)
     store.record(request, HttpResponse(200, '[{"lat": "48.8", "lon": "2.3"}]'))
@@ -348,7 +348,7 @@ def test_replay_store_round_trip_and_keys_stay_out(tmp_path: Path) -> None:
 
 
 def test_live_backend_without_key_is_unavailable_not_failed() -> None:
-    live = LiveBackend(environ={})
+    live = LiveServices(environ={})
     with pytest.raises(ServiceUnavailable, match="OMDB_API_KEY"):
         s.get_movie_rating(live, "Inception")
 
@@ -362,7 +362,7 @@ def test_make_backend() -> None:
 
 
 def test_call_dispatch() -> None:
-    assert lib.call("math_gcd", [], {"a": 12, "b": 18}, OfflineBackend()) == 6
+    assert lib.call("math_gcd", [], {"a": 12, "b": 18}, OfflineServices()) == 6
     with pytest.raises(NameError):
-        lib.call("os.system", ["true"], {}, OfflineBackend())
+        lib.call("os.system", ["true"], {}, OfflineServices())
     assert lib.needs_service("get_weather_data") and not lib.needs_service("math_gcd")

@@ -21,6 +21,11 @@ SINGLE_TURN = ["simple_python", "multiple", "parallel_multiple", "irrelevance",
 """One category per single-turn checker (AST, relevance, executable)."""
 
 
+def is_relevance(category: str) -> bool:
+    checker = categories.get(category).checker
+    return checker in (categories.Checker.IRRELEVANCE, categories.Checker.RELEVANCE)
+
+
 def huge_int() -> int:
     """More digits than int -> str allows: encoding it raises ValueError."""
     return 10**5000
@@ -73,7 +78,8 @@ def outcome(build: Callable[[], str]) -> str | type[BaseException]:
 
 def general_line(category: str, case: TestCase, raw: Any, verdict: Verdict, prompt: Any) -> str:
     """The line as written before FailureLines: dict record, answer as text, `_dumps`."""
-    record = failure_record("org/model", categories.get(category), case, raw, verdict, prompt)
+    record = failure_record("org/model", categories.get(category), case, raw, verdict, prompt,
+                            relevance=is_relevance(category))
     if "possible_answer" in record and (text := answer_text(case)) is not None:
         record["possible_answer"] = text
     return _dumps(record)
@@ -83,7 +89,8 @@ def check_same_line(
     category: str, case: TestCase, raw: Any, verdict: Verdict, prompt: Any
 ) -> str | None:
     """Assert that the direct line, when there is one, is the general path's; return it."""
-    line = FailureLines("org/model", categories.get(category), answer_text).line(
+    line = FailureLines("org/model", categories.get(category), answer_text,
+                        relevance=is_relevance(category)).line(
         case, raw, verdict, prompt
     )
     if line is not None:
@@ -139,8 +146,7 @@ def test_official_key_order(category: str) -> None:
     assert line is not None
     keys = list(json.loads(line))
     head = ["id", "model_name", "test_category", "valid", "error", "error_type", "prompt"]
-    if categories.get(category).checker in (categories.Checker.IRRELEVANCE,
-                                            categories.Checker.RELEVANCE):
+    if is_relevance(category):
         assert keys == [*head, "model_result", "decoded_result"]
     else:
         assert keys == [*head, "model_result_raw", "model_result_decoded", "possible_answer"]
@@ -154,8 +160,3 @@ def test_unusable_pieces_are_left_to_the_general_path() -> None:
     case = TestCase("simple_python_1", "simple_python", [], [], [])
     assert lines.line(case, "x", verdict, None) is None  # prompt not serialised
     assert lines.line(case, {("k",): 1}, verdict, RawJSON("{}")) is None  # json refuses it
-
-
-def test_multi_turn_records_are_not_built_here() -> None:
-    assert not FailureLines.supports(categories.get("multi_turn_base"))
-    assert all(FailureLines.supports(categories.get(name)) for name in SINGLE_TURN)

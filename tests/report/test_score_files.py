@@ -13,60 +13,15 @@ from hypothesis import strategies as st
 from fcbench.report.score_files import (
     RawJSON,
     _dumps,
-    category_dir,
-    category_of_file,
     iter_score_files,
     read_score_file,
     read_score_header,
     read_score_headers,
-    score_file_path,
     score_header,
     write_category_score,
     write_score_file,
 )
 from fcbench.score.aggregate import CategoryScore
-
-
-@pytest.mark.parametrize(
-    ("category", "folder"),
-    [
-        ("simple_python", "non_live"),
-        ("irrelevance", "non_live"),
-        ("live_relevance", "live"),
-        ("multi_turn_miss_param", "multi_turn"),
-        ("web_search_no_snippet", "agentic"),
-        ("memory_kv", "agentic/memory/kv"),
-        ("memory_vector", "agentic/memory/vector"),
-        ("memory_rec_sum", "agentic/memory/rec_sum"),
-        ("format_sensitivity", "format_sensitivity"),
-    ],
-)
-def test_category_dir_matches_official_layout(category: str, folder: str) -> None:
-    assert category_dir(category) == Path(folder)
-
-
-def test_score_file_path(tmp_path: Path) -> None:
-    path = score_file_path(tmp_path, "openai/gpt-oss-20b", "memory_rec_sum")
-    assert path == (
-        tmp_path / "openai_gpt-oss-20b" / "agentic" / "memory" / "rec_sum"
-        / "BFCL_v4_memory_rec_sum_score.json"
-    )
-    # 2024 names land under today's name.
-    assert score_file_path(tmp_path, "m", "java").name == "BFCL_v4_simple_java_score.json"
-
-
-@pytest.mark.parametrize(
-    ("name", "category"),
-    [
-        ("BFCL_v4_simple_python_score.json", "simple_python"),
-        ("BFCL_v4_live_parallel_multiple_result.json", "live_parallel_multiple"),
-        ("BFCL_v4_memory_rec_sum_score.json", "memory_rec_sum"),
-        ("BFCL_v4_multiple.json", "multiple"),
-        ("data_overall.csv", None),
-    ],
-)
-def test_category_of_file(name: str, category: str | None) -> None:
-    assert category_of_file(Path("/x/y") / name) == category
 
 
 def test_header_shape() -> None:

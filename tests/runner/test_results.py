@@ -7,29 +7,29 @@ from pathlib import Path
 
 from fcbench.runner.results import (
     ResultFile,
-    category_of_file,
     find_model_dirs,
     find_result_files,
     read_result_file,
+    result_file_category,
 )
 
 
 def test_file_names_of_every_layout() -> None:
-    assert category_of_file(Path("BFCL_v4_live_simple_result.json")) == (
+    assert result_file_category(Path("BFCL_v4_live_simple_result.json")) == (
         "live_simple",
         "live_simple",
     )
-    assert category_of_file(Path("BFCL_v3_simple_result.json")) == ("simple_python", "simple")
-    assert category_of_file(Path("gorilla_openfunctions_v1_test_relevance_result.json")) == (
+    assert result_file_category(Path("BFCL_v3_simple_result.json")) == ("simple_python", "simple")
+    assert result_file_category(Path("gorilla_openfunctions_v1_test_relevance_result.json")) == (
         "irrelevance",
         "relevance",
     )
-    assert category_of_file(Path("BFCL_v3_executable_parallel_function_result.json")) == (
+    assert result_file_category(Path("BFCL_v3_executable_parallel_function_result.json")) == (
         "exec_parallel",
         "executable_parallel_function",
     )
-    assert category_of_file(Path("BFCL_v4_unknown_thing_result.json")) is None
-    assert category_of_file(Path("notes.json")) is None
+    assert result_file_category(Path("BFCL_v4_unknown_thing_result.json")) is None
+    assert result_file_category(Path("notes.json")) is None
 
 
 def test_old_ids_are_renamed_and_integer_ids_supported(tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ def test_model_folders_and_a_single_model_folder(tmp_path: Path) -> None:
 
 def write_lines(path: Path, lines: list[str]) -> ResultFile:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    found = category_of_file(path)
+    found = result_file_category(path)
     assert found is not None
     return ResultFile(path, *found)
 

@@ -117,7 +117,7 @@ def judge_exec(
             "executable_decoder:decoder_failed", f"Failed to decode executable. {exc}"
         )
     try:
-        if category.checker is Checker.REST:
+        if category.checker == Checker.REST:
             verdict = _judge_rest(case, calls, runner)
         else:
             verdict = _judge_calls(case, category, calls, runner)
@@ -150,7 +150,7 @@ def _judge_calls(
         return Verdict.fail("executable_decoder:wrong_output_format", WRONG_FORMAT_MESSAGE)
     ground_truth: list[str] = list(case.possible_answer or [])
     kinds: list[str] = list(case.extras.get("execution_result_type", []))
-    if category.checker is Checker.EXEC_SIMPLE:
+    if category.checker == Checker.EXEC_SIMPLE:
         if len(calls) != 1:
             return Verdict.fail("simple_exec_checker:wrong_count", "Wrong number of functions.")
     elif len(calls) != len(ground_truth):
@@ -162,7 +162,7 @@ def _judge_calls(
     expected = _expected_results(ground_truth, runner)
     outcomes = runner.run(calls)
     _skip_if_unavailable(outcomes, "a model call")
-    if category.checker is Checker.EXEC_SIMPLE:
+    if category.checker == Checker.EXEC_SIMPLE:
         return _check_one(calls[0], outcomes[0], expected[0], kinds[0])
     return _match_unordered(calls, outcomes, expected, kinds)
 

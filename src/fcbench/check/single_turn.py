@@ -110,7 +110,7 @@ def _check(checker: CaseChecker, calls: list[Call]) -> Verdict:
 
 def _judge_relevance(category: Category, raw: Any, encoding: Encoding) -> Verdict:
     has_call, decode_error = contains_call(raw, encoding)
-    if category.checker is Checker.IRRELEVANCE:
+    if category.checker == Checker.IRRELEVANCE:
         if not has_call:
             return Verdict.ok()
         return Verdict.fail(

@@ -18,8 +18,9 @@ class Language(str, Enum):
     JAVASCRIPT = "javascript"
 
 
-class Checker(str, Enum):
-    """Which checker decides a category's verdicts."""
+class Checker:
+    """The built-in checker names. A category row names its checker by one of these (or by
+    the name of a kind registered at run time); `check.registry` maps names to kinds."""
 
     AST_SIMPLE = "ast_simple"
     AST_MULTIPLE = "ast_multiple"
@@ -34,14 +35,6 @@ class Checker(str, Enum):
     AGENTIC = "agentic"
     NONE = "none"
 
-    @property
-    def is_ast(self) -> bool:
-        return self in (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL)
-
-
-EXEC_CHECKERS = (Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL, Checker.REST)
-"""The checkers that run calls for real (the executable categories)."""
-
 
 @dataclass(frozen=True)
 class Category:
@@ -51,18 +44,21 @@ class Category:
     multi_turn, agentic, format_sensitivity); `release` the benchmark release that introduced
     the category (v1 = the original 2024 benchmark, v2 = live, v3 = multi-turn, v4 = agentic);
     `data_stem` the question/answer file name stem when it differs from the name; `retired`
-    marks categories the official tool no longer scores (their files sit in unused_datasets/).
+    marks categories the official tool no longer scores (their files sit in unused_datasets/);
+    `answers` whether a possible-answer file exists (irrelevance and relevance have none).
+    `checker` is the name of the checker kind that judges it (see `check.registry`).
     """
 
     name: str
     group: str
     release: str
     language: Language
-    checker: Checker
+    checker: str
     data_stem: str = ""
     retired: bool = False
     scoring: bool = True
     legacy_names: tuple[str, ...] = ()
+    answers: bool = True
 
     @property
     def stem(self) -> str:
@@ -70,11 +66,15 @@ class Category:
 
     @property
     def has_possible_answer(self) -> bool:
-        return self.checker not in (Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.NONE)
+        return self.answers
 
 
-def _row(name: str, group: str, release: str, checker: Checker, **kw: object) -> Category:
+_NO_ANSWERS = (Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.NONE)
+
+
+def _row(name: str, group: str, release: str, checker: str, **kw: object) -> Category:
     language = kw.pop("language", Language.PYTHON)
+    kw.setdefault("answers", checker not in _NO_ANSWERS)
     return Category(name, group, release, language, checker, **kw)  # type: ignore[arg-type]
 
 
@@ -162,6 +162,28 @@ CATEGORIES: tuple[Category, ...] = (
 
 BY_NAME: dict[str, Category] = {c.name: c for c in CATEGORIES}
 LEGACY_NAMES: dict[str, str] = {old: c.name for c in CATEGORIES for old in c.legacy_names}
+_REGISTERED: list[Category] = []
+"""Rows added at run time (`register`), after the built-in ones."""
+
+
+def register(category: Category) -> Category:
+    """Add a category row at run time (a user's dataset, a toy category in a test).
+
+    Registering the same row again is harmless; another row under a taken name is refused.
+    """
+    known = BY_NAME.get(category.name) or BY_NAME.get(LEGACY_NAMES.get(category.name, ""))
+    if known is not None:
+        if known != category:
+            raise ValueError(f"a different category is already registered as {category.name!r}")
+        return known
+    BY_NAME[category.name] = category
+    _REGISTERED.append(category)
+    return category
+
+
+def all_categories() -> tuple[Category, ...]:
+    """Every row: the built-in ones in registry order, then those registered at run time."""
+    return CATEGORIES + tuple(_REGISTERED)
 
 
 _CURRENT = [c for c in CATEGORIES if not c.retired]
@@ -236,4 +258,4 @@ def resolve(names: Iterable[str]) -> list[Category]:
                     f"unknown category or collection {name!r} (collections: {known}; "
                     "`fcbench data list` shows every category)"
                 )
-    return [c for c in CATEGORIES if c.name in wanted]
+    return [c for c in all_categories() if c.name in wanted]

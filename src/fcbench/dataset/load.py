@@ -37,6 +37,13 @@ from fcbench.dataset import categories
 from fcbench.dataset.categories import Category, Checker
 from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError, read_data_file, release_dir
 from fcbench.dataset.model import TestCase
+from fcbench.layout import (
+    VERSION_PREFIX,
+    answer_file,
+    format_sensitivity_file,
+    func_doc_file,
+    question_file,
+)
 
 __all__ = [
     "FUNC_DOC_FILES",
@@ -48,7 +55,6 @@ __all__ = [
     "question_file",
 ]
 
-VERSION_PREFIX = "BFCL_v4"
 
 FUNC_DOC_FILES: dict[str, str] = {
     "GorillaFileSystem": "gorilla_file_system.json",
@@ -134,7 +140,7 @@ class _Source:
         if cls not in FUNC_DOC_FILES:
             raise DataError(f"{where}: unknown class {cls!r} in involved_classes")
         if cls not in self._docs:
-            rel = f"multi_turn_func_doc/{FUNC_DOC_FILES[cls]}"
+            rel = func_doc_file(FUNC_DOC_FILES[cls])
             # marshal round-trips plain JSON values about twice as fast as json.loads.
             self._docs[cls] = marshal.dumps([obj for _, obj in self.lines(rel)])
         result: list[dict[str, Any]] = marshal.loads(self._docs[cls])
@@ -153,20 +159,6 @@ def _source(release: str, data_root: Path | str | None) -> _Source:
 
 def _category(category: Category | str) -> Category:
     return category if isinstance(category, Category) else categories.get(category)
-
-
-def question_file(category: Category | str) -> str:
-    """The question file of a category, relative to `data/`."""
-    cat = _category(category)
-    folder = "unused_datasets/question/" if cat.retired else ""
-    return f"{folder}{VERSION_PREFIX}_{cat.stem}.json"
-
-
-def answer_file(category: Category | str) -> str:
-    """The possible-answer file of a category, relative to `data/`."""
-    cat = _category(category)
-    folder = "unused_datasets/possible_answer/" if cat.retired else "possible_answer/"
-    return f"{folder}{VERSION_PREFIX}_{cat.stem}.json"
 
 
 # --------------------------------------------------------------------------- loading
@@ -357,10 +349,7 @@ def dataset_size(
     """
     cat = _category(category)
     src = _source(release, data_root)
-    if cat.name == "format_sensitivity":
-        rel = f"{VERSION_PREFIX}_format_sensitivity.json"
-    else:
-        rel = question_file(cat)
+    rel = format_sensitivity_file() if cat.name == "format_sensitivity" else question_file(cat)
     key = src.stamp(rel)
     if key not in _SIZES:
         _SIZES[key] = _count(src, rel, cat)

@@ -72,3 +72,12 @@ class Verdict:
 
 
 _PASS = Verdict(True)
+
+
+def id_order(test_id: str) -> tuple[str, int, str]:
+    """The official order of test ids: by category, then by the integer index (a live id's
+    first number; a format-sensitivity id by its running index before the first `:`)."""
+    head = test_id.split(":")[0]
+    category, _, index = head.rpartition("_")
+    number = index.split("-")[0]
+    return (category, int(number) if number.isdigit() else -1, test_id)

@@ -54,7 +54,7 @@ def answer(case: TestCase, mode: Mode) -> Any:
     """The stored result of the first acceptable answer, in `mode`."""
     checker = _checker(case)
     docs = {str(d.get("name")): d for d in case.functions}
-    if checker is Checker.IRRELEVANCE:
+    if checker == Checker.IRRELEVANCE:
         return REFUSAL
     if not isinstance(case.possible_answer, list):
         first = case.functions[0]["name"] if case.functions else "no_function"
@@ -70,7 +70,7 @@ def answer(case: TestCase, mode: Mode) -> Any:
     return "[" + ", ".join(_prompt_call(n, a, docs.get(n), language) for n, a in calls) + "]"
 
 
-def _checker(case: TestCase) -> Checker | None:
+def _checker(case: TestCase) -> str | None:
     try:
         return categories.get(case.category).checker
     except categories.UnknownCategoryError:

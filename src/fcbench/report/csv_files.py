@@ -30,7 +30,8 @@ from typing import Any
 
 from fcbench.dataset import categories as reg
 from fcbench.dataset.model import UNENCODABLE
-from fcbench.report.score_files import model_dir_name, read_score_headers
+from fcbench.layout import model_dir_name
+from fcbench.report.score_files import read_score_headers
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.formulas import (
     Flavour,

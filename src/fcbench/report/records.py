@@ -1,4 +1,8 @@
-"""Per-case failure records in the official score-file shape (spec §8.3)."""
+"""Per-case failure records in the official score-file shape (spec §8.3).
+
+The shapes of the single-turn checkers live here (AST and executable, relevance); checker
+kinds with other shapes (multi-turn, agentic) build theirs next to their checker.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,11 @@ from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import Any
 
-from fcbench.dataset.categories import Category, Checker
+from fcbench._json import RawJSON
+from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase, Verdict
-from fcbench.report.score_files import Encode, RawJSON, new_encoder
-
-_RELEVANCE_CHECKERS = (Checker.IRRELEVANCE, Checker.RELEVANCE)
+from fcbench.dataset.slim import SlimCategory
+from fcbench.report.score_files import Encode, new_encoder
 
 
 def prompt_of(case: TestCase) -> dict[str, Any]:
@@ -31,15 +35,15 @@ def failure_record(
     raw: Any,
     verdict: Verdict,
     prompt: Any = None,
-    inference_log: Any = "",
+    *,
+    relevance: bool = False,
 ) -> dict[str, Any]:
-    """One failed case, with the fields the official evaluator writes for its checker.
+    """One failed single-turn case with the fields the official evaluator writes: the AST and
+    executable shape, or with `relevance` the (ir)relevance one.
 
     `prompt` may carry the case's prompt already serialised (`RawJSON`); by default it is
-    built from the case. `inference_log` (the result entry's) is shown by multi-turn records.
+    built from the case.
     """
-    if category.checker is Checker.MULTI_TURN:
-        return _multi_turn_record(model, category, case, raw, verdict, prompt, inference_log)
     record: dict[str, Any] = {
         "id": case.id,
         "model_name": model,
@@ -49,7 +53,7 @@ def failure_record(
         "error_type": verdict.error_type,
         "prompt": prompt if prompt is not None else prompt_of(case),
     }
-    if category.checker in _RELEVANCE_CHECKERS:
+    if relevance:
         record["model_result"] = raw
         record["decoded_result"] = verdict.extras.get("decoded")
         return record
@@ -62,34 +66,28 @@ def failure_record(
     return record
 
 
-def _multi_turn_record(
-    model: str,
-    category: Category,
-    case: TestCase,
-    raw: Any,
-    verdict: Verdict,
-    prompt: Any,
-    inference_log: Any,
-) -> dict[str, Any]:
-    """The multi-turn shape: `error` is the checker's dict; pre-check failures (not a list,
-    force-terminated) show `model_result`, the others the raw and decoded steps."""
-    from fcbench.check.multi_turn import PRE_CHECK_ERRORS
+def single_turn_records(
+    model: str, category: Category, cases: SlimCategory, *, relevance: bool = False
+) -> Callable[[TestCase, dict[str, Any], Verdict, RawJSON | None], str | dict[str, Any]]:
+    """The failure records of one single-turn score file: each built straight as its JSON
+    line (`FailureLines`), or as a dict (possible answer as JSON text where it has one) when
+    a value is too odd for the direct path."""
+    lines = FailureLines(model, category, cases.answer_text, relevance=relevance)
 
-    record: dict[str, Any] = {
-        "id": case.id,
-        "model_name": model,
-        "test_category": category.name,
-        "valid": False,
-        "error": verdict.extras.get("error", {"error_message": verdict.errors}),
-        "prompt": prompt if prompt is not None else multi_turn_prompt_of(case),
-    }
-    if verdict.error_type in PRE_CHECK_ERRORS:
-        record["model_result"] = raw
-    else:
-        record["model_result_raw"] = raw
-        record["model_result_decoded"] = verdict.extras.get("decoded", [])
-    record["possible_answer"] = case.possible_answer
-    record["inference_log"] = inference_log
+    def record(
+        case: TestCase, entry: dict[str, Any], verdict: Verdict, prompt: RawJSON | None
+    ) -> str | dict[str, Any]:
+        line = lines.line(case, entry["result"], verdict, prompt)
+        if line is not None:
+            return line
+        built = failure_record(
+            model, category, case, entry["result"], verdict, prompt, relevance=relevance
+        )
+        text = cases.answer_text(case)
+        if "possible_answer" in built and text is not None:
+            built["possible_answer"] = text
+        return built
+
     return record
 
 
@@ -103,25 +101,26 @@ class FailureLines:
     valid encoded once per file, and only the per-case values encoded, by one C encoder.
     When a value is odd enough for the encoder to reject it, or a piece is missing, `line`
     gives None and the caller writes the dict record, whose general path handles anything.
-    Multi-turn records (another shape, few and large) are not built here: see `supports`.
+    Multi-turn records (another shape, few and large) are built by their checker kind.
     """
 
     def __init__(
-        self, model: str, category: Category, answer_text: Callable[[TestCase], str | None]
+        self,
+        model: str,
+        category: Category,
+        answer_text: Callable[[TestCase], str | None],
+        *,
+        relevance: bool = False,
     ) -> None:
         """`answer_text` gives a case's possible answer as JSON text, or None if it has none
-        the plain encoder accepts."""
+        the plain encoder accepts; `relevance` picks the (ir)relevance record shape."""
         self._text = _json_text(new_encoder())
         self._answer_text = answer_text
-        self._relevance = category.checker in _RELEVANCE_CHECKERS
+        self._relevance = relevance
         self._after_id = (
             f', "model_name": {self._text(model)}, '
             f'"test_category": {self._text(category.name)}, "valid": false, "error": '
         )
-
-    @staticmethod
-    def supports(category: Category) -> bool:
-        return category.checker is not Checker.MULTI_TURN
 
     def line(self, case: TestCase, raw: Any, verdict: Verdict, prompt: Any) -> str | None:
         """`failure_record(model, category, case, raw, verdict, prompt)` as its JSON line, or

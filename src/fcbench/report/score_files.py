@@ -9,7 +9,6 @@ plain `json.dumps` (no indentation, non-ASCII kept as is, one object per line).
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -20,55 +19,33 @@ try:
 except ImportError:  # pragma: no cover - Pythons without the C accelerator
     make_encoder = None  # type: ignore[assignment, misc]
 
-from fcbench.dataset import categories as reg
+from fcbench import layout
+from fcbench._json import RawJSON
 from fcbench.dataset.model import UNENCODABLE
+from fcbench.layout import SCORE_FILE_GLOB, category_of_file
 from fcbench.score.aggregate import CategoryScore
 
-VERSION_PREFIX = "BFCL_v4"
-SCORE_FILE_GLOB = f"{VERSION_PREFIX}_*_score.json"
-_CATEGORY_IN_NAME = re.compile(rf"{VERSION_PREFIX}_(\w+?)(?:_score|_result)?\.json$")
+__all__ = [
+    "SCORE_FILE_GLOB",
+    "RawJSON",
+    "category_of_file",
+    "error_type_of",
+    "iter_score_files",
+    "read_error_types",
+    "read_score_file",
+    "read_score_header",
+    "read_score_headers",
+    "score_file_path",
+    "score_header",
+    "write_category_score",
+    "write_score_file",
+]
 
 Header = dict[str, Any]
 Record = dict[str, Any]
 
 
-class RawJSON(str):
-    """A record value that is already JSON text (e.g. a case's prompt, serialised once and
-    reused for every model that fails the case); it is written as is."""
-
-    __slots__ = ()
-
-
-def model_dir_name(model: str) -> str:
-    """The directory a model's files live in: its registry name with `/` turned into `_`."""
-    return model.replace("/", "_")
-
-
-def category_dir(category: str) -> Path:
-    """Where a category's files go under a model directory.
-
-    The registry group (non_live, live, multi_turn, agentic, format_sensitivity), except memory
-    categories, which the official tool files one level deeper per backend:
-    `agentic/memory/kv`, `agentic/memory/vector`, `agentic/memory/rec_sum`.
-    """
-    row = reg.get(category)
-    if row.name in reg.MEMORY:
-        return Path(row.group, "memory", row.name.removeprefix("memory_"))
-    return Path(row.group)
-
-
-def score_file_path(score_dir: Path, model: str, category: str) -> Path:
-    name = reg.get(category).name
-    return (
-        Path(score_dir) / model_dir_name(model) / category_dir(name)
-        / f"{VERSION_PREFIX}_{name}_score.json"
-    )
-
-
-def category_of_file(path: Path | str) -> str | None:
-    """The category a `BFCL_v4_<category>[_score|_result].json` file name names, if any."""
-    match = _CATEGORY_IN_NAME.search(Path(path).name)
-    return match.group(1) if match else None
+score_file_path = layout.score_path
 
 
 def score_header(correct: int, total: int, extra: Mapping[str, Any] | None = None) -> Header:

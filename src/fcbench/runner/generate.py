@@ -26,12 +26,11 @@ from typing import Any, TypeVar
 
 from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase
+from fcbench.layout import result_path
 from fcbench.models.base import Backend, Mode, PermanentError, Response, TransientError
 from fcbench.runner.store import ERROR_PREFIX, CategoryStore, is_error
 
 T = TypeVar("T")
-
-RESULT_PREFIX = "BFCL_v4"
 
 
 @dataclass(frozen=True)
@@ -168,11 +167,6 @@ class ProgressSink:
 
     def stop(self) -> None:
         """Called once at the end (also on errors)."""
-
-
-def result_path(model_dir: Path, category: Category) -> Path:
-    """`<model_dir>/<group>/BFCL_v4_<category>_result.json`, the official layout."""
-    return model_dir / category.group / f"{RESULT_PREFIX}_{category.name}_result.json"
 
 
 def plan(

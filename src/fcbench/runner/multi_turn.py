@@ -83,7 +83,7 @@ def is_multi_turn(case: TestCase) -> bool:
     from fcbench.dataset import categories
 
     try:
-        return categories.get(case.category).checker is Checker.MULTI_TURN
+        return categories.get(case.category).checker == Checker.MULTI_TURN
     except categories.UnknownCategoryError:
         return "involved_classes" in case.extras and case.category.startswith("multi_turn")
 

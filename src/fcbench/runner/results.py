@@ -43,7 +43,7 @@ class ResultSet:
     problems: list[str] = field(default_factory=list)
 
 
-def category_of_file(path: Path) -> tuple[str, str] | None:
+def result_file_category(path: Path) -> tuple[str, str] | None:
     """(today's category, name in the file) for a result file name, None if it is not one."""
     match = _RESULT_FILE.match(path.name)
     if not match:
@@ -58,14 +58,14 @@ def category_of_file(path: Path) -> tuple[str, str] | None:
 def find_result_files(model_dir: Path) -> Iterator[ResultFile]:
     """Every result file under a model's folder (any depth), sorted by path."""
     for path in sorted(model_dir.rglob("*_result.json*")):
-        found = category_of_file(path)
+        found = result_file_category(path)
         if found and path.is_file():
             yield ResultFile(path, *found)
 
 
 def find_model_dirs(result_dir: Path) -> dict[str, Path]:
     """Model name -> folder. A folder that holds result files itself is one model's folder."""
-    if any(path.is_file() and category_of_file(path) for path in result_dir.iterdir()):
+    if any(path.is_file() and result_file_category(path) for path in result_dir.iterdir()):
         return {result_dir.name: result_dir}
     models = {}
     for child in sorted(result_dir.iterdir()):

@@ -24,21 +24,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from fcbench.dataset.model import UNENCODABLE
+from fcbench.dataset.model import UNENCODABLE, id_order
 
 ERROR_PREFIX = "Error during inference: "
 
 
 class StoreBusyError(RuntimeError):
     """Another fcbench process is writing into the same model folder."""
-
-
-def id_order(test_id: str) -> tuple[str, int, str]:
-    """The official order: category, then the integer index (live ids: its first number)."""
-    head = test_id.split(":")[0]
-    category, _, index = head.rpartition("_")
-    number = index.split("-")[0]
-    return (category, int(number) if number.isdigit() else -1, test_id)
 
 
 def is_error(entry: dict[str, Any]) -> bool:

@@ -30,7 +30,7 @@ class Setting:
 
 
 def check_calls(
-    checker: Checker,
+    checker: str,
     functions: list[dict[str, Any]],
     calls: list[Call],
     possible_answer: list[dict[str, Any]],
@@ -51,7 +51,7 @@ class CaseChecker:
 
     def __init__(
         self,
-        checker: Checker,
+        checker: str,
         functions: list[dict[str, Any]],
         possible_answer: list[dict[str, Any]],
         setting: Setting,
@@ -63,9 +63,9 @@ class CaseChecker:
         self._expected: dict[int, ExpectedCall] = {}
 
     def check(self, calls: list[Call]) -> Verdict:
-        if self.checker is Checker.AST_PARALLEL:
+        if self.checker == Checker.AST_PARALLEL:
             return self._check_parallel(calls)
-        if self.checker is Checker.AST_MULTIPLE:
+        if self.checker == Checker.AST_MULTIPLE:
             if len(calls) != len(self.possible_answer):
                 return Verdict.fail(
                     "multiple_function_checker:wrong_count", "Wrong number of functions."
@@ -83,7 +83,7 @@ class CaseChecker:
         prepared = self._expected.get(index)
         if prepared is None:
             expected = self.possible_answer[index]
-            if self.checker is Checker.AST_SIMPLE:
+            if self.checker == Checker.AST_SIMPLE:
                 doc = self.functions[0]
             else:
                 doc = find_doc(self.functions, next(iter(expected)))

@@ -3,7 +3,7 @@
 Three kinds of functions, by name:
 
 * `maths.PURE_FUNCTIONS`: pure computations, run anywhere;
-* `services.SERVICE_FUNCTIONS`: web-service lookups, answered by a `Backend`
+* `services.SERVICE_FUNCTIONS`: web-service lookups, answered by a `ServiceBackend`
   (live / replay / offline, see `backends`), plus `requests.get` for `rest`;
 * doc-only functions (`distractors`, and two OMDb lookups) that the datasets' docs offer but
   the official library never had.
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fcbench.envs.exec_functions.backends import Backend, ServiceUnavailable
+from fcbench.envs.exec_functions.backends import ServiceBackend, ServiceUnavailable
 from fcbench.envs.exec_functions.distractors import DISTRACTOR_FUNCTIONS
 from fcbench.envs.exec_functions.maths import PURE_FUNCTIONS
 from fcbench.envs.exec_functions.services import (
@@ -55,7 +55,7 @@ def needs_service(name: str) -> bool:
     return name in _SERVICES
 
 
-def call(name: str, args: list[Any], kwargs: dict[str, Any], backend: Backend) -> Any:
+def call(name: str, args: list[Any], kwargs: dict[str, Any], backend: ServiceBackend) -> Any:
     """Run one library function on already-literal arguments.
 
     Raises NameError for an unknown name (the official message for a missing function),

@@ -96,14 +96,14 @@ class HttpResponse:
         return json.loads(self.text)
 
 
-class Backend(Protocol):
+class ServiceBackend(Protocol):
     name: str
 
     def get(self, request: HttpRequest) -> HttpResponse: ...
 
 
 @dataclass
-class OfflineBackend:
+class OfflineServices:
     """Answers nothing: every web-service call makes its case skipped."""
 
     name: str = "offline"
@@ -116,7 +116,7 @@ class OfflineBackend:
 
 
 @dataclass
-class ReplayBackend:
+class ReplayServices:
     """Answers from recorded responses in `folder` (`<key>.json` per request)."""
 
     folder: Path
@@ -148,7 +148,7 @@ class ReplayBackend:
 
 
 @dataclass
-class LiveBackend:
+class LiveServices:
     """Real HTTP GETs; records every answer when a replay folder is given."""
 
     record_to: Path | None = None
@@ -164,7 +164,7 @@ class LiveBackend:
             time.sleep(2)  # the service's free tier rate limit, as the original did
         response = self._fetch(request)
         if self.record_to is not None:
-            ReplayBackend(self.record_to).record(request, response)
+            ReplayServices(self.record_to).record(request, response)
         return response
 
     def _fetch(self, request: HttpRequest) -> HttpResponse:  # pragma: no cover - network
@@ -196,14 +196,14 @@ def key_token(variable: str) -> str:
     return "${" + variable + "}"
 
 
-def make_backend(name: str, replay_dir: Path | None = None) -> Backend:
+def make_backend(name: str, replay_dir: Path | None = None) -> ServiceBackend:
     """The backend a `--exec-backend` value names."""
     if name == "offline":
-        return OfflineBackend()
+        return OfflineServices()
     if name == "replay":
         if replay_dir is None:
             raise ValueError("the replay backend needs a folder of recorded responses")
-        return ReplayBackend(Path(replay_dir))
+        return ReplayServices(Path(replay_dir))
     if name == "live":
-        return LiveBackend(Path(replay_dir) if replay_dir is not None else None)
+        return LiveServices(Path(replay_dir) if replay_dir is not None else None)
     raise ValueError(f"unknown exec backend {name!r} (choose from {', '.join(BACKENDS)})")

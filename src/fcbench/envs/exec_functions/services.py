@@ -1,6 +1,6 @@
 """The web-service functions of the executable categories, and the `rest` category's GET.
 
-Each function takes the `Backend` first, then the arguments the model (or ground truth)
+Each function takes the `ServiceBackend` first, then the arguments the model (or ground truth)
 gave. It builds the same request the 2024-era function sent and reads the same fields from
 the answer, with the same fallbacks (a message string, or the whole JSON body, when the
 expected field is missing). Argument errors that happen before the request (unpacking
@@ -31,9 +31,9 @@ from collections.abc import Callable
 from typing import Any
 
 from fcbench.envs.exec_functions.backends import (
-    Backend,
     HttpRequest,
     HttpResponse,
+    ServiceBackend,
     key_token,
 )
 
@@ -41,7 +41,7 @@ RAPID = "RAPID_API_KEY"
 
 
 def _rapid(
-    backend: Backend, url: str, host: str, params: dict[str, Any], service: str
+    backend: ServiceBackend, url: str, host: str, params: dict[str, Any], service: str
 ) -> HttpResponse:
     headers = {"X-RapidAPI-Key": key_token(RAPID), "X-RapidAPI-Host": host}
     return backend.get(HttpRequest.get(url, params, headers, service, RAPID))
@@ -59,7 +59,7 @@ def _field_or_body(response: HttpResponse, read: Callable[[Any], Any]) -> Any:
         return response.json()
 
 
-def get_weather_data(backend: Backend, coordinates: Any) -> Any:
+def get_weather_data(backend: ServiceBackend, coordinates: Any) -> Any:
     lat, long = coordinates
     params = {
         "latitude": lat,
@@ -75,7 +75,7 @@ def get_weather_data(backend: Backend, coordinates: Any) -> Any:
     return response.json()["current"]["temperature_2m"]
 
 
-def get_coordinates_from_city(backend: Backend, city_name: Any) -> Any:
+def get_coordinates_from_city(backend: ServiceBackend, city_name: Any) -> Any:
     params = {"q": city_name, "api_key": key_token("GEOCODE_API_KEY")}
     request = HttpRequest.get(
         "https://geocode.maps.co/search",
@@ -92,7 +92,9 @@ def get_coordinates_from_city(backend: Backend, city_name: Any) -> Any:
     return data[0]["lat"], data[0]["lon"]
 
 
-def convert_currency(backend: Backend, amount: Any, from_currency: Any, to_currency: Any) -> Any:
+def convert_currency(
+    backend: ServiceBackend, amount: Any, from_currency: Any, to_currency: Any
+) -> Any:
     token = key_token("EXCHANGERATE_API_KEY")
     url = f"https://v6.exchangerate-api.com/v6/{token}/latest/{from_currency}"
     response = backend.get(
@@ -106,7 +108,7 @@ def convert_currency(backend: Backend, amount: Any, from_currency: Any, to_curre
     return amount * rates[to_currency]
 
 
-def find_term_on_urban_dictionary(backend: Backend, term: Any) -> Any:
+def find_term_on_urban_dictionary(backend: ServiceBackend, term: Any) -> Any:
     response = _rapid(
         backend,
         "https://mashape-community-urban-dictionary.p.rapidapi.com/define",
@@ -117,11 +119,11 @@ def find_term_on_urban_dictionary(backend: Backend, term: Any) -> Any:
     return response.json()["list"][0]["definition"]
 
 
-def _ip_api(backend: Backend, ip_address: Any) -> HttpResponse:
+def _ip_api(backend: ServiceBackend, ip_address: Any) -> HttpResponse:
     return backend.get(HttpRequest.get(f"http://ip-api.com/json/{ip_address}", service="ip-api"))
 
 
-def get_coordinate_by_ip_address(backend: Backend, ip_address: Any) -> Any:
+def get_coordinate_by_ip_address(backend: ServiceBackend, ip_address: Any) -> Any:
     response = _ip_api(backend, ip_address)
     try:
         body = response.json()
@@ -130,7 +132,7 @@ def get_coordinate_by_ip_address(backend: Backend, ip_address: Any) -> Any:
         return response.json()["message"]
 
 
-def get_zipcode_by_ip_address(backend: Backend, ip_address: Any) -> Any:
+def get_zipcode_by_ip_address(backend: ServiceBackend, ip_address: Any) -> Any:
     response = _ip_api(backend, ip_address)
     try:
         return response.json()["zip"]
@@ -138,7 +140,7 @@ def get_zipcode_by_ip_address(backend: Backend, ip_address: Any) -> Any:
         return response.json()["message"]
 
 
-def _covid(backend: Backend, country: Any) -> HttpResponse:
+def _covid(backend: ServiceBackend, country: Any) -> HttpResponse:
     return _rapid(
         backend,
         "https://covid-193.p.rapidapi.com/statistics",
@@ -148,17 +150,17 @@ def _covid(backend: Backend, country: Any) -> HttpResponse:
     )
 
 
-def get_covid_death_by_country(backend: Backend, country: Any) -> Any:
+def get_covid_death_by_country(backend: ServiceBackend, country: Any) -> Any:
     response = _covid(backend, country)
     return _field_or_body(response, lambda body: body["response"][0]["deaths"]["total"])
 
 
-def get_active_covid_case_by_country(backend: Backend, country: Any) -> Any:
+def get_active_covid_case_by_country(backend: ServiceBackend, country: Any) -> Any:
     response = _covid(backend, country)
     return _field_or_body(response, lambda body: body["response"][0]["cases"]["active"])
 
 
-def _amazon(backend: Backend, asin: Any, field: str) -> Any:
+def _amazon(backend: ServiceBackend, asin: Any, field: str) -> Any:
     """Up to five tries while the field is missing (1, 2, 4, 8, 16 s apart when live), then
     None, as the original retried the flaky service."""
     for attempt in range(5):
@@ -177,22 +179,22 @@ def _amazon(backend: Backend, asin: Any, field: str) -> Any:
     return None
 
 
-def get_rating_by_amazon_ASIN(backend: Backend, ASIN: Any) -> Any:
+def get_rating_by_amazon_ASIN(backend: ServiceBackend, ASIN: Any) -> Any:
     return _amazon(backend, ASIN, "product_star_rating")
 
 
-def get_price_by_amazon_ASIN(backend: Backend, ASIN: Any) -> Any:
+def get_price_by_amazon_ASIN(backend: ServiceBackend, ASIN: Any) -> Any:
     return _amazon(backend, ASIN, "product_price")
 
 
-def get_product_name_by_amazon_ASIN(backend: Backend, ASIN: Any) -> Any:
+def get_product_name_by_amazon_ASIN(backend: ServiceBackend, ASIN: Any) -> Any:
     return _amazon(backend, ASIN, "product_title")
 
 
 _YAHOO_HOST = "yahoo-finance15.p.rapidapi.com"
 
 
-def get_company_name_by_stock_name(backend: Backend, stock_name: Any) -> Any:
+def get_company_name_by_stock_name(backend: ServiceBackend, stock_name: Any) -> Any:
     response = _rapid(
         backend,
         f"https://{_YAHOO_HOST}/api/v1/markets/search",
@@ -203,7 +205,7 @@ def get_company_name_by_stock_name(backend: Backend, stock_name: Any) -> Any:
     return _field_or_body(response, lambda body: body["body"][0]["name"])
 
 
-def get_stock_price_by_stock_name(backend: Backend, stock_name: Any) -> Any:
+def get_stock_price_by_stock_name(backend: ServiceBackend, stock_name: Any) -> Any:
     response = _rapid(
         backend,
         f"https://{_YAHOO_HOST}/api/v1/markets/stock/quotes",
@@ -215,7 +217,7 @@ def get_stock_price_by_stock_name(backend: Backend, stock_name: Any) -> Any:
 
 
 def get_stock_history(
-    backend: Backend, stock_name: Any, interval: Any, diffandsplits: Any = "true"
+    backend: ServiceBackend, stock_name: Any, interval: Any, diffandsplits: Any = "true"
 ) -> Any:
     params = {"symbol": stock_name, "interval": interval, "diffandsplits": diffandsplits}
     response = _rapid(
@@ -233,19 +235,19 @@ def get_stock_history(
     return _field_or_body(response, last_ten)
 
 
-def retrieve_city_based_on_zipcode(backend: Backend, zipcode: Any) -> Any:
+def retrieve_city_based_on_zipcode(backend: ServiceBackend, zipcode: Any) -> Any:
     response = backend.get(
         HttpRequest.get(f"http://ziptasticapi.com/{zipcode}", service="ziptastic")
     )
     return _field_or_body(response, lambda body: body["city"])
 
 
-def retrieve_holiday_by_year(backend: Backend, year: Any, country: Any) -> Any:
+def retrieve_holiday_by_year(backend: ServiceBackend, year: Any, country: Any) -> Any:
     url = f"https://date.nager.at/api/v3/publicholidays/{year}/{country}"
     return backend.get(HttpRequest.get(url, service="date.nager.at")).json()
 
 
-def get_time_zone_by_coord(backend: Backend, long: Any, lat: Any) -> Any:
+def get_time_zone_by_coord(backend: ServiceBackend, long: Any, lat: Any) -> Any:
     response = _rapid(
         backend,
         "https://timezone-by-location.p.rapidapi.com/timezone",
@@ -256,7 +258,7 @@ def get_time_zone_by_coord(backend: Backend, long: Any, lat: Any) -> Any:
     return _field_or_body(response, lambda body: body["Zones"][0]["TimezoneId"])
 
 
-def _omdb(backend: Backend, movie_name: Any) -> Any:
+def _omdb(backend: ServiceBackend, movie_name: Any) -> Any:
     params = {"t": movie_name, "apikey": key_token("OMDB_API_KEY")}
     request = HttpRequest.get(
         "https://www.omdbapi.com/", params, service="OMDb", needs_key="OMDB_API_KEY"
@@ -264,20 +266,20 @@ def _omdb(backend: Backend, movie_name: Any) -> Any:
     return backend.get(request).json()
 
 
-def get_movie_rating(backend: Backend, movie_name: Any) -> Any:
+def get_movie_rating(backend: ServiceBackend, movie_name: Any) -> Any:
     return _omdb(backend, movie_name)["Rated"]
 
 
-def get_movie_director(backend: Backend, movie_name: Any) -> Any:
+def get_movie_director(backend: ServiceBackend, movie_name: Any) -> Any:
     return _omdb(backend, movie_name)["Director"]
 
 
-def get_movie_genre(backend: Backend, movie_name: Any) -> Any:
+def get_movie_genre(backend: ServiceBackend, movie_name: Any) -> Any:
     """Doc-only (no official implementation): the OMDb "Genre" field."""
     return _omdb(backend, movie_name)["Genre"]
 
 
-def get_director_by_movie_name(backend: Backend, movie_name: Any) -> Any:
+def get_director_by_movie_name(backend: ServiceBackend, movie_name: Any) -> Any:
     """Doc-only (no official implementation): the OMDb "Director" field."""
     return _omdb(backend, movie_name)["Director"]
 
@@ -301,7 +303,7 @@ _REQUESTS_OPTIONS = frozenset(
 
 
 def requests_get(
-    backend: Backend,
+    backend: ServiceBackend,
     url: Any = None,
     params: Any = None,
     headers: Any = None,

@@ -17,7 +17,7 @@ from typing import Any
 
 from fcbench import __version__
 from fcbench.dataset import categories as reg
-from fcbench.dataset.categories import Checker
+from fcbench.dataset.categories import Category, Checker
 from fcbench.decode.encoding import Encoding
 from fcbench.report.html.cases import multi_turn_detail, shown, single_turn_detail
 from fcbench.report.runs import CategoryRun, ModelRun, RunError, iter_runs
@@ -214,10 +214,10 @@ def _usage_json(usage: Usage) -> dict[str, Any] | None:
 
 
 def _add_rows(
-    doc: _Document, model: int, category: Any, cat: CategoryRun,
+    doc: _Document, model: int, category: Category, cat: CategoryRun,
     entries: Mapping[str, Mapping[str, Any]], encoding: Encoding,
 ) -> None:
-    multi = category.checker is Checker.MULTI_TURN
+    multi = category.checker == Checker.MULTI_TURN
     for case_id in cat.ids:
         failure = cat.failures.get(case_id)
         entry = entries.get(case_id)

@@ -1,0 +1,1 @@
+"""The built-in checker kinds, one module each (registered in `check.registry`)."""

@@ -1,0 +1,193 @@
+"""Checker kinds: one object per way of judging an answer, found by name.
+
+A category row names its checker (`Category.checker`, e.g. `ast_parallel`, `multi_turn`);
+the kind registered under that name owns everything that differs between checkers, so that
+evaluation and reporting never branch on it:
+
+* `load`: the category's cases in the form judging reads (slim docs, kept in the derived
+  cache where that pays) and each case's prompt as its failure records show it;
+* `cost_per_byte`: how expensive a byte of answers is to judge, for balancing jobs;
+* `session`: a job's judging of one category over every model's answers, with its set-up
+  and tear-down (sandbox workers, garbage-collector policy, process state reset per model),
+  memo keys under which identical answers share a verdict, the verdict itself, and the
+  failure records of each model's score file.
+
+Built-in kinds are imported on first use (`fcbench --help` imports none); `register` adds
+one at run time, e.g. for a user's own checker:
+
+    class Toy(CheckerKind): ...
+    registry.register(Toy("toy"))
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fcbench._json import RawJSON
+from fcbench.dataset.categories import Category
+from fcbench.dataset.model import TestCase, Verdict
+from fcbench.dataset.slim import SlimCategory
+from fcbench.decode.encoding import Encoding
+
+__all__ = [
+    "CheckSession",
+    "CheckerKind",
+    "JudgeSettings",
+    "Record",
+    "RecordBuilder",
+    "UnknownCheckerError",
+    "get",
+    "is_registered",
+    "names",
+    "register",
+]
+
+Record = str | dict[str, Any]
+"""A failure record: its JSON line already, or a dict the score-file writer encodes."""
+
+RecordBuilder = Callable[[TestCase, dict[str, Any], Verdict, RawJSON | None], Record]
+"""(case, result entry, verdict, prompt JSON) -> the failure record of one score file."""
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """What judging needs besides the answers; small and picklable (sent to workers)."""
+
+    release: str
+    data_root: Path | None = None
+    details: bool = True
+    """Failure details only score files show (e.g. multi-turn state snapshots)."""
+    exec_backend: str = "offline"
+    """Who answers the executable categories' web-service calls: offline, replay, live."""
+    exec_replay_dir: Path | None = None
+
+    def validate(self) -> None:
+        """Refuse settings that cannot work (ValueError with the reason)."""
+        if self.exec_backend == "offline" and self.exec_replay_dir is None:
+            return  # the default: nothing to import or check
+        from fcbench.envs.exec_functions.backends import BACKENDS
+
+        if self.exec_backend not in BACKENDS:
+            raise ValueError(
+                f"unknown exec backend {self.exec_backend!r} (one of {', '.join(BACKENDS)})"
+            )
+        replay = self.exec_replay_dir
+        if self.exec_backend == "replay" and (replay is None or not Path(replay).is_dir()):
+            raise ValueError(
+                "--exec-backend replay needs --exec-replay-dir, a folder of recorded responses "
+                f"(got {replay})"
+            )
+
+
+class CheckSession(ABC):
+    """One job's judging of one category, over every model's result file for it."""
+
+    def begin_model(self, model: str) -> None:
+        """Called before each model's answers (e.g. to reset process-wide state)."""
+        return None
+
+    def memo_key(
+        self, case: TestCase, raw: Any, encoding: Encoding, model: str
+    ) -> Hashable | None:
+        """A key under which identical answers to a case share one verdict (None: judge)."""
+        return None
+
+    @abstractmethod
+    def judge(self, case: TestCase, raw: Any, encoding: Encoding, model: str) -> Verdict:
+        """The verdict on one answer; never raises (a crash is a recorded failure)."""
+
+    @abstractmethod
+    def records(self, model: str, category: Category, cases: SlimCategory) -> RecordBuilder:
+        """The failure-record builder of one model's score file."""
+
+    def skipped_note(self, model: str, category: Category, count: int) -> str:
+        """The warning for cases that could not be judged (`Verdict.extras["skipped"]`)."""
+        return f"{model}: {category.name}: {count} case(s) skipped, not scored"
+
+    def close(self) -> None:
+        """Tear down what the session set up (also after an error)."""
+        return None
+
+
+class CheckerKind(ABC):
+    """A way of judging answers; registered under `name`, the categories' checker name."""
+
+    cost_per_byte: float = 1.0
+    """Judging cost of a byte of answers relative to Python-syntax AST answers."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def cost(self, category: Category) -> float:
+        """What judging a byte of this category's answers costs (job balancing)."""
+        return self.cost_per_byte
+
+    def prepare(self) -> None:
+        """Called once in the parent process before jobs are forked (e.g. to import what every
+        worker would otherwise import again)."""
+        return None
+
+    @abstractmethod
+    def load(self, category: Category, settings: JudgeSettings) -> SlimCategory:
+        """The category's cases as the session judges them."""
+
+    @abstractmethod
+    def session(self, category: Category, settings: JudgeSettings) -> CheckSession:
+        """Set up the judging of one category (torn down by `CheckSession.close`)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class UnknownCheckerError(KeyError):
+    """No checker kind is registered under that name."""
+
+
+_BUILTIN: dict[str, str] = {
+    "ast_simple": "fcbench.check.kinds.ast:SIMPLE",
+    "ast_multiple": "fcbench.check.kinds.ast:MULTIPLE",
+    "ast_parallel": "fcbench.check.kinds.ast:PARALLEL",
+    "irrelevance": "fcbench.check.kinds.relevance:IRRELEVANCE",
+    "relevance": "fcbench.check.kinds.relevance:RELEVANCE",
+    "exec_simple": "fcbench.check.kinds.executable:EXEC_SIMPLE",
+    "exec_multiple": "fcbench.check.kinds.executable:EXEC_MULTIPLE",
+    "exec_parallel": "fcbench.check.kinds.executable:EXEC_PARALLEL",
+    "rest": "fcbench.check.kinds.executable:REST",
+    "multi_turn": "fcbench.check.kinds.multi_turn:MULTI_TURN",
+}
+"""Built-in kinds: checker name -> `module:attribute` of the kind object."""
+
+_LOADED: dict[str, CheckerKind] = {}
+
+
+def register(kind: CheckerKind) -> CheckerKind:
+    """Make `kind` the checker of every category whose row names `kind.name`."""
+    _LOADED[kind.name] = kind
+    return kind
+
+
+def get(name: str) -> CheckerKind:
+    """The kind registered under a checker name (imported on first use)."""
+    kind = _LOADED.get(str(name))
+    if kind is not None:
+        return kind
+    target = _BUILTIN.get(str(name))
+    if target is None:
+        raise UnknownCheckerError(f"no checker kind is registered as {name!r}")
+    module, _, attribute = target.partition(":")
+    loaded: CheckerKind = getattr(importlib.import_module(module), attribute)
+    return register(loaded)
+
+
+def is_registered(name: str) -> bool:
+    return str(name) in _LOADED or str(name) in _BUILTIN
+
+
+def names() -> list[str]:
+    """Every registered checker name."""
+    return sorted(set(_BUILTIN) | set(_LOADED))

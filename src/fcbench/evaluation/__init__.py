@@ -1,0 +1,91 @@
+"""`evaluate`: result files in, verdicts, score files and leaderboards out.
+
+The work is planned (`plan`: models, their encodings, one job per category) and run (`jobs`:
+each job judges every model's answers to its category through the category's checker kind,
+in worker processes). Damage (broken lines, unknown or duplicate ids, categories fcbench cannot
+check) becomes a one-line problem; the rest is scored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from fcbench.check.registry import JudgeSettings
+from fcbench.dataset import categories
+from fcbench.dataset.fetch import DEFAULT_RELEASE
+from fcbench.decode.encoding import Encoding
+from fcbench.evaluation.jobs import JobRequest, JobResult, run_jobs
+from fcbench.evaluation.plan import group_jobs, model_encoding, plan_model, select_models
+from fcbench.evaluation.types import (
+    CaseVerdict,
+    CategoryEvaluation,
+    Evaluation,
+    EvaluationError,
+    ModelEvaluation,
+)
+
+__all__ = [
+    "CaseVerdict",
+    "CategoryEvaluation",
+    "Evaluation",
+    "EvaluationError",
+    "ModelEvaluation",
+    "evaluate",
+    "model_encoding",
+]
+
+
+def evaluate(
+    result_dir: Path,
+    *,
+    models: Sequence[str] = (),
+    category_names: Iterable[str] = (),
+    encoding: Encoding | None = None,
+    release: str = DEFAULT_RELEASE,
+    data_root: Path | None = None,
+    score_dir: Path | None = None,
+    keep_cases: bool = True,
+    workers: int | None = None,
+    exec_backend: str = "offline",
+    exec_replay_dir: Path | None = None,
+) -> Evaluation:
+    """Judge every answer in `result_dir` (one model folder, or a folder of them).
+
+    `encoding` overrides every model's model.json; `category_names` (categories or
+    collections) restricts what is scored; with `score_dir`, each category's official score
+    file is written as soon as it is judged. `workers` (default: one per core) runs category
+    jobs in parallel processes.
+    """
+    settings = JudgeSettings(release, data_root, score_dir is not None, exec_backend,
+                             exec_replay_dir)
+    try:
+        settings.validate()
+    except ValueError as exc:
+        raise EvaluationError(str(exc)) from None
+    model_dirs = select_models(Path(result_dir), models)
+    wanted = (
+        frozenset(c.name for c in categories.resolve(category_names)) if category_names else None
+    )
+    report = Evaluation()
+    planned = []
+    for name, folder in model_dirs.items():
+        model = ModelEvaluation(name, model_encoding(name, folder, encoding))
+        report.models[name] = model
+        planned += plan_model(model, folder, wanted)
+    request = JobRequest(settings, score_dir, keep_cases)
+    for result in run_jobs(group_jobs(planned), request, workers):
+        _merge(report, result)
+    order = {c.name: i for i, c in enumerate(categories.all_categories())}
+    for model in report.models.values():
+        model.categories = dict(sorted(model.categories.items(), key=lambda kv: order[kv[0]]))
+    return report
+
+
+def _merge(report: Evaluation, result: JobResult) -> None:
+    for model, evaluation in result.evaluations.items():
+        target = report.models[model]
+        target.categories[evaluation.category.name] = evaluation
+        target.usage.extend_from(result.usage[model])
+    for model, problems in result.problems.items():
+        report.models[model].problems.extend(problems)

@@ -1,0 +1,188 @@
+"""Running category jobs: each loads its category once, judges every model's answers to it
+through the category's checker kind, writes each model's score file at once and hands back
+counts (and, if asked, the per-case verdicts).
+
+Jobs are independent, so with several cores they run in forked worker processes that take the
+largest job first as soon as they are free; a process never holds more than one category's
+data, which keeps memory flat however many models are scored.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fcbench.check import registry
+from fcbench.check.registry import CheckSession, JudgeSettings, Record
+from fcbench.dataset.categories import Category
+from fcbench.dataset.model import TestCase, Verdict
+from fcbench.dataset.slim import SlimCategory
+from fcbench.evaluation.plan import CategoryJob, ModelAnswers
+from fcbench.evaluation.types import CaseVerdict, CategoryEvaluation
+from fcbench.runner.results import read_result_file
+from fcbench.score.usage import Usage
+
+FILE_COST = 10_000
+"""What a result file costs besides its answers, in bytes of Python-syntax AST answers."""
+
+
+@dataclass(frozen=True)
+class JobRequest:
+    """What every job needs to know; small and picklable."""
+
+    settings: JudgeSettings
+    score_dir: Path | None
+    keep_cases: bool
+
+
+@dataclass
+class JobResult:
+    evaluations: dict[str, CategoryEvaluation] = field(default_factory=dict)
+    usage: dict[str, Usage] = field(default_factory=dict)
+    problems: dict[str, list[str]] = field(default_factory=dict)
+
+
+Judged = list[tuple[TestCase, dict[str, Any], Verdict]]
+
+
+def run_jobs(jobs: Sequence[CategoryJob], request: JobRequest, workers: int | None
+             ) -> list[JobResult]:
+    """Run the jobs, in forked worker processes when that helps; results in job order."""
+    for kind in {registry.get(job.category.checker).name for job in jobs}:
+        registry.get(kind).prepare()
+    count = min(workers or os.cpu_count() or 1, len(jobs))
+    if count <= 1 or not hasattr(os, "fork"):
+        return [run_job(job, request) for job in jobs]
+    from fcbench.runner.forks import map_in_forks
+
+    order = sorted(range(len(jobs)), key=lambda i: -job_cost(jobs[i]))
+    gc.freeze()  # the workers' collectors then leave what they inherit alone (no page copies)
+    try:
+        results = map_in_forks(lambda i: run_job(jobs[i], request), order, count)
+    finally:
+        gc.unfreeze()
+    by_job = dict(zip(order, results, strict=True))
+    return [by_job[i] for i in range(len(jobs))]
+
+
+def job_cost(job: CategoryJob) -> float:
+    """A rough cost, to start the largest job first: per result file a fixed cost (read, look
+    up, write a score file) plus its bytes weighted by the kind's cost per byte."""
+    weight = registry.get(job.category.checker).cost(job.category)
+    return sum(FILE_COST + weight * _file_size(a.file.path) for a in job.answers)
+
+
+def _file_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # gone since planning: reading it will report that
+        return 0
+
+
+def run_job(job: CategoryJob, request: JobRequest) -> JobResult:
+    """Judge every model's answers to one category."""
+    kind = registry.get(job.category.checker)
+    session = kind.session(job.category, request.settings)
+    result = JobResult()
+    try:
+        data = kind.load(job.category, request.settings)
+        memo: dict[Hashable, Verdict] = {}
+        for answers in job.answers:
+            problems = result.problems.setdefault(answers.model, [])
+            usage = result.usage.setdefault(answers.model, Usage())
+            result.evaluations[answers.model] = _judge_file(
+                answers, job.category, data, session, memo, usage, problems, request
+            )
+    finally:
+        session.close()
+    return result
+
+
+def _judge_file(
+    answers: ModelAnswers,
+    category: Category,
+    data: SlimCategory,
+    session: CheckSession,
+    memo: dict[Hashable, Verdict],
+    usage: Usage,
+    problems: list[str],
+    request: JobRequest,
+) -> CategoryEvaluation:
+    found = read_result_file(answers.file)
+    session.begin_model(answers.model)
+    problems.extend(found.problems)
+    cases = data.cases
+    unknown = [i for i in found.entries if i not in cases]
+    if unknown:
+        problems.append(_unknown_ids(answers.file.path, category, unknown))
+    judged: Judged = []
+    for test_id in sorted((i for i in found.entries if i in cases), key=data.rank.__getitem__):
+        entry = found.entries[test_id]
+        case = cases[test_id]
+        judged.append((case, entry, _verdict(session, memo, case, entry["result"], answers)))
+    evaluation = CategoryEvaluation(category, len(cases), file_path=answers.file.path)
+    evaluation.skipped = sum(1 for _, _, verdict in judged if "skipped" in verdict.extras)
+    evaluation.total = len(judged) - evaluation.skipped
+    evaluation.correct = sum(1 for _, _, verdict in judged if verdict.valid)
+    if evaluation.skipped:
+        problems.append(session.skipped_note(answers.model, category, evaluation.skipped))
+    usage.extend(entry for _, entry, _ in judged)
+    if request.keep_cases:
+        evaluation.cases = [CaseVerdict(case.id, verdict) for case, _, verdict in judged]
+    if request.score_dir is not None:
+        _write_score_file(request.score_dir, answers.model, evaluation, judged, data, session)
+    return evaluation
+
+
+def _verdict(
+    session: CheckSession,
+    memo: dict[Hashable, Verdict],
+    case: TestCase,
+    raw: Any,
+    answers: ModelAnswers,
+) -> Verdict:
+    """The session's verdict, shared by identical answers under the kind's memo key."""
+    key = session.memo_key(case, raw, answers.encoding, answers.model)
+    verdict = memo.get(key) if key is not None else None
+    if verdict is None:
+        verdict = session.judge(case, raw, answers.encoding, answers.model)
+        if key is not None:
+            memo[key] = verdict
+    return verdict
+
+
+def _write_score_file(
+    score_dir: Path,
+    model: str,
+    evaluation: CategoryEvaluation,
+    judged: Judged,
+    data: SlimCategory,
+    session: CheckSession,
+) -> None:
+    """The official score file: header, then one record per failed case (skipped cases are
+    listed in the header instead)."""
+    from fcbench.report.score_files import write_category_score
+
+    category = evaluation.category
+    build = session.records(model, category, data)
+    records: list[Record] = [
+        build(case, entry, verdict, data.prompts.get(case.id))
+        for case, entry, verdict in judged
+        if not verdict.valid and "skipped" not in verdict.extras
+    ]
+    skipped = [
+        {"id": case.id, "reason": verdict.extras["skipped"]}
+        for case, _, verdict in judged
+        if "skipped" in verdict.extras
+    ]
+    header = {"skipped_count": len(skipped), "skipped": skipped} if skipped else None
+    write_category_score(score_dir, model, evaluation.score, records, header)
+
+
+def _unknown_ids(path: Path, category: Category, unknown: list[str]) -> str:
+    shown = ", ".join(unknown[:3]) + (", ..." if len(unknown) > 3 else "")
+    return f"{path}: {len(unknown)} id(s) not in the {category.name} dataset, skipped ({shown})"

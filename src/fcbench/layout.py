@@ -1,0 +1,125 @@
+"""Every file and folder name fcbench reads or writes, in one place.
+
+The names are the official tool's (spec §8.1), so that result and score folders can be moved
+between fcbench and `bfcl-eval` either way:
+
+    <result_dir>/<model>/<group>/BFCL_v4_<category>_result.json
+    <score_dir>/<model>/<group>/BFCL_v4_<category>_score.json
+    <result_dir>/<model>/model.json                      how the outputs are encoded (+ run log)
+
+`<model>` is the model's registry name with `/` turned into `_`; `<group>` is the category's
+registry group (non_live, live, multi_turn, agentic, format_sensitivity), except that memory
+categories sit one level deeper, per backend: `agentic/memory/<kv|vector|rec_sum>/`, where
+the memory snapshots of their prerequisite conversations live too. Dataset files are named
+relative to the release's `data/` folder.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from fcbench.dataset import categories
+from fcbench.dataset.categories import Category
+
+VERSION_PREFIX = "BFCL_v4"
+"""The file-name prefix of today's data, result and score files."""
+
+MANIFEST = "model.json"
+"""A model folder's manifest: encoding, endpoint, sampling, dataset identity, run history."""
+
+SCORE_FILE_GLOB = f"{VERSION_PREFIX}_*_score.json"
+_CATEGORY_IN_NAME = re.compile(rf"{VERSION_PREFIX}_(\w+?)(?:_score|_result)?\.json$")
+FC_SUFFIX = "-FC"
+"""The official convention: a model folder whose name contains this holds FC-mode results."""
+
+
+def _row(category: Category | str) -> Category:
+    return category if isinstance(category, Category) else categories.get(category)
+
+
+def model_dir_name(model: str) -> str:
+    """The folder a model's files live in: its name with `/` turned into `_`."""
+    return model.replace("/", "_")
+
+
+def run_folder_name(model: str, mode: str, name: str | None = None) -> str:
+    """A generated run's folder: `name` if given, else the model (with `-FC` in FC mode)."""
+    folder = name or model
+    if not name and mode == "fc" and not folder.endswith(FC_SUFFIX):
+        folder += FC_SUFFIX
+    return model_dir_name(folder)
+
+
+def category_dir(category: Category | str) -> Path:
+    """Where a category's result and score files go below a model folder."""
+    row = _row(category)
+    if row.name in categories.MEMORY:
+        return Path(row.group, "memory", memory_backend(row))
+    return Path(row.group)
+
+
+def memory_backend(category: Category | str) -> str:
+    """`kv`, `vector` or `rec_sum` for a memory category."""
+    return _row(category).name.removeprefix("memory_")
+
+
+def result_file_name(category: Category | str) -> str:
+    return f"{VERSION_PREFIX}_{_row(category).name}_result.json"
+
+
+def result_path(model_dir: Path, category: Category | str) -> Path:
+    """`<model_dir>/<group>/BFCL_v4_<category>_result.json`."""
+    return Path(model_dir) / category_dir(category) / result_file_name(category)
+
+
+def score_path(score_dir: Path, model: str, category: Category | str) -> Path:
+    """`<score_dir>/<model>/<group>/BFCL_v4_<category>_score.json`."""
+    row = _row(category)
+    return (
+        Path(score_dir) / model_dir_name(model) / category_dir(row)
+        / f"{VERSION_PREFIX}_{row.name}_score.json"
+    )
+
+
+def category_of_file(path: Path | str) -> str | None:
+    """The category name in a `BFCL_v4_<category>[_score|_result].json` file name, if any."""
+    match = _CATEGORY_IN_NAME.search(Path(path).name)
+    return match.group(1) if match else None
+
+
+def manifest_path(model_dir: Path) -> Path:
+    return Path(model_dir) / MANIFEST
+
+
+def memory_snapshot_dir(model_dir: Path, category: Category | str) -> Path:
+    """`<model_dir>/agentic/memory/<backend>/memory_snapshot/`: the prerequisite
+    conversations' memory, which the category's questions load."""
+    return Path(model_dir) / category_dir(category) / "memory_snapshot"
+
+
+# --------------------------------------------------------------------------- dataset files
+
+
+def question_file(category: Category | str) -> str:
+    """A category's question file, relative to the release's `data/`."""
+    row = _row(category)
+    folder = "unused_datasets/question/" if row.retired else ""
+    return f"{folder}{VERSION_PREFIX}_{row.stem}.json"
+
+
+def answer_file(category: Category | str) -> str:
+    """A category's possible-answer file, relative to the release's `data/`."""
+    row = _row(category)
+    folder = "unused_datasets/possible_answer/" if row.retired else "possible_answer/"
+    return f"{folder}{VERSION_PREFIX}_{row.stem}.json"
+
+
+def format_sensitivity_file() -> str:
+    """The selection of format-sensitivity items, relative to `data/`."""
+    return f"{VERSION_PREFIX}_format_sensitivity.json"
+
+
+def func_doc_file(file_name: str) -> str:
+    """A multi-turn class's function docs, relative to `data/`."""
+    return f"multi_turn_func_doc/{file_name}"
