@@ -11,8 +11,11 @@ from fcbench import __version__
 
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module:attribute, one-line help shown by `fcbench --help`)
+    "compare": ("fcbench.cli_report:compare", "Compare two scored runs: deltas, p-values, flips."),
     "data": ("fcbench.cli_data:data", "Fetch, list, validate and diff the BFCL data."),
     "generate": ("fcbench.cli_run:generate", "Ask a model every test case; write result files."),
+    "leaderboard": ("fcbench.cli_report:leaderboard", "Official CSVs and a ranked table."),
+    "report": ("fcbench.cli_report:report", "A self-contained HTML report of score folders."),
     "run": ("fcbench.cli_run:run", "Generate, then evaluate, then print the scores."),
 }
 

@@ -12,17 +12,15 @@ from fcbench.report.csv_files import (
     TABLES,
     CostLatency,
     ModelInfo,
-    Usage,
     cost_latency,
     format_sensitivity_configs,
     load_entries,
-    percentile,
     unknown_model,
-    usage_from_result_files,
     write_leaderboard,
 )
 from fcbench.report.score_files import write_category_score
 from fcbench.score.aggregate import CategoryScore, score_verdicts
+from fcbench.score.usage import Usage, percentile, usage_from_result_files
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 RUN = SHARED / "corpus" / "v4" / "2025-11-12-main"
@@ -131,7 +129,8 @@ def test_file_shape(tmp_path: Path) -> None:
         header, row = text.split("\n")
         assert header.split(",") == list(table.columns)
         assert len(row.split(",")) == len(table.columns)
-    assert len(TABLES[-1].columns) == 36
+    overall = next(t for t in TABLES if t.file_name == "data_overall.csv")
+    assert len(overall.columns) == 36
     assert (tmp_path / "leaderboard.json").is_file()
 
 
@@ -171,7 +170,9 @@ def test_leaderboard_json(tmp_path: Path) -> None:
     assert model["categories"]["multiple"]["accuracy"] == 0.75
     assert model["categories"]["memory_kv"]["evaluated"] is False
     assert model["summaries"]["overall"]["na"] is True
-    assert model["v1"]["overall"]["total"] == 300
+    # v1: the categories not run count 0 over their 2024 entry counts (1,700 in all).
+    assert model["v1"]["overall"]["total"] == 1700
+    assert model["v1"]["overall"]["accuracy"] == 200 / 1700
     assert model["latency"] == {"mean": 1.5, "std": 0.71, "p95": 1.95}
 
 
@@ -232,3 +233,73 @@ def test_percentile_matches_numpy_linear() -> None:
 def test_p95_is_rounded_the_numpy_way() -> None:
     # round(np.float64(3.145), 2) == 3.14 while Python's round(3.145, 2) == 3.15.
     assert cost_latency(Usage(latencies=[3.145]), unknown_model("m")).p95 == 3.14
+
+
+# -- data_v1.csv on the 14 models of 2024 ----------------------------------------------------
+
+
+def _hand_v1(counts: dict[str, tuple[int, int]]) -> dict[str, float]:
+    """The 2024 formulas written out: a category not run counts 0 over its 2024 size."""
+    size_2024 = {"simple_python": 400, "simple_java": 100, "simple_javascript": 50,
+                 "multiple": 200, "parallel": 200, "parallel_multiple": 200,
+                 "exec_simple": 100, "rest": 70, "exec_multiple": 50, "exec_parallel": 50,
+                 "exec_parallel_multiple": 40, "irrelevance": 240}
+
+    def c(name: str) -> int:
+        return counts[name][0] if name in counts else 0
+
+    def t(name: str) -> int:
+        return counts[name][1] if name in counts else size_2024[name]
+
+    def acc(name: str) -> float:
+        return c(name) / t(name)
+
+    simple_ast = (c("simple_python") + c("simple_java") + c("simple_javascript")) / (
+        t("simple_python") + t("simple_java") + t("simple_javascript"))
+    simple_exec = (c("exec_simple") + c("rest")) / (t("exec_simple") + t("rest"))
+    ast = (simple_ast + acc("multiple") + acc("parallel") + acc("parallel_multiple")) / 4
+    exe = (simple_exec + acc("exec_multiple") + acc("exec_parallel")
+           + acc("exec_parallel_multiple")) / 4
+    overall = sum(c(n) for n in size_2024) / sum(t(n) for n in size_2024)
+    return {"Overall Acc": overall, "AST Summary": ast, "Exec Summary": exe,
+            "Simple Function AST": simple_ast, "Simple Function Exec": simple_exec,
+            "Relevance Detection": acc("irrelevance")}
+
+
+def test_v1_overall_of_the_2024_corpus_matches_a_hand_computation(v1_scores: Path) -> None:
+    from fcbench.report.score_files import read_score_headers
+
+    table = rows(v1_scores / "data_v1.csv")
+    header, body = table[0], table[1:]
+    assert header[:8] == ["Rank", "Overall Acc", "Model", "Model Link", "Organization",
+                          "License", "AST Summary", "Exec Summary"]
+    assert len(body) == 14
+    headers = read_score_headers(v1_scores)
+    for row in body:
+        cells = dict(zip(header, row, strict=True))
+        counts = {cat: (h["correct_count"], h["total_count"])
+                  for cat, h in headers[cells["Model"]].items()}
+        assert set(counts) == set(V1_SCORED), cells["Model"]  # every v1 category was run
+        for column, value in _hand_v1(counts).items():
+            assert cells[column] == f"{value * 100:.2f}%", (cells["Model"], column)
+        assert cells["REST Simple Function Exec"].endswith("%")
+    overall = [float(r[1].rstrip("%")) for r in body]
+    assert overall == sorted(overall, reverse=True) and [r[0] for r in body] == [
+        str(i) for i in range(1, 15)]
+
+
+V1_SCORED = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
+             "parallel_multiple", "irrelevance", "exec_simple", "exec_multiple",
+             "exec_parallel", "exec_parallel_multiple", "rest")
+
+
+def test_v1_missing_categories_show_na_and_count_zero(tmp_path: Path) -> None:
+    write_scores(tmp_path, "m", {"simple_python": (200, 400), "multiple": (100, 200)})
+    write_leaderboard(tmp_path, SIZES)
+    header, row = rows(tmp_path / "data_v1.csv")
+    cells = dict(zip(header, row, strict=True))
+    assert cells["Overall Acc"] == f"{300 / 1700 * 100:.2f}%"
+    assert cells["Exec Summary"] == "N/A" and cells["Python Simple Function Exec"] == "N/A"
+    assert cells["AST Summary"] == "N/A"  # simple_java and simple_javascript were not run
+    assert cells["Python Simple Function AST"] == "50.00%"
+    assert cells["Cost ($ Per 1k Function Calls)"] == "N/A"

@@ -1,17 +1,22 @@
-"""The printed score table: summaries, partial marks and the skipped column."""
+"""The printed score tables: summaries, N/A, partial marks, the skipped column, and the
+100-column promise on the real 14-model corpus."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 from rich.console import Console
 
 from fcbench.dataset import categories
-from fcbench.report.table import print_scores
+from fcbench.report.score_files import read_score_headers
+from fcbench.report.table import print_scores, ranked_table
 from fcbench.score.aggregate import CategoryScore, with_missing
 
 SIZES = {name: 100 for name in (*categories.ALL_SCORING, *categories.V1)}
 
 
-def render(skipped: dict[str, int] | None) -> str:
+def render(skipped: dict[str, int] | None, width: int = 250) -> str:
     scores = {
         "m": {
             "simple_python": CategoryScore("simple_python", 30, 40, 400),
@@ -19,7 +24,7 @@ def render(skipped: dict[str, int] | None) -> str:
         }
     }
     complete = {"m": with_missing(scores["m"], categories.ALL_SCORING, SIZES)}
-    console = Console(record=True, width=250)
+    console = Console(record=True, width=width)
     print_scores(console, scores, complete, skipped)
     return console.export_text()
 
@@ -28,7 +33,15 @@ def test_table_shows_scores_partial_marks_and_skipped_counts() -> None:
     text = render({"m": 90})
     assert "75.00*" in text and "50.00*" in text  # 30/40 and 5/10, both partial
     assert "skipped" in text and " 90 " in text
-    assert "v1 Overall" in text  # v1 categories were scored
+    assert "v1 Overall" in text and "v1 Exec Summary" in text  # v1 categories were scored
+
+
+def test_summaries_with_nothing_run_are_na_never_zero() -> None:
+    lines = {line.split("│")[1].strip(): line for line in render(None).splitlines()
+             if line.startswith("│")}
+    for label in ("Live", "Multi-Turn", "Agentic", "Irrelevance Detection"):
+        assert "N/A" in lines[label] and "0.00" not in lines[label], label
+    assert "N/A" not in lines["Overall"]  # the headline counts missing categories as 0
 
 
 def test_no_skipped_column_without_skipped_cases() -> None:
@@ -36,14 +49,52 @@ def test_no_skipped_column_without_skipped_cases() -> None:
 
 
 def test_many_models_are_rows_and_few_are_columns() -> None:
-    scores = {f"model{i}": {"multiple": CategoryScore("multiple", i, 10, 10)} for i in range(6)}
+    scores = {f"model{i}": {"multiple": CategoryScore("multiple", i, 10, 10)} for i in range(9)}
     complete = {m: with_missing(s, categories.ALL_SCORING, SIZES) for m, s in scores.items()}
-    console = Console(record=True, width=250)
+    console = Console(record=True, width=100)
     print_scores(console, scores, complete)
     rows = console.export_text().splitlines()
-    assert sum(line.lstrip("│ ").startswith("model") for line in rows) == 6
+    # Two tables (V4, then the 2024 one: multiple is a v1 category), a header and 9 rows each.
+    assert sum(line.strip().startswith("model") for line in rows) == 2 * (9 + 1)
     few = {m: scores[m] for m in ("model1", "model2")}
-    console = Console(record=True, width=250)
+    console = Console(record=True, width=100)
     print_scores(console, few, {m: complete[m] for m in few})
     text = console.export_text()
     assert any(line.lstrip("│ ").startswith("multiple") for line in text.splitlines())
+
+
+NUMBER = re.compile(r"^(\d{1,3}\.\d\d\*?|N/A|\d+)$")
+
+
+def test_corpus_table_at_100_columns_cuts_nothing(v1_scores: Path) -> None:
+    headers = read_score_headers(v1_scores)
+    per_model = {
+        model: {c: CategoryScore.from_header(c, h, SIZES[c]) for c, h in cats.items()}
+        for model, cats in headers.items()
+    }
+    complete = {m: with_missing(s, categories.ALL_SCORING, SIZES) for m, s in per_model.items()}
+    console = Console(record=True, width=100)
+    print_scores(console, per_model, complete, {m: 1 for m in per_model})
+    text = console.export_text()
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert "…" not in text
+    for model in per_model:  # every name whole, on one line, in both tables (V4, 2024)
+        rows = [line.split() for line in lines if line.split()[:1] == [model]]
+        assert len(rows) == 2, model
+        for cells in rows:
+            assert all(NUMBER.match(cell) for cell in cells[1:]), cells
+    assert "2024 leaderboard" in text and "Exec" in text
+
+
+def test_ranked_table_orders_by_overall() -> None:
+    complete = {
+        name: with_missing({"multiple": CategoryScore("multiple", correct, 10, 10)},
+                           categories.ALL_SCORING, SIZES)
+        for name, correct in (("b", 3), ("a", 9), ("c", 3))
+    }
+    console = Console(record=True, width=100)
+    console.print(ranked_table(complete))
+    rows = [line.split() for line in console.export_text().splitlines()]
+    ranked = [row[:2] for row in rows if row and row[0].isdigit()]
+    assert ranked == [["1", "a"], ["2", "b"], ["3", "c"]]

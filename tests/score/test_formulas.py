@@ -17,6 +17,7 @@ from fcbench.score.formulas import (
     summary_rows,
     unweighted,
     v1_overall,
+    v1_rows,
     v4_summary,
     weighted,
 )
@@ -232,7 +233,7 @@ def test_v1_overall_is_entry_weighted_over_nine_groups() -> None:
     assert not v1.overall.na
 
 
-def test_v1_missing_categories_drop_out_of_overall() -> None:
+def test_v1_missing_categories_count_zero_over_their_entries() -> None:
     scores = {
         "simple_python": CategoryScore("simple_python", 300, 400, 400),
         "multiple": CategoryScore("multiple", 100, 200, 200),
@@ -240,16 +241,28 @@ def test_v1_missing_categories_drop_out_of_overall() -> None:
         "exec_simple": CategoryScore.missing("exec_simple", 100),
     }
     v1 = v1_overall(scores)
-    assert v1.overall.accuracy == pytest.approx(400 / 600)
-    assert v1.overall.total == 600 and v1.overall.na
-    assert v1.groups["simple_exec"] == Summary(0.0, 0, na=True)
+    # 400 correct over the whole 1,700-entry benchmark: nothing drops out.
+    assert v1.overall.accuracy == pytest.approx(400 / 1700)
+    assert v1.overall.total == 1700 and v1.overall.na
+    assert v1.groups["simple_exec"] == Summary(0.0, 170, na=True)
+    assert v1.groups["simple_ast"].accuracy == pytest.approx(300 / 550)
     # The 2024 summaries were plain means of four groups: a group with nothing is 0.
-    assert v1.ast_summary.accuracy == pytest.approx((0.75 + 0.5) / 4)
+    assert v1.ast_summary.accuracy == pytest.approx((300 / 550 + 0.5) / 4)
+    assert v1.evaluated == ("simple_python", "multiple") and v1.scored
+
+
+def test_v1_partial_and_skipped_cases_weigh_by_cases_judged() -> None:
+    scores = {"exec_simple": CategoryScore("exec_simple", 30, 60, 100)}  # 40 skipped
+    v1 = v1_overall(scores)
+    assert v1.groups["simple_exec"].accuracy == pytest.approx(30 / (60 + 70))
+    assert v1.overall.total == 1700 - 40
 
 
 def test_v1_of_nothing() -> None:
     v1 = v1_overall({})
-    assert v1.overall == Summary(0.0, 0, na=True)
+    assert v1.overall == Summary(0.0, 1700, na=True)
+    assert not v1.scored
+    assert dict(v1_rows({}))["v1 Overall (2024)"] is None
 
 
 # -- Printed rows ----------------------------------------------------------------------------
@@ -269,7 +282,8 @@ def test_summary_rows_follow_the_csv_flavours() -> None:
 
 def test_summary_rows_with_v1() -> None:
     rows = dict(summary_rows(scores_of(GPT_OSS_120B), include_v1=True))
-    expected = (347 + 56 + 25 + 172 + 209) / (400 + 100 + 50 + 200 + 200 + 200 + 240)
+    # The exec categories were not run: 0 over their 310 entries.
+    expected = (347 + 56 + 25 + 172 + 209) / 1700
     assert rows["v1 Overall (2024)"] == pytest.approx(expected)
     assert rows["v1 Exec Summary (2024)"] is None
     assert rows["v1 AST Summary (2024)"] == pytest.approx((428 / 550 + 0.86) / 4)

@@ -87,8 +87,8 @@ def check_multi_turn_question(
 
 
 def _check_config(entry: dict[str, Any], classes: list[str], place: Place, rec: Recorder) -> None:
-    from fcbench.envs.scenario import STATELESS_CLASSES
     from fcbench.envs.multi_turn import CLASSES, load_class
+    from fcbench.envs.scenario import STATELESS_CLASSES
 
     config = entry.get("initial_config", {})
     if not isinstance(config, dict):

@@ -22,10 +22,8 @@ Two things the official tool takes from its model registry, which fcbench does n
 
 from __future__ import annotations
 
-import json
-import math
 import statistics
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,13 +35,12 @@ from fcbench.report.score_files import read_score_headers
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.formulas import (
     Flavour,
-    Summary,
     V4Summary,
     format_percent,
     v1_overall,
     v4_summary,
 )
-from fcbench.score.usage import Usage
+from fcbench.score.usage import Usage, numpy_round2, percentile
 
 GPU_PRICE_PER_HOUR = 23.92
 """USD per hour of an 8×H100 node (Lambda Cloud on-demand), the official local-model price."""
@@ -75,15 +72,6 @@ def unknown_model(model: str) -> ModelInfo:
     return ModelInfo(display_name=model)
 
 
-def usage_from_result_files(paths: Iterable[Path]) -> Usage:
-    """The usage recorded in result files (JSON Lines, one entry per test case)."""
-    usage = Usage()
-    for path in paths:
-        with Path(path).open(encoding="utf-8") as f:
-            usage.extend(json.loads(line) for line in f if line.strip())
-    return usage
-
-
 @dataclass(frozen=True)
 class CostLatency:
     """The four cost/latency columns; None is shown as "N/A"."""
@@ -103,7 +91,7 @@ def cost_latency(usage: Usage | None, info: ModelInfo) -> CostLatency:
     if latencies:
         # A single latency has no sample deviation: the official tool raises, fcbench shows N/A.
         std = round(statistics.stdev(latencies), 2) if len(latencies) > 1 else None
-        p95 = _numpy_round2(percentile(latencies, 95))
+        p95 = numpy_round2(percentile(latencies, 95))
         stats = (round(statistics.mean(latencies), 2), std, p95)
     return CostLatency(_cost(usage, info), *stats)
 
@@ -121,30 +109,6 @@ def _cost(usage: Usage, info: ModelInfo) -> float | None:
         return None
     gpu_hours = sum(usage.latencies) / 3600
     return round(gpu_hours * GPU_PRICE_PER_HOUR / LOCAL_CONCURRENCY, 2)
-
-
-def _numpy_round2(value: float) -> float:
-    """Round to 2 decimals the way numpy rounds its floats (scale, round half-even, unscale).
-
-    The official 95th percentile is a numpy float, and numpy's rounding differs from Python's
-    correctly rounded `round(x, 2)` on values such as 3.145.
-    """
-    return round(value * 100) / 100
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The q-th percentile with linear interpolation, computed as numpy's default does.
-
-    numpy interpolates from the nearer end (b − Δ·(1−t) when t ≥ 0.5), which can differ from
-    a + Δ·t in the last bit; matching it keeps the rounded column identical.
-    """
-    ordered = sorted(float(v) for v in values)
-    position = (len(ordered) - 1) * (q / 100)
-    if position >= len(ordered) - 1:
-        return ordered[-1]
-    low = math.floor(position)
-    a, b, t = ordered[low], ordered[low + 1], position - low
-    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
 
 
 # -- One model's leaderboard entry ----------------------------------------------------------
@@ -165,8 +129,9 @@ class ModelEntry:
         return v4_summary(self.scores)
 
     def category(self, name: str) -> float | None:
-        score = self.scores[name]
-        return score.accuracy if score.evaluated else None
+        """A category's accuracy; None ("N/A") when not evaluated (or retired and absent)."""
+        score = self.scores.get(name)
+        return score.accuracy if score is not None and score.evaluated else None
 
 
 def load_entries(
@@ -291,6 +256,22 @@ def _agentic_row(e: ModelEntry) -> list[Cell]:
     ]
 
 
+def _v1_row(e: ModelEntry) -> list[Cell]:
+    """The 2024 leaderboard's row (spec §1.5). fcbench has no 2024 price table: the cost
+    column is N/A; latencies are those of the result files evaluated, as in the V4 CSV."""
+    v1, c = v1_overall(e.scores), e.category
+    g = v1.groups
+    return [
+        v1.overall.accuracy if v1.scored else None, e.info.display_name, e.info.url,
+        e.info.org, e.info.license, v1.ast_summary.value(_S), v1.exec_summary.value(_S),
+        g["simple_ast"].value(_S), c("simple_python"), c("simple_java"), c("simple_javascript"),
+        c("multiple"), c("parallel"), c("parallel_multiple"),
+        g["simple_exec"].value(_S), c("exec_simple"), c("rest"), c("exec_multiple"),
+        c("exec_parallel"), c("exec_parallel_multiple"), c("irrelevance"),
+        None, e.cost.mean, e.cost.std, e.cost.p95,
+    ]
+
+
 def _format_sensitivity_row(e: ModelEntry) -> list[Cell]:
     return [
         e.info.display_name, _fs_stat(e, "accuracy_max_delta"), _fs_stat(e, "accuracy_std"),
@@ -334,7 +315,19 @@ TABLES: tuple[Table, ...] = (
         "Irrelevance Detection", "Format Sensitivity Max Delta",
         "Format Sensitivity Standard Deviation", "Organization", "License",
     ), _overall_row, sort_column=1, plain_columns=frozenset({4, 5, 6, 7, 32, 33})),
+    Table("data_v1.csv", (
+        "Rank", "Overall Acc", "Model", "Model Link", "Organization", "License", "AST Summary",
+        "Exec Summary", "Simple Function AST", "Python Simple Function AST",
+        "Java Simple Function AST", "JavaScript Simple Function AST", "Multiple Functions AST",
+        "Parallel Functions AST", "Parallel Multiple AST", "Simple Function Exec",
+        "Python Simple Function Exec", "REST Simple Function Exec", "Multiple Functions Exec",
+        "Parallel Functions Exec", "Parallel Multiple Exec", "Relevance Detection",
+        "Cost ($ Per 1k Function Calls)", "Latency Mean (s)", "Latency Standard Deviation (s)",
+        "Latency 95th Percentile (s)",
+    ), _v1_row, sort_column=1, plain_columns=frozenset({22, 23, 24, 25})),
 )
+"""The six official tables, then `data_v1.csv`: the original benchmark in the columns of the
+2024 leaderboard (Overall, AST and Exec summaries, the nine groups and their parts)."""
 
 
 def _rank_key(sort_column: int) -> Callable[[list[Cell]], float]:
@@ -372,7 +365,7 @@ def _format_cell(cell: Cell, plain: bool) -> str:
 
 
 def write_csvs(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
-    """Write the six official CSVs into `out_dir`; return their paths."""
+    """Write the six official CSVs and `data_v1.csv` into `out_dir`; return their paths."""
     ordered = sorted(entries, key=lambda e: e.model)
     paths = []
     for table in TABLES:
@@ -381,55 +374,6 @@ def write_csvs(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
         path.write_text(text, encoding="utf-8", errors=UNENCODABLE, newline="\n")
         paths.append(path)
     return paths
-
-
-# -- leaderboard.json -----------------------------------------------------------------------
-
-
-def _summary_json(summary: Summary) -> dict[str, Any]:
-    return {"accuracy": summary.accuracy, "total": summary.total, "na": summary.na}
-
-
-def entry_json(entry: ModelEntry) -> dict[str, Any]:
-    """fcbench's own record of one model: every category score and every aggregate."""
-    v1 = v1_overall(entry.scores)
-    return {
-        "model": entry.model,
-        "display_name": entry.info.display_name,
-        "url": entry.info.url,
-        "organization": entry.info.org,
-        "license": entry.info.license,
-        "cost": entry.cost.cost,
-        "latency": {"mean": entry.cost.mean, "std": entry.cost.std, "p95": entry.cost.p95},
-        "categories": {
-            name: {
-                "accuracy": s.accuracy, "correct": s.correct, "total": s.total,
-                "dataset_size": s.dataset_size, "evaluated": s.evaluated, "partial": s.partial,
-            }
-            for name, s in entry.scores.items()
-        },
-        "summaries": {k: _summary_json(s) for k, s in entry.v4.as_dict().items()},
-        "v1": {
-            "groups": {k: _summary_json(s) for k, s in v1.groups.items()},
-            "ast_summary": _summary_json(v1.ast_summary),
-            "exec_summary": _summary_json(v1.exec_summary),
-            "overall": _summary_json(v1.overall),
-        },
-        "format_sensitivity": {
-            "max_delta": _fs_stat(entry, "accuracy_max_delta"),
-            "std": _fs_stat(entry, "accuracy_std"),
-        },
-    }
-
-
-def write_leaderboard_json(entries: Sequence[ModelEntry], path: Path) -> Path:
-    """`leaderboard.json`: the models ranked by V4 Overall, each with `entry_json`."""
-    ranked = sorted(sorted(entries, key=lambda e: e.model),
-                    key=lambda e: e.v4.overall.accuracy, reverse=True)
-    models = [{"rank": i, **entry_json(e)} for i, e in enumerate(ranked, start=1)]
-    text = json.dumps({"models": models}, indent=2, ensure_ascii=False) + "\n"
-    Path(path).write_text(text, encoding="utf-8", errors=UNENCODABLE)
-    return Path(path)
 
 
 # -- Entry point ----------------------------------------------------------------------------
@@ -449,6 +393,8 @@ def write_leaderboard(
     that many); `usage` maps model directory names to the usage of the result files evaluated
     in this run.
     """
+    from fcbench.report.leaderboard import write_leaderboard_json  # it builds on this module
+
     entries = load_entries(score_dir, dataset_sizes, usage=usage, model_info=model_info)
     paths = write_csvs(entries, score_dir)
     if leaderboard_json:

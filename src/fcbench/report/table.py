@@ -1,10 +1,16 @@
-"""The score table `fcbench evaluate` prints: a row per model, a column per category scored,
-then the leaderboard summaries (V4 Overall and its parts; the 2024 Overall when v1
-categories were scored)."""
+"""The score tables printed in the terminal: `evaluate`'s and `leaderboard`'s.
+
+Why this shape: a table people read must fit their terminal (100 columns is the promise)
+whatever the number of models, and must never show a cut name or number. A few models fit as
+columns with every category down the side; otherwise models become rows and only the
+leaderboard summaries are shown (per-category detail lives in the HTML report). Names wrap
+instead of being cut, numbers never wrap. A category or summary with nothing evaluated shows
+N/A, never 0.00 (the summaries still count it as 0, as the official formulas do).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from fcbench.dataset import categories
@@ -16,30 +22,163 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 SUMMARIES = ("Overall", "Non-Live", "Live", "Irrelevance Detection", "Multi-Turn", "Agentic")
-SHORT = {"Irrelevance Detection": "Irrelevance", "v1 Overall (2024)": "v1 Overall"}
+V1_LABEL = "v1 Overall (2024)"
+V1_SUMMARIES = (V1_LABEL, "v1 AST Summary (2024)", "v1 Exec Summary (2024)",
+                "v1 Relevance (2024)")
+HEADERS = {
+    # Short headers for the models-as-rows table, broken where a reader expects it.
+    "Overall": "Overall", "Non-Live": "Non-\nLive", "Live": "Live",
+    "Irrelevance Detection": "Irrel-\nevance", "Multi-Turn": "Multi-\nTurn",
+    "Agentic": "Agen-\ntic", V1_LABEL: "Overall", "v1 AST Summary (2024)": "AST\nSummary",
+    "v1 Exec Summary (2024)": "Exec\nSummary", "v1 Relevance (2024)": "Rele-\nvance",
+}
+UNDERNEATH: dict[str, tuple[str, ...]] = {
+    # The categories each summary is made of: with none of them evaluated it shows N/A.
+    "Overall": categories.ALL_SCORING,
+    "Non-Live": ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
+                 "parallel_multiple"),
+    "Live": ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple"),
+    "Irrelevance Detection": ("irrelevance", "live_irrelevance"),
+    "Multi-Turn": categories.MULTI_TURN,
+    "Agentic": (*categories.WEB_SEARCH, *categories.MEMORY),
+    V1_LABEL: categories.V1,
+    "v1 AST Summary (2024)": ("simple_python", "simple_java", "simple_javascript", "multiple",
+                              "parallel", "parallel_multiple"),
+    "v1 Exec Summary (2024)": categories.EXECUTABLE,
+    "v1 Relevance (2024)": ("irrelevance",),
+}
+NUMBER_WIDTH = 6
+"""`100.00`: a number column is never narrower, so no number is ever cut."""
+
+Scores = Mapping[str, Mapping[str, CategoryScore]]
 
 
 def print_scores(
     console: Console,
-    per_model: Mapping[str, Mapping[str, CategoryScore]],
-    complete: Mapping[str, Mapping[str, CategoryScore]],
+    per_model: Scores,
+    complete: Scores,
     skipped: Mapping[str, int] | None = None,
 ) -> None:
     """`per_model`: what was evaluated; `complete`: the same with missing categories filled in
     (0 over the dataset size, as the official summaries count them); `skipped`: cases per
     model that could not be judged (executable cases needing an unreachable service), shown
-    whenever there are any. A few models are shown as columns (categories down the side);
-    many models as rows."""
+    whenever there are any."""
     names = [c.name for c in categories.CATEGORIES if any(c.name in s for s in per_model.values())]
-    include_v1 = any(n in categories.V1 for n in names)
-    labels = list(SUMMARIES) + (["v1 Overall (2024)"] if include_v1 else [])
-    summaries = {model: _summaries(complete[model], include_v1) for model in per_model}
-    show_skipped = bool(skipped and any(skipped.values()))
-    if len(per_model) <= MODELS_AS_COLUMNS:
-        table = _by_category(per_model, names, labels, summaries, skipped if show_skipped else None)
+    labels = _labels(names)
+    summaries = {model: displayed_summaries(per_model[model], complete[model], labels)
+                 for model in per_model}
+    shown_skipped = skipped if skipped and any(skipped.values()) else None
+    table = _by_category(per_model, names, labels, summaries, shown_skipped)
+    if not _too_wide(console, table):
+        console.print(table)
     else:
-        table = _by_model(per_model, names, labels, summaries, skipped if show_skipped else None)
-    console.print(table)
+        v4_labels = [label for label in labels if label not in V1_SUMMARIES]
+        v1_labels = [label for label in labels if label in V1_SUMMARIES]
+        console.print(_by_model(per_model, v4_labels, summaries,
+                                None if v1_labels else shown_skipped))
+        if v1_labels:
+            console.print(_by_model(per_model, v1_labels, summaries, shown_skipped,
+                                    "the original benchmark, 2024 leaderboard (accuracy %)"))
+    _print_notes(console, per_model, shown_skipped is not None)
+
+
+def ranked_table(complete: Scores, title: str = "leaderboard (accuracy %)") -> Table:
+    """Models ranked by V4 Overall (ties by name), one row each, summary columns only."""
+    names = [c.name for c in categories.CATEGORIES
+             if any(c.name in s and s[c.name].evaluated for s in complete.values())]
+    labels = [label for label in _labels(names) if label in (*SUMMARIES, V1_LABEL)]
+    summaries = {m: displayed_summaries(s, s, labels) for m, s in complete.items()}
+    order = sorted(sorted(complete), key=lambda m: summaries[m]["Overall"] or 0.0, reverse=True)
+    return _by_model({m: complete[m] for m in order}, labels, summaries, None, title, rank=True)
+
+
+def _labels(names: Sequence[str]) -> list[str]:
+    include_v1 = any(n in categories.V1 for n in names)
+    return list(SUMMARIES) + (list(V1_SUMMARIES) if include_v1 else [])
+
+
+def displayed_summaries(
+    evaluated: Mapping[str, CategoryScore], complete: Mapping[str, CategoryScore],
+    labels: Sequence[str],
+) -> dict[str, float | None]:
+    """The summary values people see (None = N/A): the official numbers, except that a
+    summary with nothing under it evaluated is N/A rather than a made-up 0."""
+    values = dict(summary_rows(complete))
+    if V1_LABEL in labels:
+        values.update(v1_rows(complete))
+        relevance = complete.get("irrelevance")
+        values["v1 Relevance (2024)"] = relevance.accuracy if relevance is not None else None
+    for label, names in UNDERNEATH.items():
+        if not any(n in evaluated and evaluated[n].evaluated for n in names):
+            values[label] = None
+    return values
+
+
+def _too_wide(console: Console, table: Table) -> bool:
+    from rich.measure import Measurement
+
+    unbounded = console.options.update(width=10_000)  # measured without the terminal's cap
+    return Measurement.get(console, unbounded, table).maximum > console.width
+
+
+def _by_category(
+    per_model: Scores,
+    names: list[str],
+    labels: list[str],
+    summaries: Mapping[str, Mapping[str, float | None]],
+    skipped: Mapping[str, int] | None,
+) -> Table:
+    """A column per model: categories, then summaries, down the side."""
+    from rich.table import Table
+
+    table = Table(title="fcbench scores (accuracy %)", title_justify="left")
+    table.add_column("category / summary", style="bold", no_wrap=True)
+    for model in per_model:
+        table.add_column(model, justify="right", no_wrap=True)
+    for name in names:
+        table.add_row(name, *(_cell(per_model[m].get(name)) for m in per_model))
+    table.add_section()
+    for label in labels:
+        table.add_row(label, *(_percent(summaries[m].get(label)) for m in per_model), style="cyan")
+    if skipped is not None:
+        table.add_row("skipped cases", *(str(skipped.get(m, 0)) for m in per_model), style="yellow")
+    return table
+
+
+def _by_model(
+    per_model: Scores,
+    labels: list[str],
+    summaries: Mapping[str, Mapping[str, float | None]],
+    skipped: Mapping[str, int] | None,
+    title: str = "fcbench scores (accuracy %)",
+    *,
+    rank: bool = False,
+) -> Table:
+    """A row per model, the summaries across; long names wrap (fold), numbers never do."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  collapse_padding=True)
+    if rank:
+        table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("model", style="bold", overflow="fold", min_width=12)
+    for label in labels:
+        table.add_column(HEADERS.get(label, label), justify="right", style="cyan",
+                         no_wrap=True, min_width=NUMBER_WIDTH)
+    if skipped is not None:
+        table.add_column("skip-\nped", justify="right", style="yellow", no_wrap=True)
+    for position, model in enumerate(per_model, start=1):
+        table.add_row(
+            *([str(position)] if rank else []),
+            model,
+            *(_percent(summaries[model].get(label)) for label in labels),
+            *([str(skipped.get(model, 0))] if skipped is not None else []),
+        )
+    return table
+
+
+def _print_notes(console: Console, per_model: Scores, show_skipped: bool) -> None:
     partial = sorted({f"{m}/{n}" for m, s in per_model.items() for n, v in s.items() if v.partial})
     if partial:
         shown = ", ".join(partial) if len(partial) <= 6 else f"{len(partial)} model/category pairs"
@@ -53,75 +192,14 @@ def print_scores(
             "reach); they count in neither correct nor total."
         )
     console.print(
-        "Summaries follow the official V4 formulas: a category without results counts as 0."
+        "Summaries follow the official formulas: a category without results counts as 0 "
+        "(N/A where nothing under a summary was run). Per-category detail: fcbench report."
     )
 
 
-MODELS_AS_COLUMNS = 4
-
-
-def _summaries(scores: Mapping[str, CategoryScore], include_v1: bool) -> dict[str, float | None]:
-    values = dict(summary_rows(scores))
-    if include_v1:
-        values.update(v1_rows(scores))
-    return values
-
-
-def _by_category(
-    per_model: Mapping[str, Mapping[str, CategoryScore]],
-    names: list[str],
-    labels: list[str],
-    summaries: Mapping[str, Mapping[str, float | None]],
-    skipped: Mapping[str, int] | None,
-) -> Table:
-    """A column per model: categories, then summaries, down the side."""
-    from rich.table import Table
-
-    table = Table(title="fcbench scores (accuracy %)", title_justify="left")
-    table.add_column("category / summary", style="bold", no_wrap=True)
-    for model in per_model:
-        table.add_column(model, justify="right")
-    for name in names:
-        table.add_row(name, *(_cell(per_model[m].get(name)) for m in per_model))
-    table.add_section()
-    for label in labels:
-        table.add_row(label, *(_percent(summaries[m].get(label)) for m in per_model), style="cyan")
-    if skipped is not None:
-        table.add_row("skipped cases", *(str(skipped.get(m, 0)) for m in per_model), style="yellow")
-    return table
-
-
-def _by_model(
-    per_model: Mapping[str, Mapping[str, CategoryScore]],
-    names: list[str],
-    labels: list[str],
-    summaries: Mapping[str, Mapping[str, float | None]],
-    skipped: Mapping[str, int] | None,
-) -> Table:
-    """A row per model: categories, then summaries, across."""
-    from rich.table import Table
-
-    table = Table(title="fcbench scores (accuracy %)", title_justify="left")
-    table.add_column("model", style="bold", no_wrap=True)
-    for name in names:
-        table.add_column(name.replace("_", " "), justify="right", min_width=5)
-    for label in labels:
-        table.add_column(SHORT.get(label, label), justify="right", style="cyan", min_width=5)
-    if skipped is not None:
-        table.add_column("skipped", justify="right", style="yellow")
-    for model, scores in per_model.items():
-        table.add_row(
-            model,
-            *(_cell(scores.get(n)) for n in names),
-            *(_percent(summaries[model].get(label)) for label in labels),
-            *([str(skipped.get(model, 0))] if skipped is not None else []),
-        )
-    return table
-
-
 def _cell(score: CategoryScore | None) -> str:
-    if score is None:
-        return "-"
+    if score is None or not score.evaluated:
+        return "N/A"
     return _percent(score.accuracy) + ("*" if score.partial else "")
 
 

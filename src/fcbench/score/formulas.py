@@ -175,6 +175,16 @@ V1_GROUPS_AST = ("simple_ast", "multiple_ast", "parallel_ast", "parallel_multipl
 V1_GROUPS_EXEC = ("simple_exec", "multiple_exec", "parallel_exec", "parallel_multiple_exec")
 
 
+V1_DATASET_SIZES: dict[str, int] = {
+    "simple_python": 400, "simple_java": 100, "simple_javascript": 50, "multiple": 200,
+    "parallel": 200, "parallel_multiple": 200, "exec_simple": 100, "rest": 70,
+    "exec_multiple": 50, "exec_parallel": 50, "exec_parallel_multiple": 40, "irrelevance": 240,
+}
+"""The entry counts of the original benchmark's scored categories (spec §1.5; 1,700 in all).
+A category without a score counts as 0 over this many, whatever data set is installed: the
+2024 benchmark is frozen, so its weights are too."""
+
+
 @dataclass(frozen=True)
 class V1Summary:
     """The 2024 aggregation (Apr–Aug 2024, spec §1.5): nine groups, two summaries, Overall."""
@@ -183,14 +193,22 @@ class V1Summary:
     ast_summary: Summary
     exec_summary: Summary
     overall: Summary
+    evaluated: tuple[str, ...] = ()
+    """The v1 categories that were evaluated (none: every number above is a made-up 0)."""
+
+    @property
+    def scored(self) -> bool:
+        return bool(self.evaluated)
 
 
 def v1_overall(scores: Mapping[str, CategoryScore]) -> V1Summary:
     """The 2024 Overall: an entry-weighted average over the nine groups.
 
-    As in 2024, a category that was not evaluated has count 0 and drops out of the weighted
-    averages (Simple AST, Simple Exec, Overall) instead of counting as 0; the AST and Exec
-    summaries are plain means of four groups, where a group with nothing evaluated counts 0.
+    A category that was not evaluated counts as 0 over its entry count, as the 2024 table's
+    footnote says and as today's formulas count a missing category (the in-repo script of
+    2024 let it drop out instead, which let a model that ran only the easy categories rank
+    first). An evaluated category weighs by the cases judged (fewer in a partial run, or when
+    executable cases were skipped). The AST and Exec summaries are plain means of four groups.
     """
     groups = {
         key: weighted([_v1_input(scores, name) for name in names])
@@ -198,13 +216,17 @@ def v1_overall(scores: Mapping[str, CategoryScore]) -> V1Summary:
     }
     ast = unweighted([groups[k] for k in V1_GROUPS_AST])
     exe = unweighted([groups[k] for k in V1_GROUPS_EXEC])
-    return V1Summary(groups, ast, exe, weighted(list(groups.values())))
+    evaluated = tuple(
+        name for name in V1_DATASET_SIZES if name in scores and scores[name].evaluated
+    )
+    return V1Summary(groups, ast, exe, weighted(list(groups.values())), evaluated)
 
 
 def _v1_input(scores: Mapping[str, CategoryScore], name: str) -> Summary:
     score = scores.get(name)
     if score is None or not score.evaluated:
-        return Summary(0.0, 0, na=True)
+        size = score.dataset_size if score is not None else V1_DATASET_SIZES[name]
+        return Summary(0.0, size, na=True)
     return Summary.of(score)
 
 
@@ -240,7 +262,7 @@ def v1_rows(scores: Mapping[str, CategoryScore]) -> list[tuple[str, float | None
     """The 2024 Overall and summaries; Overall is N/A only when no v1 category was scored."""
     v1 = v1_overall(scores)
     return [
-        ("v1 Overall (2024)", v1.overall.accuracy if v1.overall.total else None),
+        ("v1 Overall (2024)", v1.overall.accuracy if v1.scored else None),
         ("v1 AST Summary (2024)", v1.ast_summary.value(Flavour.SUMMARY)),
         ("v1 Exec Summary (2024)", v1.exec_summary.value(Flavour.SUMMARY)),
     ]

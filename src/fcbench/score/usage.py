@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 
@@ -66,3 +69,36 @@ def _collect(value: Any, into: list[float]) -> None:
     else:
         items = [value]
     into.extend(x for x in items if isinstance(x, (int, float)) and x != 0)
+
+
+def usage_from_result_files(paths: Iterable[Path]) -> Usage:
+    """The usage recorded in result files (JSON Lines, one entry per test case)."""
+    usage = Usage()
+    for path in paths:
+        with Path(path).open(encoding="utf-8") as f:
+            usage.extend(json.loads(line) for line in f if line.strip())
+    return usage
+
+
+def numpy_round2(value: float) -> float:
+    """Round to 2 decimals the way numpy rounds its floats (scale, round half-even, unscale).
+
+    The official 95th percentile is a numpy float, and numpy's rounding differs from Python's
+    correctly rounded `round(x, 2)` on values such as 3.145.
+    """
+    return round(value * 100) / 100
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile with linear interpolation, computed as numpy's default does.
+
+    numpy interpolates from the nearer end (b − Δ·(1−t) when t ≥ 0.5), which can differ from
+    a + Δ·t in the last bit; matching it keeps the rounded column identical.
+    """
+    ordered = sorted(float(v) for v in values)
+    position = (len(ordered) - 1) * (q / 100)
+    if position >= len(ordered) - 1:
+        return ordered[-1]
+    low = math.floor(position)
+    a, b, t = ordered[low], ordered[low + 1], position - low
+    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t

@@ -1,0 +1,143 @@
+"""`fcbench report`, `fcbench compare`, `fcbench leaderboard`: reading score folders back.
+
+Flags and display only; the work is in `fcbench.report`. Every diagnostic goes to stderr,
+results to stdout (or the files asked for); bad input ends with one `fcbench: error:` line.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+_DIR = click.Path(path_type=Path)
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"fcbench: error: {message}", err=True)
+    sys.exit(2)
+
+
+def _sizes(release: str | None, data_dir: Path | None) -> dict[str, int]:
+    from fcbench.api import dataset_sizes
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+
+    return dataset_sizes(release or DEFAULT_RELEASE, data_dir)
+
+
+def _errors() -> tuple[type[Exception], ...]:
+    from fcbench.dataset.fetch import DataError
+    from fcbench.report.leaderboard import LeaderboardError
+    from fcbench.report.runs import RunError
+
+    return (DataError, LeaderboardError, RunError, OSError)
+
+
+_release = click.option("--release", default=None, help="Dataset release (default: newest).")
+_data_dir = click.option("--data-dir", type=_DIR, default=None,
+                         help="A dataset folder laid out like the official data/.")
+
+
+@click.command()
+@click.argument("score_dirs", nargs=-1, required=True, type=_DIR)
+@click.option("--result-dir", "result_dirs", multiple=True, type=_DIR,
+              help="Result folders (raw outputs, tokens, latency); repeatable. Default: the "
+              "score folder's sibling 'result', when it exists.")
+@click.option("-o", "--output", type=_DIR, default=Path("report.html"), show_default=True)
+@click.option("--markdown", type=_DIR, default=None, help="Also write a Markdown summary.")
+@_release
+@_data_dir
+def report(score_dirs: tuple[Path, ...], result_dirs: tuple[Path, ...], output: Path,
+           markdown: Path | None, release: str | None, data_dir: Path | None) -> None:
+    """One self-contained HTML report of score folders (charts, every case)."""
+    from fcbench.report.html import ReportUnavailable, write_report
+
+    try:
+        written = write_report(list(score_dirs), list(result_dirs) or None, output,
+                               release=release, data_dir=data_dir, markdown=markdown)
+    except ReportUnavailable as exc:
+        _fail(str(exc))
+    except _errors() as exc:
+        _fail(str(exc))
+    for path in written:
+        click.echo(f"wrote {path}", err=True)
+
+
+@click.command()
+@click.argument("a")
+@click.argument("b")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@click.option("--html", type=_DIR, default=None, help="Also write an HTML page of it.")
+@_release
+@_data_dir
+def compare(a: str, b: str, as_json: bool, html: Path | None, release: str | None,
+            data_dir: Path | None) -> None:
+    """Compare two scored runs (SCORE_DIR or SCORE_DIR:MODEL): deltas, p-values, flips."""
+    from rich.console import Console
+
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.report import compare as cmp
+    from fcbench.report.runs import RunError, dataset_ids, model_dirs, parse_target, read_run
+    from fcbench.score.disputed import load_disputed
+
+    try:
+        ids = dataset_ids(release or DEFAULT_RELEASE, data_dir)
+        runs = []
+        for target in (a, b):
+            folder, model = parse_target(target)
+            if model is None:
+                models = model_dirs(folder)
+                if len(models) != 1:
+                    raise RunError(f"{folder} holds {len(models)} models; name one as "
+                                   f"{folder}:MODEL ({', '.join(models[:5])})")
+                model = models[0]
+            runs.append(read_run(folder, model, ids))
+        result = cmp.compare(runs[0], runs[1], _sizes(release, data_dir), load_disputed())
+        if html is not None:
+            from fcbench.report.html import write_compare_page
+
+            write_compare_page(result, html)
+            click.echo(f"wrote {html}", err=True)
+    except _errors() as exc:
+        _fail(str(exc))
+    if as_json:
+        click.echo(json.dumps(cmp.as_json(result), indent=2))
+    else:
+        cmp.print_comparison(result, Console(width=None if sys.stdout.isatty() else 100))
+
+
+@click.command()
+@click.argument("score_dirs", nargs=-1, required=True, type=_DIR)
+@click.option("-o", "--output", type=_DIR, default=None,
+              help="Folder for the CSVs and leaderboard.json (default: print the table only).")
+@click.option("--result-dir", "result_dirs", multiple=True, type=_DIR,
+              help="Result folders whose token counts and latencies fill the cost columns.")
+@click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
+@click.option("--model-info", type=_DIR, default=None,
+              help="JSON: per model directory, display_name, url, organization, license, "
+              "input_price, output_price (the official registry's strings).")
+@_release
+@_data_dir
+def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
+                result_dirs: tuple[Path, ...], models: tuple[str, ...],
+                model_info: Path | None, release: str | None, data_dir: Path | None) -> None:
+    """The official leaderboard CSVs of one or more score folders, and a ranked table."""
+    from rich.console import Console
+
+    from fcbench.report import leaderboard as board
+    from fcbench.report.csv_files import unknown_model
+
+    try:
+        info = board.read_model_info(model_info) if model_info else unknown_model
+        usage = board.usage_of(list(result_dirs)) if result_dirs else None
+        entries = board.merge_entries(list(score_dirs), _sizes(release, data_dir),
+                                      usage=usage, model_info=info, models=models)
+        if output is not None:
+            for path in board.write_board(entries, output):
+                click.echo(f"wrote {path}", err=True)
+    except _errors() as exc:
+        _fail(str(exc))
+    Console(width=None if sys.stdout.isatty() else 100).print(board.board_table(entries))

@@ -1,0 +1,243 @@
+"""`fcbench compare A B`: what changed between two scored runs, and whether it is more than
+chance.
+
+Per category: both accuracies (each over its own judged cases, as the official scores
+are), the delta, the cases that flipped each way with their error types, and the exact
+McNemar p-value on the cases both runs judged (`score.intervals.mcnemar_exact`: only flips
+carry information when the same cases are answered twice). The leaderboard summaries are
+compared as deltas; they mix categories with fixed weights, so the pooled McNemar test over
+every paired case is given beside them as the overall evidence. Cases whose ground truth is
+disputed upstream are marked, and each category's delta is also shown without them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fcbench.dataset import categories as reg
+from fcbench.report.runs import CategoryRun, ModelRun
+from fcbench.report.table import displayed_summaries
+from fcbench.score.aggregate import CategoryScore, with_missing
+from fcbench.score.disputed import Disputed, accuracy_without
+from fcbench.score.formulas import summary_rows, v1_rows
+from fcbench.score.intervals import mcnemar_exact
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+TEST_NAME = "McNemar exact (two-sided, binomial on the flipped cases)"
+
+
+@dataclass(frozen=True)
+class Flip:
+    id: str
+    error_type: str | None
+    """The failing side's error type (A's for a gain, B's for a loss)."""
+    disputed: bool = False
+
+
+@dataclass
+class CategoryDelta:
+    category: str
+    a: CategoryScore
+    b: CategoryScore
+    paired: int
+    gained: list[Flip] = field(default_factory=list)
+    lost: list[Flip] = field(default_factory=list)
+    undisputed_delta: float | None = None
+
+    @property
+    def delta(self) -> float:
+        return self.b.accuracy - self.a.accuracy
+
+    @property
+    def p_value(self) -> float:
+        return mcnemar_exact(len(self.gained), len(self.lost))
+
+
+@dataclass
+class Comparison:
+    a: str
+    b: str
+    categories: list[CategoryDelta]
+    summaries: list[tuple[str, float | None, float | None]]
+    only_a: list[str]
+    only_b: list[str]
+
+    @property
+    def pooled_gained(self) -> int:
+        return sum(len(c.gained) for c in self.categories)
+
+    @property
+    def pooled_lost(self) -> int:
+        return sum(len(c.lost) for c in self.categories)
+
+    @property
+    def pooled_p_value(self) -> float:
+        return mcnemar_exact(self.pooled_gained, self.pooled_lost)
+
+
+def compare(
+    a: ModelRun, b: ModelRun, dataset_sizes: Mapping[str, int], disputed: Disputed | None = None
+) -> Comparison:
+    """Compare two runs category by category (categories in registry order)."""
+    shared = [c.name for c in reg.CATEGORIES if c.name in a.categories and c.name in b.categories]
+    deltas = [_category_delta(name, a.categories[name], b.categories[name], disputed)
+              for name in shared]
+    return Comparison(
+        label(a), label(b), deltas, _summaries(a, b, dataset_sizes),
+        sorted(set(a.categories) - set(b.categories)),
+        sorted(set(b.categories) - set(a.categories)),
+    )
+
+
+def label(run: ModelRun) -> str:
+    return f"{run.score_dir}:{run.model}"
+
+
+def _category_delta(
+    name: str, a: CategoryRun, b: CategoryRun, disputed: Disputed | None
+) -> CategoryDelta:
+    in_b = set(b.ids)
+    paired = [i for i in a.ids if i in in_b]
+    delta = CategoryDelta(name, a.score, b.score, len(paired))
+    for case_id in paired:
+        was, now = a.valid(case_id), b.valid(case_id)
+        contested = disputed is not None and disputed.contains(case_id)
+        if now and not was:
+            delta.gained.append(Flip(case_id, a.error_type(case_id), contested))
+        elif was and not now:
+            delta.lost.append(Flip(case_id, b.error_type(case_id), contested))
+    if disputed is not None:
+        delta.undisputed_delta = _accuracy_without(b, disputed) - _accuracy_without(a, disputed)
+    return delta
+
+
+def _accuracy_without(run: CategoryRun, disputed: Disputed) -> float:
+    correct, total = accuracy_without(((i, run.valid(i)) for i in run.ids), disputed)
+    return correct / total if total else 0.0
+
+
+def _summaries(
+    a: ModelRun, b: ModelRun, sizes: Mapping[str, int]
+) -> list[tuple[str, float | None, float | None]]:
+    def rows(run: ModelRun) -> dict[str, float | None]:
+        """The summaries as the console shows them (N/A where nothing under one was run)."""
+        scores = {n: c.score for n, c in run.categories.items()}
+        complete = with_missing(scores, reg.ALL_SCORING, sizes)
+        labels = [label for label, _ in summary_rows(complete)]
+        if any(n in reg.V1 for n in scores):
+            labels += [label for label, _ in v1_rows(complete)]
+        values = displayed_summaries(scores, complete, labels)
+        return {label: values.get(label) for label in labels}
+
+    ra, rb = rows(a), rows(b)
+    return [(name, ra.get(name), rb.get(name)) for name in dict.fromkeys([*ra, *rb])]
+
+
+# -- Output -----------------------------------------------------------------------------------
+
+
+def as_json(comparison: Comparison) -> dict[str, Any]:
+    """Everything `compare` found, for scripts (`fcbench compare --json`)."""
+    return {
+        "a": comparison.a,
+        "b": comparison.b,
+        "test": TEST_NAME,
+        "categories": [
+            {
+                "category": c.category,
+                "a": {"correct": c.a.correct, "total": c.a.total, "accuracy": c.a.accuracy},
+                "b": {"correct": c.b.correct, "total": c.b.total, "accuracy": c.b.accuracy},
+                "delta": c.delta,
+                "delta_without_disputed": c.undisputed_delta,
+                "paired_cases": c.paired,
+                "p_value": c.p_value,
+                "gained": [_flip_json(f) for f in c.gained],
+                "lost": [_flip_json(f) for f in c.lost],
+            }
+            for c in comparison.categories
+        ],
+        "summaries": [
+            {"summary": name, "a": va, "b": vb,
+             "delta": None if va is None or vb is None else vb - va}
+            for name, va, vb in comparison.summaries
+        ],
+        "pooled": {"gained": comparison.pooled_gained, "lost": comparison.pooled_lost,
+                   "p_value": comparison.pooled_p_value},
+        "only_in_a": comparison.only_a,
+        "only_in_b": comparison.only_b,
+    }
+
+
+def _flip_json(flip: Flip) -> dict[str, Any]:
+    return {"id": flip.id, "error_type": flip.error_type, "disputed": flip.disputed}
+
+
+def print_comparison(comparison: Comparison, console: Console, flips_shown: int = 5) -> None:
+    """The terminal form: a category table, the summaries, then the flipped cases."""
+    from rich import box
+    from rich.table import Table
+
+    console.print(f"A = {comparison.a}\nB = {comparison.b}", highlight=False)
+    table = Table(box=box.SIMPLE_HEAD, title="per category (accuracy %)", title_justify="left")
+    table.add_column("category", overflow="fold")
+    for header in ("A", "B", "Δ", "+", "−", "p"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for c in comparison.categories:
+        table.add_row(c.category, _pct(c.a.accuracy), _pct(c.b.accuracy), _signed(c.delta),
+                      str(len(c.gained)), str(len(c.lost)), _p(c.p_value))
+    console.print(table)
+    _print_disputed(comparison.categories, console)
+    summary = Table(box=box.SIMPLE_HEAD, title="summaries (accuracy %)", title_justify="left")
+    for header in ("summary", "A", "B", "Δ"):
+        summary.add_column(header, justify="left" if header == "summary" else "right")
+    for name, va, vb in comparison.summaries:
+        delta = None if va is None or vb is None else vb - va
+        summary.add_row(name, _pct(va), _pct(vb), _signed(delta))
+    console.print(summary)
+    console.print(
+        f"all paired cases: +{comparison.pooled_gained} −{comparison.pooled_lost}, "
+        f"p = {_p(comparison.pooled_p_value)} ({TEST_NAME})", highlight=False)
+    _print_flips(comparison.categories, console, flips_shown)
+    for side, names in (("A", comparison.only_a), ("B", comparison.only_b)):
+        if names:
+            console.print(f"only in {side} (not compared): {', '.join(names)}", highlight=False)
+
+
+def _print_disputed(deltas: Sequence[CategoryDelta], console: Console) -> None:
+    """Where disputed cases flipped, the delta without them (the official one stays above)."""
+    for c in deltas:
+        contested = [f.id for f in (*c.gained, *c.lost) if f.disputed]
+        if contested and c.undisputed_delta is not None:
+            console.print(
+                f"{c.category}: Δ {_signed(c.undisputed_delta)} without disputed ground truth "
+                f"(flipped there: {', '.join(contested)}; see docs/report.md)", highlight=False)
+
+
+def _print_flips(deltas: Sequence[CategoryDelta], console: Console, shown: int) -> None:
+    for c in deltas:
+        for sign, flips in (("+", c.gained), ("−", c.lost)):
+            if not flips:
+                continue
+            listed = ", ".join(
+                f"{f.id} ({f.error_type}{', disputed' if f.disputed else ''})"
+                for f in flips[:shown]
+            )
+            more = f", … {len(flips) - shown} more (--json lists all)" if len(flips) > shown else ""
+            console.print(f"{sign} {c.category}: {listed}{more}", highlight=False,
+                          soft_wrap=True)
+
+
+def _pct(value: float | None) -> str:
+    return "N/A" if value is None else f"{value * 100:.2f}"
+
+
+def _signed(value: float | None) -> str:
+    return "N/A" if value is None else f"{value * 100:+.2f}"
+
+
+def _p(value: float) -> str:
+    return f"{value:.3g}" if value >= 1e-4 else f"{value:.1e}"

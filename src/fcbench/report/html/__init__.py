@@ -1,0 +1,93 @@
+"""The HTML report (`fcbench report`) and the comparison page (`fcbench compare --html`).
+
+`write_report(score_dirs, result_dirs, out)` is what `run` and `evaluate` call to leave a
+report next to the score files; it raises `ReportUnavailable` (a one-line reason) when the
+optional charting library is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from fcbench.report.compare import Comparison, as_json
+from fcbench.report.html.page import ReportUnavailable, plotly_js, render, write_page
+
+__all__ = ["ReportUnavailable", "report_after_run", "write_compare_page", "write_report"]
+
+REPORT_NAME = "report.html"
+
+
+def write_report(
+    score_dirs: Sequence[Path],
+    result_dirs: Sequence[Path] | None,
+    out: Path,
+    *,
+    release: str | None = None,
+    data_dir: Path | None = None,
+    markdown: Path | None = None,
+    title: str = "fcbench report",
+) -> list[Path]:
+    """Write the HTML report of `score_dirs` to `out` (and a Markdown summary if asked).
+
+    `result_dirs` None means: each score folder's sibling `result`, when it exists (the
+    layout `run` and `evaluate` make). Returns the files written.
+    """
+    from fcbench.api import dataset_sizes
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.report.html.collect import collect
+    from fcbench.report.runs import RunError, model_dirs
+    from fcbench.score.disputed import load_disputed
+
+    plotly_js()  # fail before the work if the charts cannot be drawn
+    if not any(model_dirs(Path(p)) for p in score_dirs):  # model_dirs: no folder -> RunError
+        raise RunError(f"no score files in {', '.join(map(str, score_dirs))}")
+    release = release or DEFAULT_RELEASE
+    if result_dirs is None:
+        result_dirs = [p.parent / "result" for p in map(Path, score_dirs)
+                       if (p.parent / "result").is_dir()]
+    sizes = dataset_sizes(release, data_dir)
+    document = collect([Path(p) for p in score_dirs], [Path(p) for p in result_dirs], release,
+                       data_dir, sizes, load_disputed())
+    written = [write_page(out, render(document, title))]
+    if markdown is not None:
+        from fcbench.report.markdown import summary_markdown
+
+        Path(markdown).write_text(summary_markdown(document), encoding="utf-8")
+        written.append(Path(markdown))
+    return written
+
+
+def report_after_run(
+    score_dir: Path,
+    result_dir: Path | None,
+    *,
+    release: str | None = None,
+    data_dir: Path | None = None,
+    note: Callable[[str], None] = print,
+) -> Path | None:
+    """What `run` and `evaluate` call unless `--no-report`: `score_dir/report.html`.
+
+    Never stops the run: a missing charting library or an unreadable input becomes one line
+    given to `note` (the CLI passes its stderr console's print), and None is returned.
+    """
+    from fcbench.dataset.fetch import DataError
+    from fcbench.report.runs import RunError
+
+    out = Path(score_dir) / REPORT_NAME
+    try:
+        write_report([Path(score_dir)], [Path(result_dir)] if result_dir else None, out,
+                     release=release, data_dir=data_dir)
+    except ReportUnavailable as exc:
+        note(f"no HTML report: {exc}")
+        return None
+    except (DataError, RunError, OSError, ValueError) as exc:
+        note(f"no HTML report: {exc}")
+        return None
+    note(f"report: {out}")
+    return out
+
+
+def write_compare_page(comparison: Comparison, out: Path) -> Path:
+    """`fcbench compare --html`: the comparison in the report's style."""
+    return write_page(out, render(as_json(comparison), "fcbench compare", kind="compare"))

@@ -1,0 +1,55 @@
+// fcbench compare page: the comparison document, drawn with the embedded plotly.js.
+"use strict";
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === "class") node.className = value; else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value);
+  }
+  children.filter((c) => c !== null && c !== undefined).forEach((c) =>
+    node.append(typeof c === "string" ? document.createTextNode(c) : c));
+  return node;
+}
+
+const pct = (v) => (v === null || v === undefined ? "N/A" : (v * 100).toFixed(2));
+const signed = (v) => (v === null || v === undefined ? "N/A" : (v >= 0 ? "+" : "") + (v * 100).toFixed(2));
+
+function table(headers, rows) {
+  return el("table", {}, el("thead", {}, el("tr", {}, ...headers.map((h) => el("th", {text: h})))),
+    el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map((c) => el("td", {text: String(c)}))))));
+}
+
+async function main() {
+  const text = document.getElementById("report-data").textContent.trim();
+  const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const doc = JSON.parse(await new Response(stream).text());
+  document.getElementById("meta").textContent = "A = " + doc.a + " · B = " + doc.b;
+  document.getElementById("test-note").textContent = "Δ = B − A (accuracy points). p: " + doc.test +
+    ". All paired cases: +" + doc.pooled.gained + " −" + doc.pooled.lost + ", p = " +
+    doc.pooled.p_value.toPrecision(3) + ".";
+  const cats = doc.categories;
+  Plotly.newPlot("chart-deltas", [{type: "bar", x: cats.map((c) => c.category),
+    y: cats.map((c) => c.delta * 100), text: cats.map((c) => "p = " + c.p_value.toPrecision(3)),
+    hovertemplate: "%{x}: %{y:+.2f} (%{text})<extra></extra>"}],
+  {margin: {t: 20, b: 130}, yaxis: {title: "Δ accuracy (points)"}}, {displaylogo: false, responsive: true});
+  document.getElementById("category-table").append(table(
+    ["category", "A", "B", "Δ", "Δ without disputed", "gained", "lost", "p"],
+    cats.map((c) => [c.category, pct(c.a.accuracy), pct(c.b.accuracy), signed(c.delta),
+      signed(c.delta_without_disputed), c.gained.length, c.lost.length, c.p_value.toPrecision(3)])));
+  document.getElementById("summary-table").append(table(["summary", "A", "B", "Δ"],
+    doc.summaries.map((s) => [s.summary, pct(s.a), pct(s.b), signed(s.delta)])));
+  const flips = document.getElementById("flips");
+  for (const c of cats) {
+    for (const [sign, list] of [["gained (A failed, B passed)", c.gained], ["lost (A passed, B failed)", c.lost]]) {
+      if (!list.length) continue;
+      flips.append(el("details", {}, el("summary", {text: c.category + ": " + list.length + " " + sign}),
+        table(["case", "error type (failing side)", "disputed"],
+          list.map((f) => [f.id, f.error_type || "", f.disputed ? "yes" : ""]))));
+    }
+  }
+  document.body.setAttribute("data-ready", "1");
+}
+
+main().catch((error) => { document.body.setAttribute("data-ready", "error"); console.error(String(error)); });

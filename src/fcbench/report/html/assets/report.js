@@ -1,0 +1,326 @@
+// fcbench report: reads the embedded (gzip, base64) document and draws the page.
+// Every text that comes from a model or the data set goes in through textContent, never
+// as HTML. Charts are drawn by the embedded plotly.js.
+"use strict";
+
+const PAGE = 200;
+let DOC = null;
+let shownRows = PAGE;
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined) {
+      node.append(typeof child === "string" ? document.createTextNode(child) : child);
+    }
+  }
+  return node;
+}
+
+function pct(value) {
+  return value === null || value === undefined ? "N/A" : (value * 100).toFixed(2);
+}
+
+function numCell(text) {
+  return el("td", {class: text === "N/A" ? "num na" : "num", text: text});
+}
+
+async function loadDocument() {
+  const text = document.getElementById("report-data").textContent.trim();
+  const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return JSON.parse(await new Response(stream).text());
+}
+
+function table(headers, rows, numeric) {
+  const head = el("tr", {}, ...headers.map((h, i) => el("th", {class: numeric(i) ? "num" : "", text: h})));
+  const body = el("tbody", {}, ...rows.map((row) => el("tr", {}, ...row.map((cell, i) =>
+    numeric(i) ? numCell(cell) : el("td", {text: cell})))));
+  return el("table", {}, el("thead", {}, head), body);
+}
+
+// -- Summaries --------------------------------------------------------------------------
+
+function summaryLabels() {
+  const labels = [];
+  for (const model of DOC.models) {
+    for (const [label] of model.summaries) if (!labels.includes(label)) labels.push(label);
+  }
+  return labels;
+}
+
+function summaryOf(model, label) {
+  const found = model.summaries.find((s) => s[0] === label);
+  return found ? {value: found[1], text: found[2]} : {value: null, text: "N/A"};
+}
+
+function summaryValue(model, label) {
+  return summaryOf(model, label).value;
+}
+
+function drawSummaries() {
+  const labels = summaryLabels();
+  const rows = DOC.models.map((m) => [m.name, ...labels.map((l) => summaryOf(m, l).text)]);
+  document.getElementById("summary-table").append(
+    table(["model", ...labels], rows, (i) => i > 0));
+  const headline = labels.filter((l) => ["Overall", "Non-Live", "Live", "Irrelevance Detection",
+    "Multi-Turn", "Agentic", "v1 Overall (2024)", "v1 AST Summary (2024)",
+    "v1 Exec Summary (2024)"].includes(l));
+  const traces = DOC.models.map((m) => ({
+    type: "bar", name: m.name, x: headline,
+    y: headline.map((l) => { const v = summaryValue(m, l); return v === null ? null : v * 100; }),
+    hovertemplate: "%{x}: %{y:.2f}%<extra>" + m.name + "</extra>",
+  }));
+  Plotly.newPlot("chart-summaries", traces, {barmode: "group", margin: {t: 20, b: 90},
+    yaxis: {title: "accuracy %", range: [0, 100]}, legend: {orientation: "h", y: -0.35}},
+  {displaylogo: false, responsive: true});
+}
+
+// -- Categories -------------------------------------------------------------------------
+
+function drawHeatmap() {
+  const z = DOC.models.map((m) => DOC.categories.map((c) => m.scores[c] ? m.scores[c].accuracy * 100 : null));
+  const text = DOC.models.map((m) => DOC.categories.map((c) => m.scores[c] ? m.scores[c].text : "N/A"));
+  Plotly.newPlot("chart-heatmap", [{type: "heatmap", z: z, x: DOC.categories,
+    y: DOC.models.map((m) => m.name), text: text, texttemplate: "%{text}", zmin: 0, zmax: 100,
+    colorscale: [[0, "#c0392b"], [0.5, "#f4d35e"], [1, "#2e8b57"]], hovertemplate: "%{y} · %{x}: %{text}<extra></extra>",
+    colorbar: {title: {text: "%"}}}],
+  {margin: {t: 20, l: 260, b: 150}, height: Math.max(320, 26 * DOC.models.length + 190),
+    yaxis: {autorange: "reversed"}}, {displaylogo: false, responsive: true});
+}
+
+function drawCategories() {
+  document.getElementById("interval-note").textContent =
+    "Bars: accuracy over the cases judged; whiskers: " + DOC.meta.interval +
+    ". N/A: not run. * partial (fewer cases than the data set).";
+  drawHeatmap();
+  const picker = document.getElementById("ci-models");
+  DOC.models.forEach((m, i) => picker.append(el("option", {value: String(i), text: m.name})));
+  [...picker.options].slice(0, 3).forEach((o) => { o.selected = true; });
+  const draw = () => drawIntervals([...picker.selectedOptions].map((o) => DOC.models[Number(o.value)]));
+  picker.addEventListener("change", draw);
+  draw();
+  const headers = ["category", ...DOC.models.map((m) => m.name)];
+  const rows = DOC.categories.map((c) => [c, ...DOC.models.map((m) => categoryCell(m.scores[c]))]);
+  document.getElementById("category-table").append(table(headers, rows, (i) => i > 0));
+}
+
+function drawIntervals(models) {
+  const traces = models.map((m) => {
+    const x = DOC.categories.filter((c) => m.scores[c]);
+    return {
+      type: "bar", name: m.name, x: x, y: x.map((c) => m.scores[c].accuracy * 100),
+      error_y: {type: "data", symmetric: false,
+        array: x.map((c) => m.scores[c].ci ? (m.scores[c].ci[1] - m.scores[c].accuracy) * 100 : 0),
+        arrayminus: x.map((c) => m.scores[c].ci ? (m.scores[c].accuracy - m.scores[c].ci[0]) * 100 : 0)},
+      hovertemplate: "%{x}: %{y:.2f}%<extra>" + m.name + "</extra>",
+    };
+  });
+  Plotly.react("chart-categories", traces, {barmode: "group", margin: {t: 20, b: 130},
+    yaxis: {title: "accuracy %", range: [0, 105]}, legend: {orientation: "h", y: -0.6}},
+  {displaylogo: false, responsive: true});
+}
+
+function categoryCell(score) {
+  if (!score) return "N/A";
+  let text = score.text + (score.total < score.size ? "*" : "");
+  text += " (" + score.correct + "/" + score.total + ")";
+  if (score.ci) text += " [" + pct(score.ci[0]) + "–" + pct(score.ci[1]) + "]";
+  if (score.undisputed) {
+    const [c, t] = score.undisputed;
+    text += " · without disputed " + pct(t ? c / t : 0);
+  }
+  return text;
+}
+
+// -- Errors and usage -------------------------------------------------------------------
+
+function drawErrors() {
+  const select = document.getElementById("error-model");
+  DOC.models.forEach((m, i) => select.append(el("option", {value: String(i), text: m.name})));
+  const draw = () => {
+    const model = DOC.models[Number(select.value)];
+    const kinds = new Set();
+    for (const counts of Object.values(model.errors)) Object.keys(counts).forEach((k) => kinds.add(k));
+    const cats = DOC.categories.filter((c) => model.errors[c]);
+    const traces = [...kinds].sort().map((kind) => ({
+      type: "bar", orientation: "h", name: kind, y: cats,
+      x: cats.map((c) => model.errors[c][kind] || 0),
+      hovertemplate: "%{y}: %{x} × " + kind + "<extra></extra>",
+    }));
+    Plotly.react("chart-errors", traces, {barmode: "stack", margin: {l: 170, t: 20},
+      xaxis: {title: "failed cases"}, height: Math.max(360, 28 * cats.length + 120),
+      legend: {font: {size: 10}}}, {displaylogo: false, responsive: true});
+  };
+  select.addEventListener("change", draw);
+  draw();
+}
+
+function drawUsage() {
+  const known = DOC.models.filter((m) => m.usage);
+  const rows = DOC.models.map((m) => {
+    const u = m.usage;
+    const fmt = (v) => (v === null || v === undefined ? "N/A" : String(v));
+    return u ? [m.name, fmt(u.latency_mean), fmt(u.latency_p95), fmt(u.input_tokens),
+      fmt(u.output_tokens), fmt(u.cost)] : [m.name, "N/A", "N/A", "N/A", "N/A", "N/A"];
+  });
+  document.getElementById("usage-table").append(table(["model", "latency mean (s)",
+    "latency p95 (s)", "input tokens", "output tokens", "cost ($, as data_overall.csv)"],
+  rows, (i) => i > 0));
+  const traces = [
+    {type: "bar", name: "latency mean (s)", x: known.map((m) => m.name),
+      y: known.map((m) => m.usage.latency_mean)},
+    {type: "bar", name: "latency p95 (s)", x: known.map((m) => m.name),
+      y: known.map((m) => m.usage.latency_p95)},
+  ];
+  Plotly.newPlot("chart-usage", traces, {barmode: "group", margin: {t: 20, b: 120},
+    yaxis: {title: "seconds"}, annotations: known.length ? [] : [{text: "no latency recorded",
+      showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5}]},
+  {displaylogo: false, responsive: true});
+}
+
+// -- Cases ------------------------------------------------------------------------------
+
+function fillSelect(id, values, labels) {
+  const select = document.getElementById(id);
+  select.append(el("option", {value: "", text: "all"}));
+  values.forEach((v, i) => select.append(el("option", {value: String(v), text: labels ? labels[i] : String(v)})));
+}
+
+function setUpFilters() {
+  fillSelect("f-model", DOC.models.map((_, i) => i), DOC.models.map((m) => m.name));
+  fillSelect("f-category", DOC.categories);
+  const kinds = [...new Set(DOC.rows.map((r) => r[3]).filter((k) => k))].sort();
+  fillSelect("f-error", kinds);
+  for (const id of ["f-model", "f-category", "f-verdict", "f-error", "f-id"]) {
+    document.getElementById(id).addEventListener("input", () => { shownRows = PAGE; drawCases(); });
+  }
+  document.getElementById("more").addEventListener("click", () => { shownRows += PAGE; drawCases(); });
+}
+
+function matchingRows() {
+  const model = document.getElementById("f-model").value;
+  const category = document.getElementById("f-category").value;
+  const verdict = document.getElementById("f-verdict").value;
+  const error = document.getElementById("f-error").value;
+  const id = document.getElementById("f-id").value.trim();
+  return DOC.rows.filter((r) =>
+    (model === "" || r[0] === Number(model)) &&
+    (category === "" || DOC.cases[r[1]] && DOC.cases[r[1]][0] === category) &&
+    (verdict === "" || r[2] === Number(verdict)) &&
+    (error === "" || r[3] === error) &&
+    (id === "" || r[1].includes(id)));
+}
+
+function drawCases() {
+  const rows = matchingRows();
+  const body = document.querySelector("#case-table tbody");
+  body.replaceChildren(...rows.slice(0, shownRows).map((r) => {
+    const tr = el("tr", {"data-row": String(DOC.rows.indexOf(r))},
+      el("td", {text: DOC.models[r[0]].name}), el("td", {text: r[1]}),
+      el("td", {text: DOC.cases[r[1]] ? DOC.cases[r[1]][0] : ""}),
+      el("td", {class: r[2] ? "pass" : "fail", text: r[2] ? "pass" : "fail"}),
+      el("td", {text: r[3] || ""}));
+    if (DOC.disputed[r[1]]) tr.classList.add("disputed");
+    tr.addEventListener("click", () => openCase(r));
+    return tr;
+  }));
+  document.getElementById("case-count").textContent =
+    rows.length + " cases" + (rows.length > shownRows ? " (first " + shownRows + " shown)" : "");
+  document.getElementById("more").style.display = rows.length > shownRows ? "" : "none";
+}
+
+function block(title, text) {
+  if (text === null || text === undefined || text === "") return null;
+  return el("div", {}, el("strong", {text: title}), el("pre", {text: text}));
+}
+
+function openCase(row) {
+  const [modelIndex, id, valid, errorType, detailIndex] = row;
+  const detail = DOC.details[detailIndex];
+  const c = DOC.cases[id] || [null, null, null, null];
+  const panel = document.getElementById("detail");
+  const parts = [
+    el("h3", {}, id + " · " + DOC.models[modelIndex].name + " · ",
+      el("span", {class: valid ? "pass" : "fail", text: valid ? "passed" : "failed"})),
+  ];
+  if (DOC.disputed[id]) {
+    parts.push(el("p", {class: "disputed", text: "Disputed ground truth: " + DOC.disputed[id][1] +
+      " (" + DOC.disputed[id][0] + ")"}));
+  }
+  if (errorType) parts.push(el("p", {}, el("span", {class: "tag", text: errorType})));
+  if (detail.turns && detail.turns.length) {
+    parts.push(...detail.turns.map((turn, i) => turnBlock(turn, i, c[3])));
+  } else {
+    parts.push(block("question", c[1]));
+  }
+  const functions = c[2] === null ? null : DOC.functions[c[2]];
+  if (functions) {
+    parts.push(el("details", {}, el("summary", {text: "functions offered"}), el("pre", {text: functions})));
+  }
+  if (!detail.turns || !detail.turns.length) {
+    parts.push(block("raw model output", detail.raw === null || detail.raw === undefined ?
+      "(not available: pass the result folder with --result-dir)" : detail.raw));
+    parts.push(block("decoded calls", detail.decoded));
+    parts.push(block("expected (possible answers)", c[3]));
+  }
+  parts.push(block("error", detail.error));
+  panel.replaceChildren(...parts.filter((p) => p));
+  panel.classList.add("open");
+  panel.scrollIntoView({block: "start"});
+}
+
+function turnBlock(turn, index, expected) {
+  const steps = turn.steps.map((step, i) => el("div", {class: "step"},
+    el("div", {class: "note", text: "step " + i}),
+    block("model output", step.out), block("decoded", step.decoded),
+    ...step.tools.map((t) => block("execution result", t))));
+  let expectedTurn = null;
+  try { expectedTurn = JSON.parse(expected)[index]; } catch (e) { expectedTurn = null; }
+  const changes = turn.changes.length ? table(["environment", "attribute", "before", "after"],
+    turn.changes, () => false) : el("p", {class: "note", text: "no state change"});
+  return el("div", {class: "turn"}, el("h4", {text: "turn " + index}),
+    block("user", turn.query), ...steps,
+    expectedTurn ? block("expected calls (ground truth)", JSON.stringify(expectedTurn, null, 1)) : null,
+    el("strong", {text: "state changes in this turn"}), changes);
+}
+
+// -- Rest -------------------------------------------------------------------------------
+
+function drawDisputed() {
+  const rows = Object.entries(DOC.disputed).map(([id, [source, claim]]) => [id, claim, source]);
+  document.getElementById("disputed-table").append(table(["case", "claim", "upstream"], rows, () => false));
+}
+
+function drawMeta() {
+  const m = DOC.meta;
+  document.getElementById("meta").textContent = "fcbench " + m.fcbench + " · data " + m.release +
+    " · score folders: " + m.score_dirs.join(", ") +
+    (m.result_dirs.length ? " · result folders: " + m.result_dirs.join(", ") : "");
+  const problems = document.getElementById("problems");
+  if (DOC.problems.length) DOC.problems.forEach((p) => problems.append(el("p", {text: p})));
+  else problems.append(el("p", {class: "note", text: "No problems reading the inputs."}));
+}
+
+async function main() {
+  DOC = await loadDocument();
+  drawMeta();
+  drawSummaries();
+  drawCategories();
+  drawErrors();
+  drawUsage();
+  setUpFilters();
+  drawCases();
+  drawDisputed();
+  document.body.setAttribute("data-ready", "1");
+}
+
+main().catch((error) => {
+  document.body.setAttribute("data-ready", "error");
+  console.error("fcbench report: " + error);
+});

@@ -1,0 +1,230 @@
+"""Everything the HTML report shows, gathered into one JSON-able document.
+
+Inputs: score folders (the official score files: counts and the failed cases), result
+folders (raw outputs of the passing cases too, tokens, latency) and the data set (questions,
+functions offered, expected answers). Questions and function lists are stored once per case
+and once per distinct list, not once per model, which keeps the page small.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fcbench import __version__
+from fcbench.dataset import categories as reg
+from fcbench.dataset.categories import Category, Checker
+from fcbench.decode.encoding import Encoding
+from fcbench.report.html.cases import multi_turn_detail, shown, single_turn_detail
+from fcbench.report.runs import CategoryRun, ModelRun, RunError, iter_runs
+from fcbench.report.score_files import error_type_of
+from fcbench.report.table import displayed_summaries
+from fcbench.score.aggregate import CategoryScore, with_missing
+from fcbench.score.disputed import Disputed, accuracy_without
+from fcbench.score.formulas import format_percent, summary_rows, v1_rows
+from fcbench.score.intervals import wilson
+from fcbench.score.usage import Usage
+
+INTERVAL = "Wilson score interval, 95%"
+
+
+@dataclass
+class Sources:
+    """Where a model's raw outputs are, and how they are encoded."""
+
+    folders: dict[str, Path] = field(default_factory=dict)
+
+    @classmethod
+    def find(cls, result_dirs: Sequence[Path]) -> Sources:
+        from fcbench.runner.results import find_model_dirs
+
+        found = cls()
+        for result_dir in result_dirs:
+            if Path(result_dir).is_dir():
+                for name, folder in find_model_dirs(Path(result_dir)).items():
+                    found.folders.setdefault(name, folder)
+        return found
+
+    def encoding(self, model: str) -> Encoding:
+        folder = self.folders.get(model)
+        if folder is not None and (folder / "model.json").is_file():
+            return Encoding.from_file(folder / "model.json")
+        return Encoding.default_for(model)
+
+    def entries(self, model: str) -> tuple[dict[str, dict[str, dict[str, Any]]], Usage]:
+        """category -> id -> result entry, and the usage recorded in them."""
+        from fcbench.runner.results import find_result_files, read_result_file
+
+        folder = self.folders.get(model)
+        found: dict[str, dict[str, dict[str, Any]]] = {}
+        usage = Usage()
+        if folder is None:
+            return found, usage
+        for file in find_result_files(folder):
+            entries = read_result_file(file).entries
+            found[file.category] = entries
+            usage.extend(entries.values())
+        return found, usage
+
+
+@dataclass
+class _Document:
+    cases: dict[str, list[Any]] = field(default_factory=dict)
+    function_sets: list[str] = field(default_factory=list)
+    function_index: dict[str, int] = field(default_factory=dict)
+    rows: list[list[Any]] = field(default_factory=list)
+    details: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def function_set(self, functions: Any) -> int:
+        text = json.dumps(functions, ensure_ascii=False, indent=1)
+        if text not in self.function_index:
+            self.function_index[text] = len(self.function_sets)
+            self.function_sets.append(text)
+        return self.function_index[text]
+
+
+def collect(
+    score_dirs: Sequence[Path],
+    result_dirs: Sequence[Path],
+    release: str,
+    data_dir: Path | None,
+    sizes: Mapping[str, int],
+    disputed: Disputed,
+) -> dict[str, Any]:
+    """The report document (see the module docstring)."""
+    from fcbench.report.runs import dataset_ids
+
+    ids = dataset_ids(release, data_dir)
+    sources = Sources.find(result_dirs)
+    doc = _Document()
+    runs = [run for folder in score_dirs for run in _runs(Path(folder), ids, doc)]
+    labels = _labels(runs)
+    names = [c.name for c in reg.CATEGORIES if any(c.name in r.categories for r in runs)]
+    _add_cases(doc, names, release, data_dir)
+    models = [
+        _model(index, run, labels[index], sources, sizes, disputed, doc)
+        for index, run in enumerate(runs)
+    ]
+    return {
+        "meta": {"fcbench": __version__, "release": release, "interval": INTERVAL,
+                 "score_dirs": [str(p) for p in score_dirs],
+                 "result_dirs": [str(p) for p in result_dirs],
+                 "disputed_release": disputed.release},
+        "categories": names,
+        "groups": {c.name: c.group for c in reg.CATEGORIES if c.name in names},
+        "models": models,
+        "cases": doc.cases,
+        "functions": doc.function_sets,
+        "rows": doc.rows,
+        "details": doc.details,
+        "disputed": {c.id: [c.source, c.claim] for c in disputed.cases},
+        "problems": doc.problems,
+    }
+
+
+def _runs(score_dir: Path, ids: Any, doc: _Document) -> list[ModelRun]:
+    try:
+        return list(iter_runs(score_dir, None, ids, doc.problems))
+    except RunError as exc:
+        doc.problems.append(str(exc))
+        return []
+
+
+def _labels(runs: Sequence[ModelRun]) -> list[str]:
+    """A model's name, or `folder:name` when the same name comes from several folders."""
+    counts = Counter(run.model for run in runs)
+    return [run.model if counts[run.model] == 1 else f"{run.score_dir.name}:{run.model}"
+            for run in runs]
+
+
+def _add_cases(
+    doc: _Document, names: Sequence[str], release: str, data_dir: Path | None
+) -> None:
+    from fcbench.dataset.load import load_category
+
+    for name in names:
+        for case in load_category(name, release, data_dir):
+            expected = case.possible_answer
+            doc.cases[case.id] = [
+                name, shown(case.question), doc.function_set(case.functions),
+                None if expected is None else shown(expected),
+            ]
+
+
+def _model(
+    index: int, run: ModelRun, label: str, sources: Sources, sizes: Mapping[str, int],
+    disputed: Disputed, doc: _Document,
+) -> dict[str, Any]:
+    entries, usage = sources.entries(run.model)
+    encoding = sources.encoding(run.model)
+    scores = {name: cat.score for name, cat in run.categories.items()}
+    for name, cat in run.categories.items():
+        _add_rows(doc, index, reg.get(name), cat, entries.get(name, {}), encoding)
+    return {
+        "name": label,
+        "score_dir": str(run.score_dir),
+        "has_results": run.model in sources.folders,
+        "scores": {n: _score_json(c, disputed) for n, c in run.categories.items()},
+        "errors": {n: dict(Counter(error_type_of(r) for r in c.failures.values()))
+                   for n, c in run.categories.items()},
+        "summaries": _summaries(scores, sizes),
+        "usage": _usage_json(usage),
+    }
+
+
+def _score_json(cat: CategoryRun, disputed: Disputed) -> dict[str, Any]:
+    score = cat.score
+    interval = wilson(score.correct, score.total)
+    correct, total = accuracy_without(((i, cat.valid(i)) for i in cat.ids), disputed)
+    return {
+        "correct": score.correct, "total": score.total, "size": score.dataset_size,
+        "accuracy": score.accuracy, "text": format_percent(score.accuracy).rstrip("%"),
+        "ci": None if interval is None else [interval.low, interval.high],
+        "skipped": len(cat.header.get("skipped", [])),
+        "undisputed": [correct, total] if total != score.total else None,
+    }
+
+
+def _summaries(scores: Mapping[str, CategoryScore], sizes: Mapping[str, int]) -> list[Any]:
+    """[label, value, text] per summary: the console's values (N/A where nothing under a
+    summary was run) and their text formatted once, here, as the CSVs format it."""
+    complete = with_missing(scores, reg.ALL_SCORING, sizes)
+    labels = [label for label, _ in summary_rows(complete)]
+    if any(name in reg.V1 for name in scores):
+        labels += [label for label, _ in v1_rows(complete)] + ["v1 Relevance (2024)"]
+    values = displayed_summaries(scores, complete, labels)
+    return [[label, values.get(label), format_percent(values.get(label)).rstrip("%")]
+            for label in labels]
+
+
+def _usage_json(usage: Usage) -> dict[str, Any] | None:
+    if not (usage.latencies or usage.input_tokens or usage.output_tokens):
+        return None
+    from fcbench.report.csv_files import cost_latency, unknown_model
+
+    cost = cost_latency(usage, unknown_model(""))
+    return {"latency_mean": cost.mean, "latency_p95": cost.p95, "cost": cost.cost,
+            "input_tokens": sum(usage.input_tokens), "output_tokens": sum(usage.output_tokens),
+            "calls": len(usage.latencies)}
+
+
+def _add_rows(
+    doc: _Document, model: int, category: Category, cat: CategoryRun,
+    entries: Mapping[str, Mapping[str, Any]], encoding: Encoding,
+) -> None:
+    multi = category.checker == Checker.MULTI_TURN
+    for case_id in cat.ids:
+        failure = cat.failures.get(case_id)
+        entry = entries.get(case_id)
+        if multi:
+            detail = multi_turn_detail(entry, failure)
+        else:
+            detail = single_turn_detail(category, entry, failure, encoding)
+        doc.rows.append([model, case_id, 0 if failure else 1,
+                         None if failure is None else error_type_of(failure), len(doc.details)])
+        doc.details.append(detail)

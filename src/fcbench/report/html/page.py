@@ -1,0 +1,78 @@
+"""The self-contained HTML file: template, style, script, plotly.js and the document.
+
+Why this layout: the file must open from disk with no network, so everything is inside it.
+The document is gzip-compressed and base64-encoded (the page inflates it with the browser's
+own DecompressionStream), which keeps the 16-model corpus far under 15 MB; plotly.js is read
+from the installed `plotly` package (the `report` extra) and embedded as it is shipped.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import html
+import json
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+
+class ReportUnavailable(RuntimeError):
+    """The charting library is not installed."""
+
+
+def plotly_js() -> str:
+    """plotly.min.js from the installed plotly package, without importing plotly."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("plotly")
+    if spec is None or spec.origin is None:
+        raise ReportUnavailable(
+            "the HTML report needs the plotly package for its charts: "
+            "pip install 'fcbench[report]'"
+        )
+    path = Path(spec.origin).parent / "package_data" / "plotly.min.js"
+    if not path.is_file():
+        raise ReportUnavailable(f"plotly is installed but {path} is missing; reinstall plotly")
+    return _script_safe(path.read_text(encoding="utf-8"))
+
+
+def _script_safe(code: str) -> str:
+    """Code that cannot end its <script> element early."""
+    return re.sub(r"</(script)", r"<\\/\1", code, flags=re.IGNORECASE)
+
+
+def asset(name: str) -> str:
+    return resources.files("fcbench.report.html").joinpath(f"assets/{name}").read_text("utf-8")
+
+
+def packed(document: Any) -> str:
+    """gzip + base64 of the compact JSON text (base64 holds no `<`, safe inside a script)."""
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    raw = text.encode("utf-8", errors="backslashreplace")
+    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+
+
+def render(document: Any, title: str, kind: str = "report") -> str:
+    """The whole page of a `kind` (report, compare: its body and script are `<kind>-body.html`
+    and `<kind>.js`). The placeholders are replaced in one pass, so nothing the data or the
+    scripts contain can be mistaken for a placeholder."""
+    parts = {
+        "__TITLE__": html.escape(title),
+        "__CSS__": asset("report.css"),
+        "__PLOTLY__": plotly_js(),
+        "__DATA__": packed(document),
+        "__JS__": _script_safe(asset(f"{kind}.js")),
+    }
+    template = asset("page.html").replace("__BODY__", asset(f"{kind}-body.html"))
+    return re.sub("|".join(parts), lambda m: parts[m.group(0)], template)
+
+
+def write_page(path: Path, text: str) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return path

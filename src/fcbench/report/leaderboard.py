@@ -1,0 +1,191 @@
+"""One leaderboard from one or several score folders: the official CSVs, `data_v1.csv`,
+`leaderboard.json` and a ranked terminal table.
+
+Why merging: people score a model's categories in separate runs (single-turn today,
+multi-turn tomorrow) or keep one score folder per checkpoint; the board they want is one.
+A model found in several folders has its categories put together; the same category scored
+twice is an error (which of the two would be the truth is not ours to guess).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fcbench.dataset import categories as reg
+from fcbench.dataset.model import UNENCODABLE
+from fcbench.report.csv_files import (
+    ModelEntry,
+    ModelInfo,
+    load_entries,
+    unknown_model,
+    write_csvs,
+)
+from fcbench.report.table import ranked_table
+from fcbench.score.aggregate import with_missing
+from fcbench.score.formulas import Summary, v1_overall
+from fcbench.score.usage import Usage
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+
+class LeaderboardError(ValueError):
+    """The score folders cannot make one board (unreadable, or scored twice)."""
+
+
+def read_model_info(path: Path) -> Callable[[str], ModelInfo]:
+    """The registry strings for models fcbench does not know, from a JSON file:
+    `{"<model dir>": {"display_name", "url", "organization", "license", "input_price",
+    "output_price"}}` (every key optional; prices in USD per million tokens)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LeaderboardError(f"{path}: cannot read model info ({exc})") from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise LeaderboardError(f"{path}: expected an object of objects, one per model")
+    infos = {name: _model_info(name, fields) for name, fields in data.items()}
+    return lambda model: infos.get(model) or unknown_model(model)
+
+
+def _model_info(name: str, fields: Mapping[str, Any]) -> ModelInfo:
+    def text(key: str) -> str:
+        return str(fields.get(key, "N/A"))
+
+    def price(key: str) -> float | None:
+        value = fields.get(key)
+        return float(value) if isinstance(value, (int, float)) else None
+
+    return ModelInfo(str(fields.get("display_name", name)), text("url"), text("organization"),
+                     text("license"), price("input_price"), price("output_price"))
+
+
+def merge_entries(
+    score_dirs: Sequence[Path],
+    dataset_sizes: Mapping[str, int],
+    *,
+    usage: Mapping[str, Usage] | None = None,
+    model_info: Callable[[str], ModelInfo] = unknown_model,
+    models: Sequence[str] = (),
+) -> list[ModelEntry]:
+    """Every model of every score folder (only `models` when given), categories merged."""
+    merged: dict[str, ModelEntry] = {}
+    origin: dict[tuple[str, str], Path] = {}
+    for score_dir in score_dirs:
+        if not Path(score_dir).is_dir():
+            raise LeaderboardError(f"{score_dir}: no such score folder")
+        for entry in load_entries(score_dir, dataset_sizes, usage=usage, model_info=model_info):
+            if models and entry.model not in models:
+                continue
+            evaluated = {n: s for n, s in entry.scores.items() if s.evaluated}
+            for name in evaluated:
+                if (entry.model, name) in origin:
+                    raise LeaderboardError(
+                        f"{entry.model}: {name} is scored in both {origin[entry.model, name]} "
+                        f"and {score_dir}; pass only one of them"
+                    )
+                origin[entry.model, name] = Path(score_dir)
+            merged[entry.model] = _merge(merged.get(entry.model), entry, evaluated,
+                                         dataset_sizes)
+    if models and not merged:
+        raise LeaderboardError(f"no score files for {', '.join(models)} in the folders given")
+    return sorted(merged.values(), key=lambda e: e.model)
+
+
+def _merge(
+    earlier: ModelEntry | None,
+    entry: ModelEntry,
+    evaluated: Mapping[str, Any],
+    dataset_sizes: Mapping[str, int],
+) -> ModelEntry:
+    if earlier is None:
+        return entry
+    scores = {n: s for n, s in earlier.scores.items() if s.evaluated}
+    scores.update(evaluated)
+    fs = dict(earlier.format_sensitivity) or dict(entry.format_sensitivity)
+    cost = entry.cost if entry.cost.mean is not None else earlier.cost
+    return ModelEntry(entry.model, entry.info, with_missing(scores, reg.ALL_SCORING, dataset_sizes),
+                      cost, fs)
+
+
+def usage_of(result_dirs: Sequence[Path]) -> dict[str, Usage]:
+    """The usage (tokens, latencies) recorded in the result files under each folder, by model
+    directory: the CSVs' cost and latency columns come from it, as in the official tool."""
+    from fcbench.runner.results import find_model_dirs, find_result_files
+    from fcbench.score.usage import usage_from_result_files
+
+    found: dict[str, Usage] = {}
+    for result_dir in result_dirs:
+        for name, folder in find_model_dirs(Path(result_dir)).items():
+            paths = [f.path for f in find_result_files(folder)]
+            found.setdefault(name, Usage()).extend_from(usage_from_result_files(paths))
+    return found
+
+
+def write_board(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
+    """The seven CSVs and leaderboard.json for these entries, into `out_dir`."""
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    paths = write_csvs(entries, out_dir)
+    paths.append(write_leaderboard_json(entries, Path(out_dir) / "leaderboard.json"))
+    return paths
+
+
+def board_table(entries: Sequence[ModelEntry]) -> Table:
+    """The ranked terminal table (V4 Overall first, N/A last)."""
+    return ranked_table({e.model: e.scores for e in entries})
+
+
+# -- leaderboard.json -----------------------------------------------------------------------
+
+
+def _summary_json(summary: Summary) -> dict[str, Any]:
+    return {"accuracy": summary.accuracy, "total": summary.total, "na": summary.na}
+
+
+def entry_json(entry: ModelEntry) -> dict[str, Any]:
+    """fcbench's own record of one model: every category score and every aggregate."""
+    v1 = v1_overall(entry.scores)
+    fs = entry.format_sensitivity
+    return {
+        "model": entry.model,
+        "display_name": entry.info.display_name,
+        "url": entry.info.url,
+        "organization": entry.info.org,
+        "license": entry.info.license,
+        "cost": entry.cost.cost,
+        "latency": {"mean": entry.cost.mean, "std": entry.cost.std, "p95": entry.cost.p95},
+        "categories": {
+            name: {
+                "accuracy": s.accuracy, "correct": s.correct, "total": s.total,
+                "dataset_size": s.dataset_size, "evaluated": s.evaluated, "partial": s.partial,
+            }
+            for name, s in entry.scores.items()
+        },
+        "summaries": {k: _summary_json(s) for k, s in entry.v4.as_dict().items()},
+        "v1": {
+            "groups": {k: _summary_json(s) for k, s in v1.groups.items()},
+            "ast_summary": _summary_json(v1.ast_summary),
+            "exec_summary": _summary_json(v1.exec_summary),
+            "overall": _summary_json(v1.overall),
+        },
+        "format_sensitivity": {
+            "max_delta": _number(fs.get("accuracy_max_delta")),
+            "std": _number(fs.get("accuracy_std")),
+        },
+    }
+
+
+def _number(value: Any) -> float | None:
+    return value if isinstance(value, (int, float)) else None
+
+
+def write_leaderboard_json(entries: Sequence[ModelEntry], path: Path) -> Path:
+    """`leaderboard.json`: the models ranked by V4 Overall, each with `entry_json`."""
+    ranked = sorted(sorted(entries, key=lambda e: e.model),
+                    key=lambda e: e.v4.overall.accuracy, reverse=True)
+    models = [{"rank": i, **entry_json(e)} for i, e in enumerate(ranked, start=1)]
+    text = json.dumps({"models": models}, indent=2, ensure_ascii=False) + "\n"
+    Path(path).write_text(text, encoding="utf-8", errors=UNENCODABLE)
+    return Path(path)

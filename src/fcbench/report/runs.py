@@ -1,0 +1,135 @@
+"""A scored run read back: per model and category, which cases passed and how the others
+failed, from the official score files (and the data set for the ids of the cases that
+passed, which score files do not list).
+
+Why here: `compare` needs per-case verdicts to pair two runs, the HTML report needs them to
+list every case; both start from score folders, which is what people keep and share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fcbench.report.score_files import (
+    Record,
+    error_type_of,
+    iter_score_files,
+    read_score_file,
+)
+from fcbench.score.aggregate import CategoryScore
+
+
+class RunError(ValueError):
+    """A score folder (or `DIR:MODEL`) that cannot be read as asked."""
+
+
+@dataclass
+class CategoryRun:
+    """One category of one model: its score, failed records by id, and the ids judged."""
+
+    score: CategoryScore
+    failures: dict[str, Record]
+    ids: list[str]
+    """Every case judged, in data-set order (failed or passed; skipped ones left out)."""
+    header: dict[str, Any] = field(default_factory=dict)
+
+    def valid(self, case_id: str) -> bool:
+        return case_id not in self.failures
+
+    def error_type(self, case_id: str) -> str | None:
+        record = self.failures.get(case_id)
+        return None if record is None else error_type_of(record)
+
+
+@dataclass
+class ModelRun:
+    model: str
+    score_dir: Path
+    categories: dict[str, CategoryRun] = field(default_factory=dict)
+
+
+DatasetIds = Callable[[str], list[str]]
+"""category -> the ids of its cases in data-set order."""
+
+
+def dataset_ids(release: str, data_root: Path | None = None) -> DatasetIds:
+    """Ids read from the fetched data set (memoised per category)."""
+    from fcbench.dataset.load import load_category
+
+    cache: dict[str, list[str]] = {}
+
+    def ids(category: str) -> list[str]:
+        if category not in cache:
+            cache[category] = [c.id for c in load_category(category, release, data_root,
+                                                           functions=False)]
+        return cache[category]
+
+    return ids
+
+
+def parse_target(text: str) -> tuple[Path, str | None]:
+    """`SCORE_DIR` or `SCORE_DIR:MODEL` (a path that exists as given is taken whole)."""
+    if Path(text).exists() or ":" not in text:
+        return Path(text), None
+    folder, _, model = text.rpartition(":")
+    return Path(folder), model or None
+
+
+def model_dirs(score_dir: Path) -> list[str]:
+    """The models with score files in a score folder, sorted."""
+    if not Path(score_dir).is_dir():
+        raise RunError(f"{score_dir}: no such score folder")
+    return sorted({model for model, _, _ in iter_score_files(score_dir)})
+
+
+def read_run(
+    score_dir: Path, model: str, ids_of: DatasetIds, problems: list[str] | None = None
+) -> ModelRun:
+    """Every category a model has score files for, with its per-case verdicts.
+
+    A category that cannot be read case by case (a partial run) raises `RunError`, or, with
+    a `problems` list, is left out and said there.
+    """
+    run = ModelRun(model, Path(score_dir))
+    for found_model, category, path in iter_score_files(score_dir):
+        if found_model != model or category == "format_sensitivity":
+            continue
+        try:
+            run.categories[category] = _category_run(category, path, ids_of)
+        except RunError as exc:
+            if problems is None:
+                raise
+            problems.append(f"{model}: {category} left out: {exc}")
+    if not run.categories:
+        raise RunError(f"{score_dir}: no score files for model {model!r}")
+    return run
+
+
+def _category_run(category: str, path: Path, ids_of: DatasetIds) -> CategoryRun:
+    try:
+        header, records = read_score_file(path)
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{path}: unreadable score file ({exc})") from None
+    failures = {str(r["id"]): r for r in records if isinstance(r, dict) and "id" in r}
+    skipped = {s.get("id") for s in header.get("skipped", []) if isinstance(s, Mapping)}
+    known = ids_of(category)
+    ids = [i for i in known if i not in skipped]
+    total = int(header.get("total_count", len(ids)))
+    if total != len(ids):  # a partial run: only the failures are known for sure
+        raise RunError(
+            f"{path}: {total} cases judged but the data set has {len(ids)}; a partial run's "
+            "passing cases are not listed in score files"
+        )
+    score = CategoryScore(category, int(header.get("correct_count", 0)), total, len(known))
+    return CategoryRun(score, failures, ids, header)
+
+
+def iter_runs(
+    score_dir: Path, model: str | None, ids_of: DatasetIds, problems: list[str] | None = None
+) -> Iterator[ModelRun]:
+    """The run of `model`, or of every model in the folder (see `read_run`)."""
+    for name in [model] if model else model_dirs(score_dir):
+        yield read_run(score_dir, name, ids_of, problems)

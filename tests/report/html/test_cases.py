@@ -1,0 +1,74 @@
+"""A case's slim form: clipped texts, turns from the inference log, state differences."""
+
+from __future__ import annotations
+
+from fcbench.dataset import categories
+from fcbench.decode.encoding import Encoding
+from fcbench.report.html.cases import (
+    clip,
+    multi_turn_detail,
+    single_turn_detail,
+    state_changes,
+    turns_of,
+)
+
+
+def state(**classes: dict[str, object]) -> list[dict[str, object]]:
+    return [{"role": "state_info", "class_name": name, "content": content}
+            for name, content in classes.items()]
+
+
+def test_clip_says_how_much_was_cut() -> None:
+    assert clip("abc", 5) == "abc"
+    assert clip("abcdefgh", 3) == "abc… [5 more characters]"
+
+
+def test_state_changes_go_three_levels_deep_and_show_absent_values() -> None:
+    before = state(TwitterAPI={"tweets": {"0": {"content": "a"}}, "counter": 1},
+                   MathAPI={"x": 1})
+    after = state(TwitterAPI={"tweets": {"0": {"content": "b"}, "1": {"content": "c"}},
+                              "counter": 2}, MathAPI={"x": 1})
+    assert state_changes(before, after) == [
+        ["TwitterAPI", "counter", "1", "2"],
+        ["TwitterAPI", "tweets.0.content", "a", "b"],
+        ["TwitterAPI", "tweets.1", "(absent)", '{"content": "c"}'],
+    ]
+    assert state_changes(before, before) == []
+
+
+def test_turns_pair_each_turn_with_the_snapshots_around_it() -> None:
+    log = [
+        state(FS={"cwd": "/"}),
+        {"begin_of_turn_query": [{"role": "user", "content": "go to docs"}],
+         "step_0": [{"role": "assistant", "content": [{"cd": '{"folder": "docs"}'}]},
+                    {"role": "handler_log", "content": "decoded",
+                     "model_response_decoded": ["cd(folder='docs')"]},
+                    {"role": "tool", "content": '{"cwd": "/docs"}'}],
+         "step_1": [{"role": "assistant", "content": []}]},
+        state(FS={"cwd": "/docs"}),
+        {"begin_of_turn_query": [{"role": "user", "content": "stay"}], "step_0": []},
+    ]
+    first, second = turns_of(log)
+    assert first["query"] == '["go to docs"]'
+    assert first["steps"][0]["decoded"] == '["cd(folder=\'docs\')"]'
+    assert first["steps"][0]["tools"] == ['{"cwd": "/docs"}']
+    assert first["changes"] == [["FS", "cwd", "/", "/docs"]]
+    assert second["changes"] == []  # no snapshot after it: nothing known to have changed
+
+
+def test_multi_turn_detail_without_log_keeps_the_raw_result() -> None:
+    detail = multi_turn_detail({"id": "x", "result": [[["ls()"]]]}, {"error": {"e": 1}})
+    assert detail["turns"] == [] and detail["raw"] == '[[["ls()"]]]'
+    assert detail["error"] == '{"e": 1}'
+
+
+def test_single_turn_detail_decodes_passing_answers_and_keeps_failure_records() -> None:
+    simple = categories.get("simple_python")
+    passing = single_turn_detail(simple, {"result": "[f(a=1)]"}, None, Encoding())
+    assert passing == {"raw": "[f(a=1)]", "decoded": '[{"f": {"a": 1}}]'}
+    failing = single_turn_detail(simple, None, {
+        "model_result_raw": "oops", "model_result_decoded": None, "error": ["bad"]},
+        Encoding())
+    assert failing == {"raw": "oops", "decoded": None, "error": '["bad"]'}
+    broken = single_turn_detail(simple, {"result": "not python ("}, None, Encoding())
+    assert broken["decoded"] is None

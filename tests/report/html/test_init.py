@@ -1,0 +1,161 @@
+"""`write_report`: the HTML report in a real headless Chromium (Debian's `chromium`), offline.
+
+It opens the report of the 14-model 2024 corpus plus the two 2025 models from disk with the
+network emulated offline (and the page's own policy forbidding any fetch), finds no console
+errors and no network request, checks that every chart drew its marks, filters the case
+table, opens a multi-turn case and a failed single-turn case, and saves screenshots
+(`FCBENCH_SCREENSHOTS=DIR` keeps them; they go to the test's temporary folder otherwise).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from headless_chromium import Browser, find_chromium
+
+from fcbench.report.html import write_report
+
+SHARED = Path(__file__).resolve().parents[3].parent / "shared"
+RESULTS = [SHARED / "corpus" / "v1", SHARED / "corpus" / "v4" / "2025-11-12-main"]
+LIMIT = 15 * 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def report(v1_scores: Path, v4_scores: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    write_report([v1_scores, v4_scores], RESULTS, out, markdown=out.with_suffix(".md"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Browser:
+    executable = find_chromium()
+    if executable is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed; .ci/run installs Debian's chromium")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    chrome = Browser(executable, tmp_path_factory.mktemp("profile"))
+    yield chrome  # type: ignore[misc]
+    chrome.close()
+
+
+def shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("FCBENCH_SCREENSHOTS", tmp_path))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def rows_shown(browser: Browser) -> list[list[str]]:
+    return browser.evaluate(
+        "[...document.querySelectorAll('#case-table tbody tr')]"
+        ".map(r => [...r.children].map(c => c.textContent))")
+
+
+def test_report_is_small_and_self_contained(report: Path) -> None:
+    size = report.stat().st_size
+    assert size < LIMIT, f"{size:,} bytes"
+    text = report.read_text(encoding="utf-8")
+    assert "http://" not in text.split("<script>", 1)[0]  # no external stylesheet or font
+    assert "<script src" not in text and "<link" not in text
+    summary = report.with_suffix(".md").read_text()
+    assert summary.startswith("## fcbench scores") and "claude-3-opus-20240229" in summary
+
+
+def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> None:
+    folder = shots(tmp_path)
+    browser.open(report.as_uri(), "document.body && document.body.dataset.ready")
+    assert browser.evaluate("document.body.dataset.ready") == "1", browser.console_errors()
+    browser.screenshot(folder / "report-top.png")
+
+    # Every chart drew its marks (bars or heatmap cells), none is empty.
+    charts = browser.evaluate(
+        "[...document.querySelectorAll('.chart')].map(d => [d.id,"
+        " d.querySelectorAll('.main-svg').length,"
+        " d.querySelectorAll('.bars path, .hm image, .heatmaplayer image').length])")
+    assert len(charts) == 5, charts
+    for chart_id, svgs, marks in charts:
+        assert svgs > 0 and marks > 0, (chart_id, svgs, marks)
+
+    # Filter: failed multi-turn cases of one model, then open the first.
+    browser.choose("#f-model", "14")  # openai_gpt-oss-120b (the models sort by folder)
+    browser.choose("#f-category", "multi_turn_base")
+    browser.choose("#f-verdict", "0")
+    shown = rows_shown(browser)
+    assert shown and all(r[0] == "openai_gpt-oss-120b" and r[2] == "multi_turn_base"
+                         and r[3] == "fail" for r in shown)
+    count = browser.evaluate("document.getElementById('case-count').textContent")
+    assert count.startswith(f"{len(shown)} cases"), count
+    browser.click("#case-table tbody tr")
+    turns = browser.evaluate("document.querySelectorAll('#detail .turn').length")
+    assert turns >= 2
+    detail = browser.evaluate("document.getElementById('detail').innerText")
+    assert "turn 0" in detail and "state changes in this turn" in detail
+    assert "multi_turn:" in detail  # the error type
+    browser.screenshot(folder / "report-multi-turn.png")
+
+    # Type into the id filter (real key input), then a failed single-turn case.
+    browser.choose("#f-model", "")
+    browser.choose("#f-category", "simple_python")
+    browser.type_text("#f-id", "simple_python_1")
+    shown = rows_shown(browser)
+    assert shown and all("simple_python_1" in r[1] for r in shown)
+    first_failed = next(i for i, r in enumerate(shown) if r[3] == "fail")
+    browser.click(f"#case-table tbody tr:nth-child({first_failed + 1})")
+    detail = browser.evaluate("document.getElementById('detail').innerText")
+    for part in ("failed", "question", "raw model output", "expected (possible answers)",
+                 "error"):
+        assert part in detail, part
+    browser.screenshot(folder / "report-single-turn.png")
+
+    assert browser.console_errors() == []
+    requested = [u for u in browser.requested_urls() if not u.startswith(("file:", "data:",
+                                                                           "blob:", "about:"))]
+    assert requested == []
+
+
+def test_compare_page_in_chromium(v1_scores: Path, browser: Browser, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from fcbench.cli import main
+
+    out = tmp_path / "compare.html"
+    a, b = "gpt-4o-2024-08-06-FC", "claude-3-opus-20240229"
+    result = CliRunner().invoke(main, ["compare", f"{v1_scores}:{a}", f"{v1_scores}:{b}",
+                                       "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    before = len(browser.console_errors())
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    assert browser.evaluate("document.body.dataset.ready") == "1"
+    assert browser.evaluate("document.querySelectorAll('#chart-deltas .bars path').length") > 0
+    text = browser.evaluate("document.body.innerText")
+    assert "McNemar exact" in text and "simple_python" in text
+    browser.screenshot(shots(tmp_path) / "compare.png")
+    assert browser.console_errors()[before:] == []
+
+
+def test_report_after_run_never_stops_the_run(
+    v4_scores: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+    import shutil
+
+    from fcbench.report.html import report_after_run
+
+    score_dir = tmp_path / "score"
+    shutil.copytree(v4_scores / "openai_gpt-oss-20b", score_dir / "openai_gpt-oss-20b")
+    notes: list[str] = []
+    out = report_after_run(score_dir, RESULTS[1], note=notes.append)
+    assert out == score_dir / "report.html" and out.stat().st_size > 0
+    assert notes == [f"report: {out}"]
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "plotly" else real(name, *a))
+    notes.clear()
+    assert report_after_run(score_dir, None, note=notes.append) is None
+    assert len(notes) == 1 and notes[0].startswith("no HTML report: ")
+    notes.clear()
+    monkeypatch.undo()
+    assert report_after_run(tmp_path / "missing", None, note=notes.append) is None
+    assert len(notes) == 1 and "no such score folder" in notes[0]

@@ -1,0 +1,117 @@
+"""`compare` on two models of the 2024 corpus, checked against the official per-case verdicts
+(corpus verdicts.jsonl) counted by hand, and the exact McNemar p-value from its formula."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fcbench.api import dataset_sizes
+from fcbench.cli import main
+from fcbench.report.compare import compare
+from fcbench.report.runs import RunError, dataset_ids, read_run
+from fcbench.score.disputed import Disputed, DisputedCase
+
+CORPUS_V1 = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "v1"
+
+A, B = "gpt-4o-2024-08-06-FC", "claude-3-opus-20240229"
+
+
+def official_verdicts(model: str) -> dict[str, dict[str, bool]]:
+    found: dict[str, dict[str, bool]] = defaultdict(dict)
+    with (CORPUS_V1 / model / "verdicts.jsonl").open() as f:
+        for line in f:
+            v = json.loads(line)
+            found[v["category"]][v["id"]] = v["valid"]
+    return found
+
+
+def official_errors(model: str) -> dict[str, str]:
+    with (CORPUS_V1 / model / "verdicts.jsonl").open() as f:
+        return {v["id"]: v["error_type"] for v in map(json.loads, f) if not v["valid"]}
+
+
+def hand_p_value(gained: int, lost: int) -> float:
+    n, k = gained + lost, min(gained, lost)
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
+
+
+def test_compare_matches_the_official_verdicts_by_hand(v1_scores: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["compare", f"{v1_scores}:{A}", f"{v1_scores}:{B}", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    by_category = {c["category"]: c for c in data["categories"]}
+    va, vb = official_verdicts(A), official_verdicts(B)
+    pooled_gained = pooled_lost = 0
+    for category, a_valid in va.items():
+        b_valid = vb[category]
+        gained = sorted(i for i in a_valid if b_valid[i] and not a_valid[i])
+        lost = sorted(i for i in a_valid if a_valid[i] and not b_valid[i])
+        got = by_category[category]
+        assert sorted(f["id"] for f in got["gained"]) == gained, category
+        assert sorted(f["id"] for f in got["lost"]) == lost, category
+        delta = sum(b_valid.values()) / len(b_valid) - sum(a_valid.values()) / len(a_valid)
+        assert got["delta"] == pytest.approx(delta), category
+        assert got["p_value"] == pytest.approx(hand_p_value(len(gained), len(lost))), category
+        pooled_gained += len(gained)
+        pooled_lost += len(lost)
+    # A flip carries the failing side's error type as the official verdict file records it.
+    errors_a, errors_b = official_errors(A), official_errors(B)
+    checked = 0
+    for c in data["categories"]:
+        for side, errors in (("lost", errors_b), ("gained", errors_a)):
+            for flip in c[side]:
+                if flip["id"] in errors:
+                    assert flip["error_type"] == errors[flip["id"]], (side, flip)
+                    checked += 1
+    assert checked == pooled_gained + pooled_lost
+    exec_gained = sum(len(c["gained"]) for c in data["categories"] if c["category"] not in va)
+    exec_lost = sum(len(c["lost"]) for c in data["categories"] if c["category"] not in va)
+    assert data["pooled"]["gained"] == pooled_gained + exec_gained
+    assert data["pooled"]["lost"] == pooled_lost + exec_lost
+    assert data["test"].startswith("McNemar exact")
+    overall = next(s for s in data["summaries"] if s["summary"] == "v1 Overall (2024)")
+    assert overall["delta"] == pytest.approx(overall["b"] - overall["a"])
+
+
+def test_terminal_output_lists_deltas_and_flips(v1_scores: Path) -> None:
+    result = CliRunner().invoke(main, ["compare", f"{v1_scores}:{A}", f"{v1_scores}:{B}"])
+    assert result.exit_code == 0, result.output
+    assert "simple_python" in result.stdout and "McNemar exact" in result.stdout
+    assert "+ parallel:" in result.stdout and "− parallel:" in result.stdout
+
+
+def test_disputed_cases_are_marked_and_left_out_of_the_second_delta(
+    v1_scores: Path, fetched_home: Path
+) -> None:
+    ids = dataset_ids("2026.3.23")
+    a, b = read_run(v1_scores, A, ids), read_run(v1_scores, B, ids)
+    va, vb = official_verdicts(A)["parallel"], official_verdicts(B)["parallel"]
+    flipped = next(i for i in va if va[i] != vb[i])
+    disputed = Disputed((DisputedCase(flipped, "https://example.invalid/1", "test"),))
+    result = compare(a, b, dataset_sizes("2026.3.23", None), disputed)
+    parallel = next(c for c in result.categories if c.category == "parallel")
+    marked = [f.id for f in (*parallel.gained, *parallel.lost) if f.disputed]
+    assert marked == [flipped]
+    kept = [i for i in va if i != flipped]
+    expected = (sum(vb[i] for i in kept) - sum(va[i] for i in kept)) / len(kept)
+    assert parallel.undisputed_delta == pytest.approx(expected)
+
+
+def test_bad_targets_give_one_line_errors(v1_scores: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["compare", str(v1_scores), f"{v1_scores}:{B}"])
+    assert result.exit_code == 2 and "holds 14 models" in result.stderr
+    assert "Traceback" not in result.output
+    result = runner.invoke(main, ["compare", f"{v1_scores}:nobody", f"{v1_scores}:{B}"])
+    assert result.exit_code == 2 and "no score files for model 'nobody'" in result.stderr
+    result = runner.invoke(main, ["compare", str(tmp_path / "none"), f"{v1_scores}:{B}"])
+    assert result.exit_code == 2 and "no such score folder" in result.stderr
+    with pytest.raises(RunError):
+        read_run(tmp_path, "x", lambda c: [])
