@@ -10,6 +10,8 @@ Requests (dicts, "cmd" says which):
   run     {"class", "config", "ops": [(method, args, kwargs)], "flush"}
           -> {"outcomes": [outcome], "rendered": [str], "state", "context"}
   prompt  {"class", "config", "question", "category", "scenario"} -> {"question"}
+  flat    {"dim", "ops": [("add", id, vector) | ("remove", id) | ("search", vector, k)]}
+          -> {"results": [[(id, score)] per search]}   (a bare FAISS IndexIDMap(IndexFlatIP))
 An outcome is ("ok", value) or ("raise", exception type name, message).
 """
 
@@ -141,6 +143,24 @@ def _prompt(request: dict[str, Any]) -> dict[str, Any]:
     return {"question": question}
 
 
+def _flat(request: dict[str, Any]) -> dict[str, Any]:
+    import faiss
+    import numpy as np
+
+    index = faiss.IndexIDMap(faiss.IndexFlatIP(request["dim"]))
+    results = []
+    for op in request["ops"]:
+        if op[0] == "add":
+            index.add_with_ids(np.asarray([op[2]], dtype=np.float32),
+                               np.array([op[1]], dtype=np.int64))
+        elif op[0] == "remove":
+            index.remove_ids(np.array([op[1]], dtype=np.int64))
+        else:
+            scores, ids = index.search(np.asarray([op[1]], dtype=np.float32), op[2])
+            results.append([(int(i), float(s)) for s, i in zip(scores[0], ids[0]) if i != -1])
+    return {"results": results}
+
+
 def _read(stream: BinaryIO) -> Any:
     header = stream.read(8)
     if len(header) < 8:
@@ -161,7 +181,7 @@ def main() -> None:
     os.dup2(2, 1)  # the official code's prints must not reach the protocol stream
     sys.stdout = sys.stderr
     _stub_missing()
-    handlers = {"run": _run, "prompt": _prompt}
+    handlers = {"run": _run, "prompt": _prompt, "flat": _flat}
     while True:
         request = _read(sys.stdin.buffer)
         if request is None:
