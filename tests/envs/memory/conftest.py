@@ -99,6 +99,10 @@ class Oracle:
         result: dict[str, Any] = answer["ok"]
         return result
 
+    def encode(self, texts: list[str], batch: bool) -> Any:
+        require(self.vector_missing is None, str(self.vector_missing))
+        return self.request(cmd="encode", texts=texts, batch=batch)["vectors"]
+
     def run(self, cls: str, ops: list[Any], config: dict[str, Any] | None = None,
             flush: bool = False) -> dict[str, Any]:
         if cls == "MemoryAPI_vector":

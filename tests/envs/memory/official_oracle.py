@@ -12,6 +12,7 @@ Requests (dicts, "cmd" says which):
   prompt  {"class", "config", "question", "category", "scenario"} -> {"question"}
   flat    {"dim", "ops": [("add", id, vector) | ("remove", id) | ("search", vector, k)]}
           -> {"results": [[(id, score)] per search]}   (a bare FAISS IndexIDMap(IndexFlatIP))
+  encode  {"texts", "batch"} -> {"vectors": float32 array}   (the official encoder's embeddings)
 An outcome is ("ok", value) or ("raise", exception type name, message).
 """
 
@@ -161,6 +162,23 @@ def _flat(request: dict[str, Any]) -> dict[str, Any]:
     return {"results": results}
 
 
+def _encode(request: dict[str, Any]) -> dict[str, Any]:
+    """Embeddings from the official module's own SentenceTransformer (one batch, or one
+    call per text)."""
+    import numpy as np
+
+    _official_class("MemoryAPI_vector")
+    import importlib
+
+    encoder = importlib.import_module(f"{PACKAGE}.memory_vector").ENCODER
+    texts = request["texts"]
+    if request["batch"]:
+        vectors = encoder.encode(texts, normalize_embeddings=True)
+    else:
+        vectors = [encoder.encode([text], normalize_embeddings=True)[0] for text in texts]
+    return {"vectors": np.asarray(vectors, dtype=np.float32)}
+
+
 def _read(stream: BinaryIO) -> Any:
     header = stream.read(8)
     if len(header) < 8:
@@ -181,7 +199,7 @@ def main() -> None:
     os.dup2(2, 1)  # the official code's prints must not reach the protocol stream
     sys.stdout = sys.stderr
     _stub_missing()
-    handlers = {"run": _run, "prompt": _prompt, "flat": _flat}
+    handlers = {"run": _run, "prompt": _prompt, "flat": _flat, "encode": _encode}
     while True:
         request = _read(sys.stdin.buffer)
         if request is None:

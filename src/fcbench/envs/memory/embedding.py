@@ -12,6 +12,9 @@ its `config.json`: the vectors agree with sentence-transformers to about 3e-7 pe
 Each text is embedded on its own (no padding, no batching), so the same text always gives the
 same bits: identical texts tie exactly in retrieval, as they do upstream. Vectors are cached
 per text for the process (snapshots re-embed the same texts for every question of a scenario).
+The matrix products run on one BLAS thread (through `threadpoolctl`, when installed), one
+text at a time: on a shared or busy machine OpenBLAS's thread pool made them up to ten times
+slower, and the official tool pins its math libraries to one thread for the same reason.
 
 Only the vector memory backend needs this; its packages are the `memory` extra
 (`pip install 'fcbench[memory]'`). Where the weights come from is `weights.py`'s concern.
@@ -19,6 +22,7 @@ Only the vector memory backend needs this; its packages are the `memory` extra
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections import OrderedDict
@@ -82,6 +86,8 @@ class Encoder:
         self._eps = np.float32(config.get("layer_norm_eps", 1e-12))
         self._cache: OrderedDict[str | tuple[str, str], Vector] = OrderedDict()
         self._lock = threading.Lock()
+        self._compute = threading.Lock()
+        self._threads = _blas_controller()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Encoder:
         """Shared, never copied: a backend instance may be deep-copied (state logs, forks)."""
@@ -102,13 +108,21 @@ class Encoder:
             encoding = self._tokenizer.encode(text[0], text[1])
         else:
             encoding = self._tokenizer.encode(text)
-        vector = self._forward(encoding.ids, encoding.type_ids)
+        with self._compute, self._one_blas_thread():
+            vector = self._forward(encoding.ids, encoding.type_ids)
         vector.flags.writeable = False
         with self._lock:
             self._cache[text] = vector
             if len(self._cache) > _CACHE_SIZE:
                 self._cache.popitem(last=False)
         return vector
+
+    def _one_blas_thread(self) -> contextlib.AbstractContextManager[Any]:
+        if self._threads is None:
+            return contextlib.nullcontext()
+        limit: contextlib.AbstractContextManager[Any] = self._threads.limit(
+            limits=1, user_api="blas")
+        return limit
 
     def _forward(self, ids: list[int], type_ids: list[int]) -> Vector:
         np = self._np
@@ -144,6 +158,14 @@ class Encoder:
         inner = _gelu(np, hidden @ w["ffn1"] + w["ffn1_bias"])
         output = inner @ w["ffn2"] + w["ffn2_bias"]
         return _layer_norm(np, hidden + output, w["ln2"], w["ln2_bias"], self._eps)
+
+
+def _blas_controller() -> Any:
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    return ThreadpoolController()
 
 
 def _max_seq_length(model_dir: Path) -> int:
