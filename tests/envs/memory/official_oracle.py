@@ -158,7 +158,8 @@ def _flat(request: dict[str, Any]) -> dict[str, Any]:
             index.remove_ids(np.array([op[1]], dtype=np.int64))
         else:
             scores, ids = index.search(np.asarray([op[1]], dtype=np.float32), op[2])
-            results.append([(int(i), float(s)) for s, i in zip(scores[0], ids[0]) if i != -1])
+            pairs = zip(scores[0], ids[0], strict=True)
+            results.append([(int(i), float(s)) for s, i in pairs if i != -1])
     return {"results": results}
 
 

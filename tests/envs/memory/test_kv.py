@@ -121,7 +121,7 @@ def test_bm25_scores_are_bit_identical_to_rank_bm25() -> None:
     for _ in range(300):
         corpus = [_words("_".join(rng.choices(vocabulary, k=rng.randint(1, 5))))
                   for _ in range(rng.randint(1, 12))]
-        query = _words(" ".join(rng.choices(vocabulary + ["unknown"], k=rng.randint(0, 4))))
+        query = _words(" ".join(rng.choices([*vocabulary, "unknown"], k=rng.randint(0, 4))))
         expected = [float(score) for score in BM25Plus(corpus).get_scores(query)]
         assert _BM25Plus(corpus).scores(query) == expected
 

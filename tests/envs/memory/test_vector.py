@@ -168,7 +168,7 @@ def test_search_order_equals_a_faiss_flat_index(official_memory: Oracle, seed: i
 
 def _vector_texts(sentences: list[str]) -> list[str]:
     rng = random.Random(3)
-    return rng.sample(sorted(set(sentences)), 40) + ["I like tea.", "i like tea", ""]
+    return [*rng.sample(sorted(set(sentences)), 40), "I like tea.", "i like tea", ""]
 
 
 @pytest.mark.parametrize("seed", range(4))

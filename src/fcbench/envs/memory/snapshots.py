@@ -21,13 +21,12 @@ snapshot or the new one, never a torn one. The JSON text is the official one
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from fcbench._atomic import replace_file
 
 __all__ = [
     "SnapshotError",
@@ -104,36 +103,9 @@ def snapshot_text(data: dict[str, Any]) -> str:
 def write_snapshot(path: Path, data: dict[str, Any]) -> None:
     """Replace `path` with `data` atomically and durably (temp file, fsync, rename, fsync)."""
     try:
-        payload = snapshot_text(data).encode("utf-8")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        replace_file(path, snapshot_text(data).encode("utf-8"))
     except (OSError, TypeError, ValueError) as exc:
         raise SnapshotError(f"cannot write memory snapshot {path}: {exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise SnapshotError(f"cannot write memory snapshot {path}: {exc}") from None
-    _fsync_folder(path.parent)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename itself durable (not possible on every platform: best effort)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def read_snapshot(path: Path) -> dict[str, Any] | None:
