@@ -30,6 +30,8 @@ from fcbench.runner.generate import GenerateReport, ProgressSink
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+    from fcbench.check.exec_preflight import PreflightReport
+
 ModelLike = str | Backend | Callable[..., Any]
 """A model name, a Backend, or a function `fn(messages, tools) -> str | dict`."""
 
@@ -59,6 +61,8 @@ class RunOptions(TypedDict, total=False):
     release: str | None
     data_dir: str | Path | None
     model_path: str | Path | None
+    exec_backend: str
+    exec_replay_dir: str | Path | None
     progress: ProgressSink | None
 
 
@@ -88,6 +92,10 @@ class RunConfig:
     release: str | None = None
     data_dir: str | Path | None = None
     model_path: str | Path | None = None
+    exec_backend: str = "offline"
+    """Who answers the executable categories' web-service calls when scoring: offline,
+    replay (from `exec_replay_dir`) or live (recording into `exec_replay_dir` if given)."""
+    exec_replay_dir: str | Path | None = None
     progress: ProgressSink | None = field(default=None, repr=False)
 
     @classmethod
@@ -108,6 +116,10 @@ class RunConfig:
     def data_path(self) -> Path | None:
         return Path(self.data_dir) if self.data_dir is not None else None
 
+    @property
+    def exec_replay_path(self) -> Path | None:
+        return Path(self.exec_replay_dir) if self.exec_replay_dir is not None else None
+
 
 @dataclass
 class Prepared:
@@ -126,23 +138,36 @@ def generate(model: ModelLike, **options: Unpack[RunOptions]) -> GenerateReport:
     return _generate(prepare(model, config), config)
 
 
-def run(
-    model: ModelLike,
-    *,
-    exec_backend: str = "offline",
-    **options: Unpack[RunOptions],
-) -> Evaluation:
-    """`generate`, then score what was generated (score files and leaderboards written)."""
+def run(model: ModelLike, **options: Unpack[RunOptions]) -> Evaluation:
+    """`generate`, then score what was generated (score files and leaderboards written).
+
+    With `exec_backend="live"` and an executable category chosen, each web API is checked
+    once before anything is generated; what it found opens `Evaluation.problems`."""
     from fcbench import api
 
     config = RunConfig.of(dict(options))
     prepared = prepare(model, config)
+    check = web_api_check(config, [category for category, _ in prepared.cases])
     report = _generate(prepared, config)
-    return api.evaluate(
+    evaluation = api.evaluate(
         config.result_dir, models=[prepared.folder],
         categories=[job.category.name for job in report.jobs], score_dir=config.score_dir,
-        release=config.release, data_dir=config.data_path, exec_backend=exec_backend,
+        release=config.release, data_dir=config.data_path, exec_backend=config.exec_backend,
+        exec_replay_dir=config.exec_replay_path, web_api_check=False,
     )
+    if check is not None:
+        evaluation.problems[:0] = check.lines()
+    return evaluation
+
+
+def web_api_check(config: RunConfig, chosen: Sequence[Category]) -> PreflightReport | None:
+    """The live preflight (each web API asked once), when the run scores executable
+    categories with the live backend; None otherwise."""
+    from fcbench.check.exec_preflight import check_web_apis, needs_web_apis
+
+    if config.exec_backend != "live" or not needs_web_apis(chosen):
+        return None
+    return check_web_apis(config.release_name, config.data_path, config.exec_replay_path)
 
 
 def prepare(model: ModelLike, config: RunConfig) -> Prepared:
@@ -216,9 +241,13 @@ def generation_categories(names: Sequence[str] | str) -> list[Category]:
 
 
 def can_generate(category: Category) -> bool:
-    """Single-turn and multi-turn categories of today's benchmark, for now."""
+    """Single-turn and multi-turn categories of today's benchmark, and every category of the
+    original one (v1: the retired executable, REST, SQL and chatting ones included; they are
+    asked like the AST categories, as the official tool asked them)."""
     from fcbench.dataset.categories import Checker
 
+    if category.release == "v1":
+        return True
     generated = (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL,
                  Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN)
     return category.checker in generated and category.scoring and not category.retired

@@ -45,8 +45,9 @@ WRONG_FORMAT_MESSAGE = (
 )
 
 
-class _Skip(Exception):
-    """A call needed for the verdict could not be answered (service unavailable)."""
+class Unanswerable(Exception):
+    """A call needed for the verdict could not be answered (service unavailable): the case
+    is skipped."""
 
 
 @dataclass
@@ -121,7 +122,7 @@ def judge_exec(
             verdict = _judge_rest(case, calls, runner)
         else:
             verdict = _judge_calls(case, category, calls, runner)
-    except _Skip as skip:
+    except Unanswerable as skip:
         return Verdict.fail(SKIPPED, str(skip), skipped=str(skip), decoded=calls)
     if verdict.valid:
         return verdict
@@ -163,7 +164,7 @@ def _judge_calls(
     outcomes = runner.run(calls)
     _skip_if_unavailable(outcomes, "a model call")
     if category.checker == Checker.EXEC_SIMPLE:
-        return _check_one(calls[0], outcomes[0], expected[0], kinds[0])
+        return check_result(calls[0], outcomes[0], expected[0], kinds[0])
     return _match_unordered(calls, outcomes, expected, kinds)
 
 
@@ -177,7 +178,7 @@ def _expected_results(ground_truth: list[str], runner: ExecRunner) -> list[Any]:
     expected = []
     for call, outcome in zip(ground_truth, outcomes, strict=True):
         if not outcome.ok:
-            raise _Skip(f"the ground truth call {call} failed to run: {outcome.message}")
+            raise Unanswerable(f"the ground truth call {call} failed to run: {outcome.message}")
         expected.append(as_stored(outcome.value))
     return expected
 
@@ -185,7 +186,7 @@ def _expected_results(ground_truth: list[str], runner: ExecRunner) -> list[Any]:
 def _skip_if_unavailable(outcomes: list[Outcome], whose: str) -> None:
     for outcome in outcomes:
         if outcome.kind == "unavailable":
-            raise _Skip(f"{whose} {outcome.message}")
+            raise Unanswerable(f"{whose} {outcome.message}")
 
 
 def as_stored(value: Any) -> Any:
@@ -202,8 +203,11 @@ def as_stored(value: Any) -> Any:
             sys.set_int_max_str_digits(limit)
 
 
-def _check_one(call: str, outcome: Outcome, expected: Any, kind: str) -> Verdict:
-    """One call against one expected result (upstream `executable_checker_simple`)."""
+def check_result(
+    call: str, outcome: Outcome, expected: Any, kind: str, sanity: bool = False
+) -> Verdict:
+    """One call against one expected result (upstream `executable_checker_simple`); in the
+    API sanity check (`sanity`) a dict result only needs as many keys as the expected one."""
     if not outcome.ok:
         return Verdict.fail(
             "executable_checker:execution_error",
@@ -220,7 +224,7 @@ def _check_one(call: str, outcome: Outcome, expected: Any, kind: str) -> Verdict
         return Verdict.ok()
     if kind == "real_time_match":
         return _real_time(call, output, expected)
-    return _structural(call, output, expected)
+    return _structural(call, output, expected, sanity)
 
 
 def _wrong(error_type: str, message: str, output: Any) -> Verdict:
@@ -244,14 +248,24 @@ def _real_time(call: str, output: Any, expected: Any) -> Verdict:
     )
 
 
-def _structural(call: str, output: Any, expected: Any) -> Verdict:
-    """Same type; dicts with the same keys; lists of the same length."""
+def _structural(call: str, output: Any, expected: Any, sanity: bool = False) -> Verdict:
+    """Same type; dicts with the same keys (the same number of keys in the sanity check,
+    whose recorded answers may hold timestamps as keys); lists of the same length."""
     prefix = f"Wrong execution result pattern for {call!r}."
     if type(output) is not type(expected):
         return _wrong(
             "executable_checker:wrong_result_type",
             f"Wrong execution result type for {call!r}. Expected type: {type(expected)}, "
             f"but got: {type(output)}.",
+            output,
+        )
+    if isinstance(output, dict) and sanity:
+        if len(output) == len(expected):
+            return Verdict.ok()
+        return _wrong(
+            "executable_checker:wrong_result_type:dict_length",
+            f"{prefix} Expect type Dict, but wrong number of elements in the output. "
+            f"Expected length: {len(expected)}, but got: {len(output)}.",
             output,
         )
     if isinstance(output, dict):
@@ -290,7 +304,7 @@ def _match_unordered(
         for index, (call, outcome) in enumerate(zip(calls, outcomes, strict=True)):
             if index in claimed:
                 continue
-            verdict = _check_one(call, outcome, want, kind)
+            verdict = check_result(call, outcome, want, kind)
             if verdict.valid:
                 claimed.add(index)
                 break
@@ -320,9 +334,15 @@ def _sub_error(verdict: Verdict) -> dict[str, Any]:
 def _judge_rest(case: TestCase, calls: list[str], runner: ExecRunner) -> Verdict:
     if not (type(calls) is list and len(calls) == 1 and type(calls[0]) is str):
         return Verdict.fail("executable_decoder:rest_wrong_output_format", WRONG_FORMAT_MESSAGE)
-    call = calls[0].replace("requests_get", REST_NAME)
+    return rest_verdict(calls[0], case.possible_answer, runner)
+
+
+def rest_verdict(call: str, sample: Any, runner: ExecRunner) -> Verdict:
+    """One REST request against a stored sample response (JSON text): status 200 and the
+    same JSON shape (upstream `executable_checker_rest`); raises Unanswerable when unanswerable."""
+    call = call.replace("requests_get", REST_NAME)
     (outcome,) = runner.run([call])
-    _skip_if_unavailable([outcome], "the model's request")
+    _skip_if_unavailable([outcome], "the request")
     if not outcome.ok:
         return Verdict.fail(
             "executable_checker_rest:execution_error", f"Execution failed. {outcome.message}"
@@ -339,7 +359,7 @@ def _judge_rest(case: TestCase, calls: list[str], runner: ExecRunner) -> Verdict
             f"Execution result status code is not 200, got {response.status_code}",
         )
     try:
-        return _rest_shape(json.loads(case.possible_answer), response)
+        return _rest_shape(json.loads(sample), response)
     except Exception as exc:
         return Verdict.fail(
             "executable_checker_rest:response_format_error",
