@@ -33,6 +33,8 @@ HOSTS = (
     "date.nager.at", "timezone-by-location.p.rapidapi.com", "www.omdbapi.com",
 )
 _KEY_PARAMS = ("api_key", "apikey")
+CURRENCIES = ("USD", "EUR", "JPY", "GBP", "CNY", "CAD", "AUD", "INR", "CHF", "MXN", "BRL", "KRW",
+              "SEK", "NZD", "SGD", "HKD", "RUB", "ZAR")
 Signature = tuple[str, str, frozenset[tuple[str, str]]]
 
 
@@ -108,8 +110,7 @@ class _Services:
         return [{"lat": lat, "lon": lon, "display_name": q.get("q", "")}]
 
     def _v6_exchangerate_api_com(self, path: str, q: dict[str, str], seed: str) -> Any:
-        rates = {c: _number(seed + c, 0.01, 200, 4) for c in ("USD", "EUR", "JPY", "GBP",
-                                                              "CNY", "CAD", "AUD", "INR")}
+        rates = {c: _number(seed + c, 0.01, 200, 4) for c in CURRENCIES}
         return {"result": "success", "base_code": path.rsplit("/", 1)[-1],
                 "conversion_rates": rates}
 
@@ -207,6 +208,7 @@ class FakeWebApis:
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
+            self._server = None
 
     def _handle(self, request: BaseHTTPRequestHandler) -> None:
         parsed = urllib.parse.urlsplit(request.path)

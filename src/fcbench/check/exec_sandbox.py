@@ -19,7 +19,8 @@ function library (and `os`, `requests`...) in scope. fcbench never evaluates tex
 3. Results come back as tagged JSON (`wire`), never pickles, so the parent only ever builds
    plain values.
 
-The worker writes no files and starts no processes; it exits when its stdin closes.
+The worker writes no files (except, with the live backend and a replay folder, the answers it
+records there) and starts no processes; it exits when its stdin closes.
 """
 
 from __future__ import annotations

@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from fcbench._atomic import replace_file
+
 BACKENDS = ("offline", "replay", "live")
 KEY_VARIABLES = ("RAPID_API_KEY", "GEOCODE_API_KEY", "EXCHANGERATE_API_KEY", "OMDB_API_KEY")
 LIVE_TIMEOUT = 20.0
@@ -143,16 +145,16 @@ class ReplayServices:
         return HttpResponse(int(record["status_code"]), str(record["text"]))
 
     def record(self, request: HttpRequest, response: HttpResponse) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
         record = {
             "request": {"url": request.url, "params": [list(p) for p in request.params]},
             "status_code": response.status_code,
             "text": response.text,
         }
-        path = self.folder / f"{request.key()}.json"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
-        tmp.replace(path)
+        payload = json.dumps(record, ensure_ascii=False, indent=1).encode("utf-8")
+        try:  # several evaluation workers may record the same request at once
+            replace_file(self.folder / f"{request.key()}.json", payload)
+        except OSError as exc:
+            raise ServiceUnavailable(f"cannot record the answer in {self.folder}: {exc}") from None
 
 
 @dataclass
