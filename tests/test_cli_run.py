@@ -126,6 +126,8 @@ def test_ground_truth_exec_self_check_counts_skipped_apart(
     assert result.exit_code == 0, result.output
     assert "fail 0 case(s)" in result.output
     assert "(38 executable case(s) skipped" in result.output
+    resumed = cli("generate", "--model", "ground-truth", "--categories", "exec_simple", *out)
+    assert "asked 0 case(s)" in resumed.output and "100 already done" in resumed.output
     replay = cli("run", "--model", "ground-truth", "--categories", "exec_simple",
                  "--exec-backend", "replay", *out)
     assert replay.exit_code == 2
