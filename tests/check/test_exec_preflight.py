@@ -22,7 +22,7 @@ from fcbench.check.exec_preflight import (
     planned_request,
 )
 from fcbench.dataset import categories
-from fcbench.run import RunConfig, web_api_check
+from fcbench.pipeline import RunConfig, web_api_check
 
 
 @pytest.fixture
