@@ -142,7 +142,8 @@ def run(model: ModelLike, **options: Unpack[RunOptions]) -> Evaluation:
     """`generate`, then score what was generated (score files and leaderboards written).
 
     With `exec_backend="live"` and an executable category chosen, each web API is checked
-    once before anything is generated; what it found opens `Evaluation.problems`."""
+    once before anything is generated; missing keys and failing APIs open
+    `Evaluation.problems`."""
     from fcbench import api
 
     config = RunConfig.of(dict(options))
@@ -155,7 +156,7 @@ def run(model: ModelLike, **options: Unpack[RunOptions]) -> Evaluation:
         release=config.release, data_dir=config.data_path, exec_backend=config.exec_backend,
         exec_replay_dir=config.exec_replay_path, web_api_check=False,
     )
-    if check is not None:
+    if check is not None and not check.healthy:
         evaluation.problems[:0] = check.lines()
     return evaluation
 

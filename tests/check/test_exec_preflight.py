@@ -22,6 +22,7 @@ from fcbench.check.exec_preflight import (
     planned_request,
 )
 from fcbench.dataset import categories
+from fcbench.dataset.load import load_category
 from fcbench.pipeline import RunConfig, web_api_check
 
 
@@ -117,3 +118,19 @@ def test_only_live_runs_of_executable_categories_are_checked(
     assert web_api_check(RunConfig(exec_backend="replay"), executable) is None
     assert web_api_check(RunConfig(exec_backend="live"), executable) is not None
     assert calls == ["checked"]
+
+
+def test_library_run_reports_the_check_first(
+    apis: FakeWebApis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcbench
+
+    monkeypatch.delenv("OMDB_API_KEY")
+    report = fcbench.run("ground-truth", categories="exec_simple", exec_backend="live",
+                         result_dir=tmp_path / "r", score_dir=tmp_path / "s")
+    assert report.problems[0].startswith("web API check (live exec backend): 29 API(s)")
+    assert any(p.startswith("  OMDB_API_KEY is not set") for p in report.problems)
+    scored = report.models["ground-truth-FC"].categories["exec_simple"]
+    omdb = [c for c in load_category("exec_simple")
+            if any(call.startswith("get_movie_") for call in c.possible_answer)]
+    assert scored.correct == scored.total and scored.skipped == len(omdb) > 0

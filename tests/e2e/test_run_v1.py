@@ -14,12 +14,12 @@ categories (exec_*, rest, sql, chatable) like the others.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from test_run_corpus import original
 
 from fake_openai import CorpusResponder, FakeOpenAI
 from fake_web_apis import KEYS, FakeWebApis, known_answers
@@ -52,15 +52,6 @@ def verdicts(result_dir: Path, model: str, cats: list[str], **options: Any) -> d
     }
 
 
-def recorded(corpus: Path, tmp: Path, model: str) -> dict[str, Any]:
-    folder = tmp / "original" / model
-    folder.mkdir(parents=True)
-    shutil.copy(corpus / model / "model.json", folder)
-    for name in EXECUTABLE:
-        shutil.copy(corpus / model / f"BFCL_v4_{name}_result.json", folder)
-    return verdicts(tmp / "original", model, EXECUTABLE)
-
-
 def run_args(tmp: Path, *extra: str) -> list[str]:
     return ["run", "--result-dir", str(tmp / "result"), "--score-dir", str(tmp / "score"),
             "--quiet", *extra]
@@ -80,7 +71,7 @@ def test_run_executable_equals_evaluate_on_the_recordings(
     assert result.exit_code == 0, result.output
     assert sum(responder.asked.values()) == 310 and max(responder.asked.values()) == 1
     ours = verdicts(tmp_path / "result", model, EXECUTABLE)
-    theirs = recorded(corpus, tmp_path, model)
+    theirs = original(corpus, tmp_path, model, EXECUTABLE)
     assert len(ours) == 310 and ours == theirs
     assert {valid for valid, _ in ours.values()} == {True, False}  # a real mix, not all one way
     assert sum(error == "fcbench:skipped" for _, error in ours.values()) > 0
