@@ -121,6 +121,13 @@ def answer_file(category: Category | str) -> str:
     return f"{folder}{VERSION_PREFIX}_{row.stem}.json"
 
 
+def exec_sanity_file(kind: str) -> str:
+    """The official executable sanity-check probes, relative to `data/`: `executable` (one
+    known-good call per web-service function) or `rest` (line n: a working request for
+    `rest_n`)."""
+    return f"unused_datasets/executable_eval_sanity_check/api_status_check_ground_truth_{kind}.json"
+
+
 def format_sensitivity_file() -> str:
     """The selection of format-sensitivity items, relative to `data/`."""
     return f"{VERSION_PREFIX}_format_sensitivity.json"

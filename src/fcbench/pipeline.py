@@ -31,6 +31,8 @@ from fcbench.runner.generate import GenerateReport, ProgressSink
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+    from fcbench.check.exec_preflight import PreflightReport
+
 ModelLike = str | Backend | Callable[..., Any]
 """A model name, a Backend, or a function `fn(messages, tools) -> str | dict`."""
 
@@ -64,6 +66,8 @@ class RunOptions(TypedDict, total=False):
     web_record: str | Path | None
     serpapi_max_wait: float
     serpapi_endpoint: str | None
+    exec_backend: str
+    exec_replay_dir: str | Path | None
     progress: ProgressSink | None
 
 
@@ -102,6 +106,10 @@ class RunConfig:
     serpapi_max_wait: float = 600.0
     serpapi_endpoint: str | None = None
     """Another SerpAPI host (a proxy); default https://serpapi.com."""
+    exec_backend: str = "offline"
+    """Who answers the executable categories' web-service calls when scoring: offline,
+    replay (from `exec_replay_dir`) or live (recording into `exec_replay_dir` if given)."""
+    exec_replay_dir: str | Path | None = None
     progress: ProgressSink | None = field(default=None, repr=False)
 
     @classmethod
@@ -122,6 +130,10 @@ class RunConfig:
     def data_path(self) -> Path | None:
         return Path(self.data_dir) if self.data_dir is not None else None
 
+    @property
+    def exec_replay_path(self) -> Path | None:
+        return Path(self.exec_replay_dir) if self.exec_replay_dir is not None else None
+
 
 @dataclass
 class Prepared:
@@ -140,23 +152,37 @@ def generate(model: ModelLike, **options: Unpack[RunOptions]) -> GenerateReport:
     return _generate(prepare(model, config), config)
 
 
-def run(
-    model: ModelLike,
-    *,
-    exec_backend: str = "offline",
-    **options: Unpack[RunOptions],
-) -> Evaluation:
-    """`generate`, then score what was generated (score files and leaderboards written)."""
+def run(model: ModelLike, **options: Unpack[RunOptions]) -> Evaluation:
+    """`generate`, then score what was generated (score files and leaderboards written).
+
+    With `exec_backend="live"` and an executable category chosen, each web API is checked
+    once before anything is generated; missing keys and failing APIs open
+    `Evaluation.problems`."""
     from fcbench import api
 
     config = RunConfig.of(dict(options))
     prepared = prepare(model, config)
+    check = web_api_check(config, [category for category, _ in prepared.cases])
     report = _generate(prepared, config)
-    return api.evaluate(
+    evaluation = api.evaluate(
         config.result_dir, models=[prepared.folder],
         categories=scored_categories(report), score_dir=config.score_dir,
-        release=config.release, data_dir=config.data_path, exec_backend=exec_backend,
+        release=config.release, data_dir=config.data_path, exec_backend=config.exec_backend,
+        exec_replay_dir=config.exec_replay_path, web_api_check=False,
     )
+    if check is not None and not check.healthy:
+        evaluation.problems[:0] = check.lines()
+    return evaluation
+
+
+def web_api_check(config: RunConfig, chosen: Sequence[Category]) -> PreflightReport | None:
+    """The live preflight (each web API asked once), when the run scores executable
+    categories with the live backend; None otherwise."""
+    from fcbench.check.exec_preflight import check_web_apis, needs_web_apis
+
+    if config.exec_backend != "live" or not needs_web_apis(chosen):
+        return None
+    return check_web_apis(config.release_name, config.data_path, config.exec_replay_path)
 
 
 def prepare(model: ModelLike, config: RunConfig) -> Prepared:
@@ -286,9 +312,13 @@ def generation_categories(names: Sequence[str] | str) -> list[Category]:
 
 
 def can_generate(category: Category) -> bool:
-    """Today's single-turn, multi-turn and agentic categories, for now."""
+    """Today's single-turn, multi-turn and agentic categories, and every category of the
+    original benchmark (v1: the retired executable, REST, SQL and chatting ones included; they
+    are asked like the AST categories, as the official tool asked them)."""
     from fcbench.dataset.categories import Checker
 
+    if category.release == "v1":
+        return True
     generated = (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL,
                  Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN, Checker.AGENTIC)
     return category.checker in generated and category.scoring and not category.retired

@@ -36,6 +36,11 @@ class Checker:
     NONE = "none"
 
 
+EXECUTABLE_CHECKERS = (Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL,
+                       Checker.REST)
+"""The checkers that run calls (exec_* and rest): they may need web services."""
+
+
 @dataclass(frozen=True)
 class Category:
     """One registry row.
@@ -205,6 +210,10 @@ AGENTIC = MEMORY + WEB_SEARCH
 SINGLE_TURN = NON_LIVE + LIVE
 ALL_SCORING = SINGLE_TURN + MULTI_TURN + AGENTIC
 V1 = tuple(c.name for c in CATEGORIES if c.release == "v1" and c.scoring)
+"""The original benchmark's scored categories (1,700 entries)."""
+V1_ALL = tuple(c.name for c in CATEGORIES if c.release == "v1")
+"""The whole original benchmark (2,000 entries): the scored ones plus sql and chatable, which
+are generated and kept but were never scored."""
 EXECUTABLE = ("exec_simple", "exec_multiple", "exec_parallel", "exec_parallel_multiple", "rest")
 
 COLLECTIONS: dict[str, tuple[str, ...]] = {
@@ -232,7 +241,7 @@ COLLECTIONS: dict[str, tuple[str, ...]] = {
     ),
     "non_python": ("simple_java", "simple_javascript"),
     # fcbench additions: the original 2,000-case benchmark and the retired executable ones.
-    "v1": V1,
+    "v1": V1_ALL,
     "executable": EXECUTABLE,
 }
 
