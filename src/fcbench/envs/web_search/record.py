@@ -31,7 +31,6 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -39,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fcbench._atomic import replace_file
 from fcbench.dataset.model import UNENCODABLE
 
 try:
@@ -191,17 +191,7 @@ class WebRecord:
         target = self.root / f"{digest}{SUFFIX}"
         if target.exists():
             return  # content-addressed: the same bytes are already there
-        fd, temporary = tempfile.mkstemp(prefix=".tmp-", dir=self.root)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(gzip.compress(data, mtime=0))
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        replace_file(target, gzip.compress(data, mtime=0))
 
     def _append(self, line: bytes) -> None:
         fd = os.open(self.root / INDEX, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
