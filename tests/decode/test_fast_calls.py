@@ -12,7 +12,6 @@ import json
 import keyword
 import math
 import warnings
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,8 +21,9 @@ from hypothesis import strategies as st
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.fast_calls import fast_python_calls
 from fcbench.decode.python_calls import bracketed, python_calls, python_calls_ast
+from shared_corpus import V1, needs_corpus
 
-CORPUS = Path("/work/shared/corpus/v1")
+CORPUS = V1
 
 
 def same(a: Any, b: Any) -> bool:
@@ -426,7 +426,7 @@ def _prompt_answers() -> list[str]:
     return answers
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
+@needs_corpus
 def test_corpus_prompt_answers() -> None:
     answers = _prompt_answers()
     assert answers
