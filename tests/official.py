@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -278,20 +277,39 @@ def run_python(
         timeout=timeout, check=False,
     )
     if done.returncode != 0:
-        tail = "\n".join((done.stdout + done.stderr).splitlines()[-30:])
-        raise RuntimeError(f"the official code failed (exit {done.returncode}):\n{tail}")
+        raise RuntimeError(_failure(done.returncode, done.stdout + done.stderr))
     return done
 
 
-def copy_tree(source: Path, dest: Path) -> Path:
-    """`shutil.copytree` that links files where it can (result files are only read)."""
-
-    def link(src: str, dst: str) -> object:
+def run_concurrently(
+    root: Path, code: str, runs: list[tuple[Path, list[str]]], timeout: float = 600
+) -> None:
+    """`code` in one fresh interpreter per `(project_root, args)`, all at once (official runs
+    are single-threaded); each one's output goes to `<project_root>/official.log`. Raises
+    with the first failure's output."""
+    started = []
+    for project_root, args in runs:
+        argv, env = python_command(root, code, project_root)
+        log = (project_root / "official.log").open("w", encoding="utf-8")
+        process = subprocess.Popen(
+            [*argv, *args], env=env, cwd=project_root, stdin=subprocess.DEVNULL,
+            stdout=log, stderr=subprocess.STDOUT, text=True,
+        )
+        started.append((process, log, project_root / "official.log"))
+    failures = []
+    for process, log, path in started:
         try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copy2(src, dst)
-        return dst
+            code_ = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            code_ = process.wait()
+        log.close()
+        if code_ != 0:
+            failures.append(_failure(code_, path.read_text(encoding="utf-8", errors="replace")))
+    if failures:
+        raise RuntimeError(failures[0])
 
-    shutil.copytree(source, dest, copy_function=link)
-    return dest
+
+def _failure(returncode: int, output: str) -> str:
+    tail = "\n".join(output.splitlines()[-30:])
+    return f"the official code failed (exit {returncode}):\n{tail}"
