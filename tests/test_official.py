@@ -42,18 +42,24 @@ def fake_wheel(folder: Path) -> Path:
     return path
 
 
+@pytest.fixture
+def wheel_index(bfcl_wheel: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """pip answers from a local folder holding the published wheel."""
+    index = tmp_path / "index"
+    index.mkdir()
+    shutil.copy(bfcl_wheel, index)
+    local_pip(monkeypatch, index)
+    return index
+
+
 def test_the_shared_wheel_is_used_when_present(bfcl_wheel: Path, tmp_path: Path) -> None:
     assert official.obtain_wheel(tmp_path / "cache", shared=bfcl_wheel) == bfcl_wheel
     assert not (tmp_path / "cache").exists()
 
 
 def test_without_shared_the_wheel_is_downloaded_once_and_verified(
-    bfcl_wheel: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    wheel_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    index = tmp_path / "index"
-    index.mkdir()
-    shutil.copy(bfcl_wheel, index)
-    local_pip(monkeypatch, index)
     cache = tmp_path / "cache"
     got = official.obtain_wheel(cache, shared=tmp_path / "absent.whl")
     assert got == cache / official.WHEEL_NAME
@@ -63,13 +69,7 @@ def test_without_shared_the_wheel_is_downloaded_once_and_verified(
     assert official.obtain_wheel(cache, shared=tmp_path / "absent.whl") == got
 
 
-def test_a_damaged_cached_wheel_is_downloaded_again(
-    bfcl_wheel: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    index = tmp_path / "index"
-    index.mkdir()
-    shutil.copy(bfcl_wheel, index)
-    local_pip(monkeypatch, index)
+def test_a_damaged_cached_wheel_is_downloaded_again(wheel_index: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     cache.mkdir()
     (cache / official.WHEEL_NAME).write_bytes(b"truncated")
