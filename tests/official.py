@@ -14,9 +14,17 @@ fresh interpreter can import this file too):
   answered by a stand-in (`STAND_INS`: inert decorators, locks, progress bars) or an
   import-only placeholder (the vendor SDKs of `benchmarks/_bfcl_stubs.py`). Installed
   libraries always win over both.
-* `python_command(root, code)`: the argv and environment of a fresh interpreter with the same
-  stand-ins, for official code that keeps process-wide state (the multi-turn checker keeps
-  its environment instances in module globals) or writes under `BFCL_PROJECT_ROOT`.
+* `run_python(root, code, ...)` / `run_concurrently(root, code, runs)`: `code` in fresh
+  interpreters (this one's executable) with the same stand-ins, for official code that keeps
+  process-wide state (the multi-turn checker keeps its environment instances in module
+  globals) or writes under `BFCL_PROJECT_ROOT`; the official evaluator itself also needs
+  numpy (the `test` extra has it). `python_command` gives the argv and environment.
+
+Typical use, in a test (the fixtures are in tests/conftest.py):
+
+    def test_x(official_modules: Path) -> None:
+        from bfcl_eval.model_handler.utils import convert_to_tool
+        ...
 
 The conftest fixtures `bfcl_wheel`, `official_root` and `official_modules` wrap these.
 """
