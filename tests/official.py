@@ -197,9 +197,10 @@ def _installed(name: str) -> bool:
         return False
 
 
-def install_stand_ins() -> tuple[list[str], Any]:
-    """Stand-ins for the missing libraries of `STAND_INS`, and the placeholder finder (last on
-    `sys.meta_path`, so any installed SDK wins). Returns what was added, for `remove`."""
+def install_stand_ins(placeholders: bool = True) -> tuple[list[str], Any]:
+    """Stand-ins for the missing libraries of `STAND_INS`, and (unless `placeholders` is
+    false: code that must fail on a missing SDK) the placeholder finder, last on
+    `sys.meta_path` so any installed SDK wins. Returns what was added, for `remove`."""
     added = []
     for name, attrs in STAND_INS.items():
         parent = name.partition(".")[0]
@@ -213,15 +214,16 @@ def install_stand_ins() -> tuple[list[str], Any]:
             setattr(module, attr, value)
         sys.modules[name] = module
         added.append(name)
-    finder = _placeholder_finder()
-    sys.meta_path.append(finder)
+    finder = _placeholder_finder() if placeholders else None
+    if finder is not None:
+        sys.meta_path.append(finder)
     return added, finder
 
 
 def remove_stand_ins(added: list[str], finder: Any) -> None:
     for name in added:
         sys.modules.pop(name, None)
-    if finder in sys.meta_path:
+    if finder is not None and finder in sys.meta_path:
         sys.meta_path.remove(finder)
 
 
