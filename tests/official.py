@@ -176,8 +176,11 @@ STAND_INS: dict[str, dict[str, Any]] = {
     },
     "tqdm": {"tqdm": _tqdm},
     "dotenv": {"load_dotenv": lambda *a, **k: False},
-    "pandas": {},  # only the optional W&B upload reads CSVs back with it
 }
+#: Imported but never used (only the optional W&B upload reads CSVs back with pandas):
+#: answered by placeholders, whose import specs let libraries that probe for them (e.g.
+#: transformers' `find_spec("pandas")`) carry on.
+PLACEHOLDERS_TOO = ("pandas",)
 
 
 def _placeholder_finder() -> Any:
@@ -187,7 +190,7 @@ def _placeholder_finder() -> Any:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module._PlaceholderFinder(module.STUBBED_MODULES)
+    return module._PlaceholderFinder((*module.STUBBED_MODULES, *PLACEHOLDERS_TOO))
 
 
 def _installed(name: str) -> bool:
