@@ -1,28 +1,49 @@
-"""Shared test fixtures: where ../shared is, and the official data fetched once per session."""
+"""Shared test fixtures: the official wheel and its modules, and the official data fetched once.
+
+The wheel comes from ../shared/wheels on the project's machines and is downloaded once (pip,
+sha256-checked) into ~/.cache/fcbench-tests elsewhere (`FCBENCH_TESTS_CACHE` moves it), so the
+tests that need it run on a fresh clone too; if it can be neither found nor downloaded they
+fail with the cause. Only tests that need ../shared/corpus (recorded model outputs) skip.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED = REPO_ROOT.parent / "shared"
-WHEEL = SHARED / "wheels" / "bfcl_eval-2026.3.23-py3-none-any.whl"
+import official
 
 
 @pytest.fixture(scope="session")
 def bfcl_wheel() -> Path:
-    """The official wheel from ../shared/wheels (skips the test when it is absent)."""
-    if not WHEEL.is_file():
-        pytest.skip(f"the official bfcl-eval wheel is not available at {WHEEL}")
-    return WHEEL
+    """The official wheel (shared copy, or downloaded once and verified); fails naming why
+    it is unavailable."""
+    cache = Path(os.environ.get("FCBENCH_TESTS_CACHE", official.DEFAULT_CACHE)).expanduser()
+    try:
+        return official.obtain_wheel(cache)
+    except (official.WheelUnavailable, OSError) as exc:
+        pytest.fail(f"the official bfcl-eval wheel is unavailable: {exc}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def official_root(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding the wheel's `bfcl_eval/` package, unpacked once per session."""
+    return official.extract(bfcl_wheel, tmp_path_factory.mktemp("official"))
+
+
+@pytest.fixture(scope="module")
+def official_modules(official_root: Path) -> Iterator[Path]:
+    """The official modules importable (with stand-ins) for one test module's tests."""
+    with official.importable(official_root) as root:
+        yield root
 
 
 @pytest.fixture(scope="session")
 def fetched_home(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """An FCBENCH_HOME holding the default release, fetched once from the shared wheel.
+    """An FCBENCH_HOME holding the default release, fetched once from the official wheel.
 
     FCBENCH_HOME points at it from first use until the end of the session; tests that need a
     different home set their own with `monkeypatch`, which restores this one afterwards.

@@ -1,35 +1,29 @@
-"""The official package from the shared wheel, importable for the length of a test module.
+"""The official package from the wheel, importable for the length of a test module, and
+ways into official code that cannot be imported whole.
 
 Oracle tests run the official functions themselves (never copies of them): the wheel's
-`bfcl_eval` package is extracted to a temporary folder and put first on `sys.path`; on
-exit the path entry and every `bfcl_eval` module imported meanwhile are removed again.
+`bfcl_eval` package is extracted to a temporary folder and put first on `sys.path` by
+tests/official.py (`importable`); on exit the path entry and every `bfcl_eval` module
+imported meanwhile are removed again.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
-import sys
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import official
+
 
 @contextlib.contextmanager
 def official_package(wheel: Path, folder: Path) -> Iterator[Path]:
-    """Extract `bfcl_eval/` of the wheel into `folder` and make it importable."""
-    with zipfile.ZipFile(wheel) as archive:
-        archive.extractall(folder, [n for n in archive.namelist() if n.startswith("bfcl_eval/")])
-    loaded = set(sys.modules)
-    sys.path.insert(0, str(folder))
-    try:
-        yield folder / "bfcl_eval"
-    finally:
-        sys.path.remove(str(folder))
-        for name in set(sys.modules) - loaded:
-            if name.startswith("bfcl_eval"):
-                del sys.modules[name]
+    """Extract `bfcl_eval/` of the wheel into `folder` and make it importable (with the
+    stand-ins of tests/official.py for any small library that is not installed)."""
+    with official.importable(official.extract(wheel, folder)) as root:
+        yield root / "bfcl_eval"
 
 
 def official_function(path: Path, name: str, names: dict[str, Any]) -> Any:

@@ -1,9 +1,9 @@
 """Conformance: fcbench's verdicts against the official evaluator's, case by case.
 
 Scores every model in ../shared/corpus (v1: 14 models from 2024; v4: two open models) and
-compares each case's `valid` flag and `error_type` with `verdicts.jsonl`. Prints a
-per-model, per-category table. The floors are the issue's: `valid` agreement 100%, error
-type agreement on failed cases >= 99.5%, in every category.
+compares each case with `verdicts.jsonl`. Exact: the (model, category, id) triples fcbench
+judged are exactly those `verdicts.jsonl` lists (none missing, none extra, none twice), and
+every one gets the official `valid` and `error_type`. Prints a per-model, per-category table.
 """
 
 from __future__ import annotations
@@ -11,90 +11,100 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fcbench.evaluation import Evaluation, evaluate
+from shared_corpus import V1, V4_RUN, needs_corpus
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-CORPUS = SHARED / "corpus"
-ROOTS = {"v1": CORPUS / "v1", "v4": CORPUS / "v4" / "2025-11-12-main"}
+ROOTS = {"v1": V1, "v4": V4_RUN}
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not available")
+pytestmark = needs_corpus
+
+Key = tuple[str, str, str]  # model, category, test id
+Outcome = tuple[bool, str | None]  # valid, error_type
 
 
-def official_verdicts(model_dir: Path) -> dict[str, dict[str, object]]:
+def official_verdicts(model_dir: Path) -> dict[str, dict[str, Any]]:
     lines = (model_dir / "verdicts.jsonl").read_text(encoding="utf-8").splitlines()
     return {v["id"]: v for v in map(json.loads, lines)}
 
 
-def agreement(
-    report: Evaluation, root: Path
-) -> tuple[dict[tuple[str, str], Counter[str]], list[str]]:
-    """Counts per (model, category): cases, valid_agree, failed, type_agree; and the diffs."""
-    counts: dict[tuple[str, str], Counter[str]] = {}
-    diffs: list[str] = []
+def expected_outcomes(root: Path, multi_turn: bool) -> dict[Key, Outcome]:
+    """Every case the official evaluator judged under `root`: single-turn or multi-turn ones."""
+    expected: dict[Key, Outcome] = {}
+    for listing in sorted(root.glob("*/verdicts.jsonl")):
+        for verdict in official_verdicts(listing.parent).values():
+            category = verdict["category"]
+            if category.startswith("multi_turn_") == multi_turn:
+                key = (listing.parent.name, category, verdict["id"])
+                expected[key] = (verdict["valid"], verdict["error_type"])
+    return expected
+
+
+def judged_outcomes(report: Evaluation) -> tuple[dict[Key, Outcome], list[Key]]:
+    """Every case fcbench judged, and any it judged more than once."""
+    judged: dict[Key, Outcome] = {}
+    twice: list[Key] = []
     for model, evaluation in report.models.items():
-        official = official_verdicts(root / model)
         for category, scored in evaluation.categories.items():
-            c = counts.setdefault((model, category), Counter())
             for case in scored.cases:
-                theirs = official[case.id]
-                ours = case.verdict
-                c["cases"] += 1
-                c["valid_agree"] += ours.valid == theirs["valid"]
-                if not theirs["valid"]:
-                    c["failed"] += 1
-                    c["type_agree"] += ours.error_type == theirs["error_type"]
-                if ours.valid != theirs["valid"] or ours.error_type != theirs["error_type"]:
-                    diffs.append(
-                        f"{model} {case.id}: ours {ours.valid} {ours.error_type}, "
-                        f"official {theirs['valid']} {theirs['error_type']}"
-                    )
-    return counts, diffs
+                key = (model, category, case.id)
+                if key in judged:
+                    twice.append(key)
+                judged[key] = (case.verdict.valid, case.verdict.error_type)
+    return judged, twice
 
 
-def print_table(name: str, counts: dict[tuple[str, str], Counter[str]]) -> None:
+def compare(expected: dict[Key, Outcome], judged: dict[Key, Outcome]) -> list[str]:
+    """One line per disagreement: a case missing, extra, or judged differently."""
+    lines = [f"not judged: {k}" for k in sorted(expected.keys() - judged.keys())]
+    lines += [f"judged but not listed: {k}" for k in sorted(judged.keys() - expected.keys())]
+    for key in sorted(expected.keys() & judged.keys()):
+        if expected[key] != judged[key]:
+            lines.append(f"{key}: ours {judged[key]}, official {expected[key]}")
+    return lines
+
+
+def print_table(name: str, expected: dict[Key, Outcome], judged: dict[Key, Outcome]) -> None:
+    counts: dict[tuple[str, str], Counter[str]] = {}
+    for key, theirs in expected.items():
+        c = counts.setdefault(key[:2], Counter())
+        ours = judged.get(key)
+        c["cases"] += 1
+        c["valid_agree"] += ours is not None and ours[0] == theirs[0]
+        c["failed"] += not theirs[0]
+        c["type_agree"] += not theirs[0] and ours == theirs
     print(f"\nconformance against the official verdicts, corpus {name}")
     print(f"{'model':40} {'category':24} {'cases':>6} {'valid agree':>12} {'type agree':>11}")
-    for (model, category), c in sorted(counts.items()):
+    total = (("all", ""), sum(counts.values(), Counter()))
+    for (model, category), c in [*sorted(counts.items()), total]:
         type_share = c["type_agree"] / c["failed"] if c["failed"] else 1.0
         print(
             f"{model:40} {category:24} {c['cases']:6d} "
-            f"{100 * c['valid_agree'] / c['cases']:11.2f}% {100 * type_share:10.2f}%"
+            f"{100 * c['valid_agree'] / max(c['cases'], 1):11.2f}% {100 * type_share:10.2f}%"
         )
-    total = sum((c for c in counts.values()), Counter())
-    print(
-        f"{'all':40} {'':24} {total['cases']:6d} "
-        f"{100 * total['valid_agree'] / total['cases']:11.2f}% "
-        f"{100 * total['type_agree'] / max(total['failed'], 1):10.2f}%"
-    )
+
+
+def assert_exact(name: str, root: Path, report: Evaluation, multi_turn: bool) -> int:
+    """The exact comparison; returns the number of cases compared."""
+    expected = expected_outcomes(root, multi_turn)
+    judged, twice = judged_outcomes(report)
+    print_table(name, expected, judged)
+    assert expected, f"{root} lists no official verdict"
+    assert not twice, f"cases judged more than once: {twice[:10]}"
+    diffs = compare(expected, judged)
+    assert not diffs, f"{len(diffs)} difference(s):\n" + "\n".join(diffs[:50])
+    return len(expected)
 
 
 @pytest.mark.parametrize("name", sorted(ROOTS))
 def test_verdicts_agree_with_official(name: str, fetched_home: Path) -> None:
     root = ROOTS[name]
-    single_turn = "single_turn"
-    report = evaluate(root, category_names=[single_turn])
-    counts, diffs = agreement(report, root)
-    print_table(name, counts)
-    for line in diffs[:50]:
-        print("  diff:", line)
-    assert counts, "no case was scored"
-    per_category: dict[str, Counter[str]] = {}
-    for (_, category), c in counts.items():
-        per_category.setdefault(category, Counter()).update(c)
-    for category, c in per_category.items():
-        assert c["valid_agree"] == c["cases"], f"{category}: valid disagreement"
-        if c["failed"]:
-            assert c["type_agree"] / c["failed"] >= 0.995, f"{category}: error_type agreement"
-    expected_cases = sum(
-        1
-        for model in report.models
-        for v in official_verdicts(root / model).values()
-        if v["category"] in {cat for (_, cat) in counts}
-    )
-    assert sum(c["cases"] for c in counts.values()) == expected_cases
+    report = evaluate(root, category_names=["single_turn"])
+    cases = assert_exact(name, root, report, multi_turn=False)
+    assert cases == {"v1": 19460, "v4": 7282}[name]  # the corpus README's counts
 
 
 def missing_environment_classes() -> list[str]:
@@ -117,25 +127,10 @@ def test_multi_turn_verdicts_agree_with_official(fetched_home: Path) -> None:
         pytest.skip(f"multi-turn environment classes not implemented yet: {', '.join(missing)}")
     root = ROOTS["v4"]
     report = evaluate(root, category_names=["multi_turn"])
-    counts, diffs = agreement(report, root)
-    print_table("v4 (multi-turn)", counts)
-    for line in diffs[:50]:
-        print("  diff:", line)
-    scored = {category for (_, category) in counts}
-    assert scored == {"multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param"}
-    per_category: dict[str, Counter[str]] = {}
-    for (_, category), c in counts.items():
-        per_category.setdefault(category, Counter()).update(c)
-    for category, c in per_category.items():
-        assert c["valid_agree"] == c["cases"], f"{category}: valid disagreement"
-        assert c["type_agree"] == c["failed"], f"{category}: error_type disagreement"
-    expected = sum(
-        1
-        for model in report.models
-        for v in official_verdicts(root / model).values()
-        if v["category"] in scored
-    )
-    assert sum(c["cases"] for c in counts.values()) == expected == 1200
+    assert assert_exact("v4 (multi-turn)", root, report, multi_turn=True) == 1200
+    assert {key[1] for key in judged_outcomes(report)[0]} == {
+        "multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param"
+    }
 
 
 TRANSPLANT = Path(__file__).with_name("long_context_transplant.json")
@@ -155,7 +150,7 @@ def test_long_context_agrees_on_transplanted_answers(fetched_home: Path) -> None
         pytest.skip(f"multi-turn environment classes not implemented yet: {', '.join(missing)}")
     cases = {c.id: c for c in load_category("multi_turn_long_context")}
     official = json.loads(TRANSPLANT.read_text(encoding="utf-8"))["verdicts"]
-    root = ROOTS["v4"]
+    root = V4_RUN
     items = []
     for model_dir in sorted(p.parent for p in root.glob("*/model.json")):
         encoding = Encoding.from_file(model_dir / "model.json")

@@ -26,11 +26,11 @@ import pytest
 
 from fcbench.decode.encoding import Encoding
 from fcbench.evaluation import Evaluation, evaluate
+from shared_corpus import V1, needs_corpus
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-ROOT = SHARED / "corpus" / "v1"
+ROOT = V1
 
-pytestmark = pytest.mark.skipif(not ROOT.is_dir(), reason="../shared/corpus is not available")
+pytestmark = needs_corpus
 
 
 def official(model_dir: Path) -> dict[str, dict[str, Any]]:

@@ -27,11 +27,12 @@ from fcbench.dataset.fetch import (
 )
 from fcbench.dataset.load import dataset_size, has_category, load_category
 from fcbench.dataset.model import TestCase
+from shared_corpus import V1, needs_corpus
 
 OLD = "2025.1.1"
 """The name the v3-layout copy is installed under (any name the cache accepts)."""
 
-CORPUS_MODEL = Path(__file__).resolve().parents[2].parent / "shared/corpus/v1/gpt-4o-2024-08-06-FC"
+CORPUS_MODEL = V1 / "gpt-4o-2024-08-06-FC"
 
 
 def _same_cases(a: list[TestCase], b: list[TestCase]) -> None:
@@ -149,13 +150,12 @@ def _score_files(score_dir: Path) -> dict[str, str]:
             for p in sorted(score_dir.rglob("BFCL_v4_*_score.json"))}
 
 
+@needs_corpus
 def test_rescoring_old_layout_results_against_an_older_release(
     old_release: str, tmp_path: Path
 ) -> None:
     """The v3 copy holds today's cases under old names: re-scoring a run's v3-named result
     files against it with `--release` must give today's score files exactly."""
-    if not CORPUS_MODEL.is_dir():
-        pytest.skip(f"the shared corpus is not available at {CORPUS_MODEL}")
     from fcbench.cli import main
 
     old_results = _as_v3_results(CORPUS_MODEL, tmp_path / "old" / CORPUS_MODEL.name)

@@ -18,8 +18,9 @@ from click.testing import CliRunner
 
 from fake_openai import CorpusResponder, FakeOpenAI, deterministic_faults
 from fcbench.cli import main
+from shared_corpus import REASON, V1
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "v1"
+CORPUS = V1
 V1 = ["simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
       "parallel_multiple", "irrelevance"]
 MODELS = {"fc": "gpt-4o-2024-08-06-FC", "prompt": "gpt-4o-2024-08-06"}
@@ -28,7 +29,7 @@ MODELS = {"fc": "gpt-4o-2024-08-06-FC", "prompt": "gpt-4o-2024-08-06"}
 @pytest.fixture(scope="module")
 def corpus() -> Path:
     if not (CORPUS / MODELS["fc"]).is_dir():
-        pytest.skip(f"the recorded outputs are not available at {CORPUS}")
+        pytest.skip(REASON)
     return CORPUS
 
 

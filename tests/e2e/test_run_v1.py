@@ -24,8 +24,9 @@ from test_run_corpus import original
 from fake_openai import CorpusResponder, FakeOpenAI
 from fake_web_apis import KEYS, FakeWebApis, known_answers
 from fcbench.cli import main
+from shared_corpus import REASON, V1
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "v1"
+CORPUS = V1
 EXECUTABLE = ["exec_simple", "exec_multiple", "exec_parallel", "exec_parallel_multiple", "rest"]
 MODELS = {"fc": "gpt-4o-2024-08-06-FC", "prompt": "gpt-4o-2024-08-06"}
 
@@ -33,7 +34,7 @@ MODELS = {"fc": "gpt-4o-2024-08-06-FC", "prompt": "gpt-4o-2024-08-06"}
 @pytest.fixture(scope="module")
 def corpus() -> Path:
     if not (CORPUS / MODELS["fc"] / "BFCL_v4_rest_result.json").is_file():
-        pytest.skip(f"the recorded executable outputs are not available at {CORPUS}")
+        pytest.skip(REASON)
     return CORPUS
 
 

@@ -18,11 +18,10 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from fake_openai import CorpusResponder, FakeOpenAI
+from shared_corpus import V1, needs_corpus
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "v1"
+CORPUS = V1
 MODEL = "gpt-4o-2024-08-06-FC"
 CATS = ["simple_python", "multiple", "irrelevance"]
 KILLS = 12
@@ -64,7 +63,7 @@ def wait_for_more_lines(result_dir: Path, seen: int, proc: subprocess.Popen[byte
         time.sleep(0.01)
 
 
-@pytest.mark.skipif(not (CORPUS / MODEL).is_dir(), reason="recorded outputs not available")
+@needs_corpus
 def test_kill_minus_nine_and_resume(fetched_home: Path, tmp_path: Path) -> None:
     env = {**os.environ, "FCBENCH_HOME": str(fetched_home)}
     rng = random.Random(1234)

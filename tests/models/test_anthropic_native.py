@@ -13,10 +13,11 @@ from click.testing import CliRunner
 from fake_openai import CorpusResponder, FakeOpenAI
 from fcbench.cli import main
 from fcbench.models.anthropic_native import anthropic_messages, anthropic_tools, parse
+from shared_corpus import V1, needs_corpus
 
 pytest.importorskip("anthropic")
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "v1"
+CORPUS = V1
 CATS = ["simple_python", "multiple", "irrelevance", "simple_java", "parallel"]
 MODELS = {"fc": "claude-3-5-sonnet-20240620-FC", "prompt": "claude-3-opus-20240229"}
 
@@ -51,7 +52,7 @@ def test_parse_blocks() -> None:
     assert parse(answer, blocks[:1], "prompt", 0.1, "u").result == "t"
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="recorded outputs not available")
+@needs_corpus
 @pytest.mark.parametrize("mode", ["fc", "prompt"])
 def test_replayed_claude_run_scores_like_the_recorded_files(
     fetched_home: Path, tmp_path: Path, mode: str

@@ -17,12 +17,13 @@ from fake_gemini import FakeGemini
 from fake_openai import CorpusResponder
 from fcbench.cli import main
 from fcbench.models.google_native import gemini_contents, gemini_declarations, parse
+from shared_corpus import V1, needs_corpus
 
 pytest.importorskip("google.genai", reason="the google extra (google-genai) is not installed")
 
 official = test_official_requests.official  # the oracle fixture (official modules, stubbed)
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "v1"
+CORPUS = V1
 CATS = ["simple_python", "parallel", "irrelevance"]
 MODELS = {"fc": "command-r-plus-FC", "prompt": "gpt-4o-2024-08-06"}
 
@@ -183,7 +184,7 @@ def test_wire_bodies_equal_the_official_handlers(
     assert len(server.bodies) == 2 * 2 * len(sample)
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="recorded outputs not available")
+@needs_corpus
 @pytest.mark.parametrize("mode", ["fc", "prompt"])
 def test_replayed_gemini_run_scores_like_the_recorded_files(
     fetched_home: Path, tmp_path: Path, mode: str, monkeypatch: pytest.MonkeyPatch

@@ -3,17 +3,14 @@
 The official package's own functions (system prompt pre-processing, language hints, FC tool
 conversion) are imported from the shared wheel and run on every single-turn case of several
 categories; fcbench's prompt-mode messages, FC messages and FC tools must be identical. The
-few third-party modules the official helpers import but these functions never use are stubbed.
-Skipped when the wheel is absent or its modules cannot be imported here.
+few third-party modules the official helpers import but these functions never use are stood in
+for (tests/official.py).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import types
-import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,65 +25,26 @@ CATEGORIES = ["simple_python", "simple_java", "simple_javascript", "multiple", "
               # the retired v1 categories: the official handlers asked them like the others
               "exec_simple", "exec_multiple", "exec_parallel", "exec_parallel_multiple", "rest",
               "sql", "chatable"]
-class _Condition:
-    """Stands for a tenacity retry condition (conditions are combined with `|`)."""
-
-    def __or__(self, other: object) -> _Condition:
-        return self
-
-
-def _decorator_factory(*args: object, **kwargs: object) -> Any:
-    return lambda func: func
-
-
-STUBS: dict[str, dict[str, Any]] = {
-    "tenacity": {
-        "retry": _decorator_factory,
-        "retry_if_exception_message": lambda *a, **k: _Condition(),
-        "retry_if_exception_type": lambda *a, **k: _Condition(),
-        "wait_random_exponential": lambda *a, **k: None,
-    },
-    "filelock": {"FileLock": lambda *a, **k: None},
-    "overrides": {"final": lambda func: func},
-}
 
 
 @pytest.fixture(scope="module")
-def official(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    root = tmp_path_factory.mktemp("official")
-    with zipfile.ZipFile(bfcl_wheel) as zf:
-        zf.extractall(root, [n for n in zf.namelist() if n.startswith("bfcl_eval/")])
-    saved = dict(sys.modules)
-    sys.path.insert(0, str(root))
-    for name, attrs in STUBS.items():
-        try:
-            __import__(name)
-        except ImportError:
-            stub = types.ModuleType(name)
-            for attr, value in attrs.items():
-                setattr(stub, attr, value)
-            sys.modules[name] = stub
+def official(official_modules: Path) -> Any:
+    """The official request-building functions (imported from the wheel, with stand-ins)."""
     try:
         from bfcl_eval import utils as bfcl_utils
         from bfcl_eval.constants.enums import ModelStyle
         from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
         from bfcl_eval.model_handler import utils as handler_utils
     except Exception as exc:  # pragma: no cover - depends on the environment
-        pytest.skip(f"the official modules cannot be imported here: {exc!r}")
-    try:
-        yield types.SimpleNamespace(
-            root=root,
-            hints=bfcl_utils.add_language_specific_hint_to_function_doc,
-            system=handler_utils.system_prompt_pre_processing_chat_model,
-            tools=lambda fns: handler_utils.convert_to_tool(
-                fns, GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS
-            ),
-        )
-    finally:
-        sys.path.remove(str(root))
-        for name in set(sys.modules) - set(saved):
-            if name.split(".")[0] in ("bfcl_eval", *STUBS):  # real modules stay loaded
-                del sys.modules[name]
+        pytest.fail(f"the official modules cannot be imported here: {exc!r}", pytrace=False)
+    return types.SimpleNamespace(
+        root=official_modules,
+        hints=bfcl_utils.add_language_specific_hint_to_function_doc,
+        system=handler_utils.system_prompt_pre_processing_chat_model,
+        tools=lambda fns: handler_utils.convert_to_tool(
+            fns, GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS
+        ),
+    )
 
 
 def copy(value: Any) -> Any:

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-CORPUS_V1 = SHARED / "corpus" / "v1"
-CORPUS_V4 = SHARED / "corpus" / "v4" / "2025-11-12-main"
+from shared_corpus import REASON, V1, V4_RUN
+
+CORPUS_V1 = V1
+CORPUS_V4 = V4_RUN
 
 
 def _score(result_dir: Path, score_dir: Path) -> Path:
@@ -18,7 +19,7 @@ def _score(result_dir: Path, score_dir: Path) -> Path:
     from fcbench.evaluation import evaluate
 
     if not result_dir.is_dir():
-        pytest.skip(f"the shared corpus ({result_dir}) is not available")
+        pytest.skip(REASON)
     report = evaluate(result_dir, score_dir=score_dir, keep_cases=False)
     api.write_leaderboards(report, score_dir, DEFAULT_RELEASE, None)
     return score_dir

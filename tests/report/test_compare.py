@@ -16,8 +16,9 @@ from fcbench.cli import main
 from fcbench.report.compare import compare
 from fcbench.report.runs import RunError, dataset_ids, read_run
 from fcbench.score.disputed import Disputed, DisputedCase
+from shared_corpus import V1
 
-CORPUS_V1 = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "v1"
+CORPUS_V1 = V1
 
 A, B = "gpt-4o-2024-08-06-FC", "claude-3-opus-20240229"
 

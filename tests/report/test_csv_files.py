@@ -21,9 +21,9 @@ from fcbench.report.csv_files import (
 from fcbench.report.score_files import write_category_score
 from fcbench.score.aggregate import CategoryScore, score_verdicts
 from fcbench.score.usage import Usage, percentile, usage_from_result_files
+from shared_corpus import V4_RUN, needs_corpus
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-RUN = SHARED / "corpus" / "v4" / "2025-11-12-main"
+RUN = V4_RUN
 CORPUS_MODELS = ("openai_gpt-oss-120b", "openai_gpt-oss-20b")
 CSV_NAMES = (
     "data_overall.csv", "data_non_live.csv", "data_live.csv", "data_multi_turn.csv",
@@ -40,10 +40,6 @@ SIZES = {
     "web_search_base": 100, "web_search_no_snippet": 100, "memory_kv": 155,
     "memory_vector": 155, "memory_rec_sum": 155,
 }
-
-needs_corpus = pytest.mark.skipif(
-    not RUN.is_dir(), reason=f"the shared corpus ({RUN}) is not available"
-)
 
 
 def official_info(model_dir: str) -> ModelInfo:

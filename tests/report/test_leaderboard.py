@@ -12,8 +12,9 @@ from click.testing import CliRunner
 
 from fcbench.cli import main
 from fcbench.report.leaderboard import LeaderboardError, merge_entries, read_model_info
+from shared_corpus import V4_RUN
 
-RUN = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "v4" / "2025-11-12-main"
+RUN = V4_RUN
 OFFICIAL = ("data_overall.csv", "data_non_live.csv", "data_live.csv", "data_multi_turn.csv",
             "data_agentic.csv", "data_format_sensitivity.csv")
 MODELS = ("openai_gpt-oss-120b", "openai_gpt-oss-20b")

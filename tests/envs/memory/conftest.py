@@ -18,7 +18,6 @@ import re
 import struct
 import subprocess
 import sys
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -112,13 +111,10 @@ class Oracle:
 
 @pytest.fixture(scope="session")
 def official_memory(
-    bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory
+    official_root: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Oracle]:
     require(installed("rank_bm25"), "rank_bm25 (test extra) is needed by the official memory_kv")
     root = tmp_path_factory.mktemp("official_memory")
-    with zipfile.ZipFile(bfcl_wheel) as archive:
-        archive.extractall(root / "wheel", [n for n in archive.namelist()
-                                            if n.startswith("bfcl_eval/")])
     env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
                OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     vector = _vector_missing()
@@ -128,7 +124,7 @@ def official_memory(
         env["HF_HOME"] = str(hub_cache_layout(root / "hf", locate_model(download=False)))
     log = open(root / "oracle.log", "wb")  # noqa: SIM115 - lives as long as the process
     process = subprocess.Popen(
-        [sys.executable, str(ORACLE), str(root / "wheel")],
+        [sys.executable, str(ORACLE), str(official_root)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env,
     )
     try:

@@ -24,7 +24,6 @@ import os
 import pickle
 import struct
 import sys
-import types
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -34,22 +33,6 @@ MODULES = {
     "MemoryAPI_rec_sum": "memory_rec_sum",
 }
 PACKAGE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
-
-
-def _stub_missing() -> None:
-    """Modules the official helpers import but never use here, when not installed."""
-    stubs: dict[str, dict[str, Any]] = {
-        "overrides": {"final": lambda func: func},
-        "filelock": {"FileLock": lambda *a, **k: None},
-    }
-    for name, attrs in stubs.items():
-        try:
-            __import__(name)
-        except ImportError:
-            module = types.ModuleType(name)
-            for attr, value in attrs.items():
-                setattr(module, attr, value)
-            sys.modules[name] = module
 
 
 def _official_class(name: str) -> Any:
@@ -195,11 +178,13 @@ def _write(stream: BinaryIO, value: Any) -> None:
 
 
 def main() -> None:
-    sys.path.insert(0, sys.argv[1])
+    sys.path[:0] = [sys.argv[1], str(Path(__file__).resolve().parents[2])]
+    import official  # tests/official.py: stand-ins for small libraries that are not installed
+
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # the official code's prints must not reach the protocol stream
     sys.stdout = sys.stderr
-    _stub_missing()
+    official.install_stand_ins(placeholders=False)  # a missing SDK must fail, not pretend
     handlers = {"run": _run, "prompt": _prompt, "flat": _flat, "encode": _encode}
     while True:
         request = _read(sys.stdin.buffer)

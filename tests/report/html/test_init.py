@@ -16,9 +16,9 @@ import pytest
 from headless_chromium import Browser, find_chromium
 
 from fcbench.report.html import write_report
+from shared_corpus import V1, V4_RUN
 
-SHARED = Path(__file__).resolve().parents[3].parent / "shared"
-RESULTS = [SHARED / "corpus" / "v1", SHARED / "corpus" / "v4" / "2025-11-12-main"]
+RESULTS = [V1, V4_RUN]
 LIMIT = 15 * 1024 * 1024
 
 

@@ -1,0 +1,257 @@
+"""fcbench's score files and leaderboard CSVs against the official evaluator's own, byte for byte.
+
+The official evaluator (bfcl-eval 2026.3.23 from the wheel, run by tests/official.py in fresh
+interpreters, its own `runner` as `bfcl evaluate` calls it) scores the v4 corpus (both
+models: 13 single-turn and 3 multi-turn categories) and six v1 models covering every
+official handler and output encoding of the corpus (7 single-turn categories); fcbench
+scores the same folders. (All 14 v1 models were checked the same way once; six keep the
+test near a minute.) Each corpus model gets its own result folder named after the handler
+the official decodes it with (`model.json`: `official_handler`), since the folder name is
+the model name on both sides: it is written in every failure record and names the
+multi-turn instances. Each v4 model runs in its own official process (the official
+multi-turn checker keeps instances in module globals keyed by model and test id).
+
+What must be identical: the set of score files (fcbench adds only its own leaderboard.json and
+data_v1.csv) and every byte of each. The CSVs: fcbench has no model registry (a documented
+difference, see fcbench/report/csv_files.py), so written by fcbench again with the official
+registry entries as its `ModelInfo` they must be byte-identical; as `fcbench evaluate` writes
+them they may differ only in the registry's cells (Model, Model Link, Organization, License,
+and Total Cost for a model the registry prices), where fcbench shows the folder name and N/A.
+
+Known fcbench bugs this test found (2026-12-01), in the failure records of score files, not
+in any verdict or count (record counts over these 8 models; over all 16 corpus models 2,392,
+1,097 and 1,285); `test_score_files_are_byte_identical` is a strict xfail until they are
+fixed, and `test_score_files_differ_only_by_the_known_bugs` holds every other byte:
+
+* `doubled_prefix` (1,860 records): a decode failure's message carries "Invalid syntax.
+  Failed to decode AST. " twice: the decoders' DecodeError messages already start with it
+  (decode/python_calls.py, tool_calls.py, _treesitter.py) and check/single_turn.py adds it.
+* `not_a_call_message` (991): for a valid list holding a non-call (`[{"name": ...}]`,
+  `[f(), 1+1]`) the official message is the prefix alone (its assertion has no text); fcbench
+  adds "list element is not a call: Dict".
+* `relevance_decoded_missing` and `relevance_key_order` (639): irrelevance/relevance failure
+  records lack the decoded calls (`decoded_result` null; official: the calls, or [] when
+  nothing decoded) and put `error`, `error_type` before `prompt` (official: last).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import fcbench
+import official
+from fcbench.api import dataset_sizes
+from fcbench.dataset.fetch import DEFAULT_RELEASE
+from fcbench.report.csv_files import ModelInfo, write_leaderboard
+from fcbench.score.usage import Usage
+from shared_corpus import V1, V4_RUN, needs_corpus
+
+pytestmark = needs_corpus
+
+#: v1 models covering every official handler and encoding of the corpus: prompt mode with
+#: Python calls (in bare and tagged fences), `<tool_call>` blocks and JSON lists; FC with
+#: dotted and underscored names, JSON-string and object arguments.
+V1_MODELS = ("gpt-4o-2024-08-06", "NousResearch_Hermes-2-Pro-Llama-3-8B",
+             "Salesforce_xLAM-7b-fc-r", "gpt-4o-2024-08-06-FC", "command-r-plus-FC",
+             "firefunction-v2-FC")
+V1_CATEGORIES = ["simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
+                 "parallel_multiple", "irrelevance"]
+CSV_NAMES = ["data_overall.csv", "data_non_live.csv", "data_live.csv", "data_multi_turn.csv",
+             "data_agentic.csv", "data_format_sensitivity.csv"]
+REGISTRY_COLUMNS = {"Model", "Model Link", "Organization", "License"}
+FCBENCH_ONLY = {"leaderboard.json", "data_v1.csv"}  # fcbench's own summaries
+PREFIX = "Invalid syntax. Failed to decode AST. "
+
+#: Runs in the official interpreter: argv = jobs file, registry output file.
+DRIVER = """
+import json, sys
+from pathlib import Path
+from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING
+from bfcl_eval.eval_checker import eval_runner
+
+registry = {}
+for job in json.loads(Path(sys.argv[1]).read_text(encoding="utf-8")):
+    eval_runner.runner(None, job["categories"], Path(job["results"]), Path(job["scores"]))
+    config = MODEL_CONFIG_MAPPING[job["handler"]]
+    fields = ("display_name", "url", "org", "license", "input_price", "output_price")
+    registry[job["handler"]] = {name: getattr(config, name) for name in fields}
+Path(sys.argv[2]).write_text(json.dumps(registry), encoding="utf-8")
+"""
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One corpus model scored by both tools."""
+
+    model: str  # corpus folder
+    folder: str  # result folder = model name on both sides (the handler, "/" -> "_")
+    official: Path  # official score dir
+    ours: Path  # fcbench score dir
+    registry: dict[str, Any]  # the official registry entry of the handler
+    usage: Usage
+
+
+def lay_out(model_dir: Path, work: Path, categories: list[str]) -> dict[str, Any]:
+    """The model's result files (linked) in `work/results/<handler folder>/`; its job."""
+    handler = json.loads((model_dir / "model.json").read_text(encoding="utf-8"))[
+        "official_handler"
+    ]
+    folder = work / "results" / handler.replace("/", "_")
+    folder.mkdir(parents=True)
+    shutil.copy(model_dir / "model.json", folder)
+    for category in categories:
+        name = f"BFCL_v4_{category}_result.json"
+        try:
+            os.link(model_dir / name, folder / name)
+        except OSError:
+            shutil.copy(model_dir / name, folder / name)
+    return {"handler": handler, "categories": categories, "results": str(work / "results"),
+            "scores": str(work / "official")}
+
+
+def v4_categories(model_dir: Path) -> list[str]:
+    return sorted(p.name[len("BFCL_v4_"):-len("_result.json")]
+                  for p in model_dir.glob("BFCL_v4_*_result.json"))
+
+
+@pytest.fixture(scope="module")
+def scored(
+    fetched_home: Path, official_root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> list[Scored]:
+    """Every model scored by the official evaluator (3 processes at once), then by fcbench."""
+    work = tmp_path_factory.mktemp("official-outputs")
+    v1 = [V1 / name for name in V1_MODELS]
+    v4 = sorted(p.parent for p in V4_RUN.glob("*/verdicts.jsonl"))
+    groups = [v1, *([m] for m in v4)]
+    runs = []
+    for index, group in enumerate(groups):
+        project = work / f"process-{index}"
+        project.mkdir()
+        jobs = [lay_out(m, work / m.parent.name / m.name,
+                        v4_categories(m) if m in v4 else V1_CATEGORIES) for m in group]
+        (project / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
+        runs.append((project, [str(project / "jobs.json"), str(project / "registry.json")]))
+    official.run_concurrently(official_root, DRIVER, runs)
+    registry = {k: v for project, _ in runs for k, v in json.loads(
+        (project / "registry.json").read_text(encoding="utf-8")).items()}
+    results = []
+    for model_dir in v1 + v4:
+        model_work = work / model_dir.parent.name / model_dir.name
+        [folder] = [p.name for p in (model_work / "results").iterdir()]
+        report = fcbench.evaluate(model_work / "results", score_dir=model_work / "fcbench")
+        handler = json.loads((model_dir / "model.json").read_text())["official_handler"]
+        results.append(Scored(model_dir.name, folder, model_work / "official",
+                              model_work / "fcbench", registry[handler],
+                              report.models[folder].usage))
+    return results
+
+
+def files(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+
+
+def score_files(one: Scored) -> list[str]:
+    return sorted(f for f in files(one.official) if f.endswith("_score.json"))
+
+
+def test_the_same_files_are_written(scored: list[Scored]) -> None:
+    assert len(scored) == len(V1_MODELS) + 2
+    for one in scored:
+        assert files(one.ours) == files(one.official) | FCBENCH_ONLY, one.model
+        assert len(score_files(one)) == (16 if one.model.startswith("openai_") else 7)
+
+
+@pytest.mark.xfail(strict=True, reason="known fcbench bugs in failure records (see docstring)")
+def test_score_files_are_byte_identical(scored: list[Scored]) -> None:
+    different = [f"{one.model}: {name}" for one in scored for name in score_files(one)
+                 if (one.ours / name).read_bytes() != (one.official / name).read_bytes()]
+    assert not different, f"{len(different)} score file(s) differ: {different[:10]}"
+
+
+def without_known_bugs(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[str, list[str]]:
+    """fcbench's failure record as a line with each known bug (module docstring) undone
+    where the official record shows it; and the bugs found."""
+    fixed = dict(ours)
+    bugs = []
+    errors = fixed.get("error")
+    if isinstance(errors, list) and errors and isinstance(errors[0], str):
+        first = errors[0]
+        if first.startswith(PREFIX * 2):
+            first, bugs = first[len(PREFIX):], [*bugs, "doubled_prefix"]
+        if first.startswith(PREFIX + "list element is not a call: ") and theirs.get("error") == [
+            PREFIX
+        ]:
+            first, bugs = PREFIX, [*bugs, "not_a_call_message"]
+        fixed["error"] = [first, *errors[1:]]
+    if "decoded_result" in theirs:
+        if fixed.get("decoded_result") is None and theirs["decoded_result"] is not None:
+            fixed["decoded_result"] = theirs["decoded_result"]
+            bugs.append("relevance_decoded_missing")
+        if set(fixed) == set(theirs) and list(fixed) != list(theirs):
+            fixed = {key: fixed[key] for key in theirs}
+            bugs.append("relevance_key_order")
+    return json.dumps(fixed, ensure_ascii=False), bugs
+
+
+def test_score_files_differ_only_by_the_known_bugs(scored: list[Scored]) -> None:
+    """Every byte of every score file equal, once the known bugs are undone line by line."""
+    bugs: Counter[str] = Counter()
+    differences = []
+    for one in scored:
+        for name in score_files(one):
+            ours = (one.ours / name).read_text(encoding="utf-8").splitlines()
+            theirs = (one.official / name).read_text(encoding="utf-8").splitlines()
+            if len(ours) != len(theirs) or ours[:1] != theirs[:1]:
+                differences.append(f"{one.model} {name}: header or line count")
+                continue
+            for mine, official_line in zip(ours[1:], theirs[1:], strict=True):
+                if mine == official_line:
+                    continue
+                line, found = without_known_bugs(json.loads(mine), json.loads(official_line))
+                bugs.update(found)
+                if line != official_line:
+                    differences.append(f"{one.model} {name}:\n  ours {mine[:300]}\n"
+                                       f"  official {official_line[:300]}")
+    print(f"\nknown bugs undone: {dict(bugs)}")
+    assert not differences, f"{len(differences)} difference(s):\n" + "\n".join(differences[:10])
+
+
+def test_csvs_with_the_official_registry_entries_are_byte_identical(
+    scored: list[Scored], tmp_path: Path
+) -> None:
+    sizes = dataset_sizes(DEFAULT_RELEASE, None)
+    for one in scored:
+        again = tmp_path / one.model  # fcbench's score files alone
+        shutil.copytree(one.ours / one.folder, again / one.folder)
+        info = ModelInfo(**one.registry)
+        write_leaderboard(again, sizes, usage={one.folder: one.usage},
+                          model_info=lambda _, info=info: info)
+        for name in CSV_NAMES:
+            assert (again / name).read_bytes() == (one.official / name).read_bytes(), (
+                one.model, name)
+
+
+def test_csvs_as_written_differ_only_in_the_registry_cells(scored: list[Scored]) -> None:
+    for one in scored:
+        priced = one.registry["input_price"] is not None
+        allowed = REGISTRY_COLUMNS | ({"Total Cost ($)"} if priced else set())
+        for name in CSV_NAMES:
+            ours = (one.ours / name).read_text(encoding="utf-8").split("\n")
+            theirs = (one.official / name).read_text(encoding="utf-8").split("\n")
+            assert ours[0] == theirs[0] and len(ours) == len(theirs), (one.model, name)
+            header = theirs[0].split(",")
+            for row, official_row in zip(ours[1:], theirs[1:], strict=True):
+                cells = dict(zip(header, row.split(","), strict=True))
+                official_cells = dict(zip(header, official_row.split(","), strict=True))
+                differing = {c for c in header if cells[c] != official_cells[c]}
+                assert differing <= allowed, (one.model, name, differing)
+                assert cells["Model"] == one.folder
+                assert all(cells[c] == "N/A" for c in REGISTRY_COLUMNS - {"Model"} if c in cells)
