@@ -18,20 +18,12 @@ registry entries as its `ModelInfo` they must be byte-identical; as `fcbench eva
 them they may differ only in the registry's cells (Model, Model Link, Organization, License,
 and Total Cost for a model the registry prices), where fcbench shows the folder name and N/A.
 
-Known fcbench bugs this test found (2026-12-01), in the failure records of score files, not
-in any verdict or count (record counts over these 8 models; over all 16 corpus models 2,392,
-1,097 and 1,285); `test_score_files_are_byte_identical` is a strict xfail until they are
-fixed, and `test_score_files_differ_only_by_the_known_bugs` holds every other byte:
-
-* `doubled_prefix` (1,860 records): a decode failure's message carries "Invalid syntax.
-  Failed to decode AST. " twice: the decoders' DecodeError messages already start with it
-  (decode/python_calls.py, tool_calls.py, _treesitter.py) and check/single_turn.py adds it.
-* `not_a_call_message` (991): for a valid list holding a non-call (`[{"name": ...}]`,
-  `[f(), 1+1]`) the official message is the prefix alone (its assertion has no text); fcbench
-  adds "list element is not a call: Dict".
-* `relevance_decoded_missing` and `relevance_key_order` (639): irrelevance/relevance failure
-  records lack the decoded calls (`decoded_result` null; official: the calls, or [] when
-  nothing decoded) and put `error`, `error_type` before `prompt` (official: last).
+This test found three fcbench bugs in the failure records of score files (2026-12-01; no
+verdict or count was affected), all fixed: a decode failure's message carried "Invalid
+syntax. Failed to decode AST. " twice (2,392 records over the 16 corpus models); a valid list
+holding a non-call had a message where the official's bare assertion has none (1,097); and
+irrelevance/relevance records lacked the decoded calls and put the error before the prompt
+(1,285).
 """
 
 from __future__ import annotations
@@ -39,7 +31,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -169,59 +160,10 @@ def test_the_same_files_are_written(scored: list[Scored]) -> None:
         assert len(score_files(one)) == (16 if one.model.startswith("openai_") else 7)
 
 
-@pytest.mark.xfail(strict=True, reason="known fcbench bugs in failure records (see docstring)")
 def test_score_files_are_byte_identical(scored: list[Scored]) -> None:
     different = [f"{one.model}: {name}" for one in scored for name in score_files(one)
                  if (one.ours / name).read_bytes() != (one.official / name).read_bytes()]
     assert not different, f"{len(different)} score file(s) differ: {different[:10]}"
-
-
-def without_known_bugs(ours: dict[str, Any], theirs: dict[str, Any]) -> tuple[str, list[str]]:
-    """fcbench's failure record as a line with each known bug (module docstring) undone
-    where the official record shows it; and the bugs found."""
-    fixed = dict(ours)
-    bugs = []
-    errors = fixed.get("error")
-    if isinstance(errors, list) and errors and isinstance(errors[0], str):
-        first = errors[0]
-        if first.startswith(PREFIX * 2):
-            first, bugs = first[len(PREFIX):], [*bugs, "doubled_prefix"]
-        if first.startswith(PREFIX + "list element is not a call: ") and theirs.get("error") == [
-            PREFIX
-        ]:
-            first, bugs = PREFIX, [*bugs, "not_a_call_message"]
-        fixed["error"] = [first, *errors[1:]]
-    if "decoded_result" in theirs:
-        if fixed.get("decoded_result") is None and theirs["decoded_result"] is not None:
-            fixed["decoded_result"] = theirs["decoded_result"]
-            bugs.append("relevance_decoded_missing")
-        if set(fixed) == set(theirs) and list(fixed) != list(theirs):
-            fixed = {key: fixed[key] for key in theirs}
-            bugs.append("relevance_key_order")
-    return json.dumps(fixed, ensure_ascii=False), bugs
-
-
-def test_score_files_differ_only_by_the_known_bugs(scored: list[Scored]) -> None:
-    """Every byte of every score file equal, once the known bugs are undone line by line."""
-    bugs: Counter[str] = Counter()
-    differences = []
-    for one in scored:
-        for name in score_files(one):
-            ours = (one.ours / name).read_text(encoding="utf-8").splitlines()
-            theirs = (one.official / name).read_text(encoding="utf-8").splitlines()
-            if len(ours) != len(theirs) or ours[:1] != theirs[:1]:
-                differences.append(f"{one.model} {name}: header or line count")
-                continue
-            for mine, official_line in zip(ours[1:], theirs[1:], strict=True):
-                if mine == official_line:
-                    continue
-                line, found = without_known_bugs(json.loads(mine), json.loads(official_line))
-                bugs.update(found)
-                if line != official_line:
-                    differences.append(f"{one.model} {name}:\n  ours {mine[:300]}\n"
-                                       f"  official {official_line[:300]}")
-    print(f"\nknown bugs undone: {dict(bugs)}")
-    assert not differences, f"{len(differences)} difference(s):\n" + "\n".join(differences[:10])
 
 
 def test_csvs_with_the_official_registry_entries_are_byte_identical(

@@ -138,21 +138,23 @@ REJECTED = [
 ]
 
 
-NOT_CALLS = {  # decided by the fast path when the list starts with a call, a dict or a list
-    '[{"tool_calls": [{"name": "f", "arguments": {"a": true, "b": null}}]}]': "Dict",
-    "[f(a=1), [2], g()]": "List",
-    "[f(), -1]": "UnaryOp",
-    "[f(), (1, 2), {}]": "Tuple",
-    "[[1], true]": "List",
-    "[f(), true]": "Name",
-    "[f(), None, x]": "Constant",
-}
+NOT_CALLS = [  # decided by the fast path when the list starts with a call, a dict or a list
+    '[{"tool_calls": [{"name": "f", "arguments": {"a": true, "b": null}}]}]',
+    "[f(a=1), [2], g()]",
+    "[f(), -1]",
+    "[f(), (1, 2), {}]",
+    "[[1], true]",
+    "[f(), true]",
+    "[f(), None, x]",
+]
 
 
-@pytest.mark.parametrize("text", sorted(NOT_CALLS))
+@pytest.mark.parametrize("text", NOT_CALLS)
 def test_valid_lists_of_non_calls_fail_as_in_the_ast_path(text: str) -> None:
-    with pytest.raises(DecodeError, match=f"^list element is not a call: {NOT_CALLS[text]}$"):
+    """Upstream asserts that each element is a call: a bare `assert`, so no message."""
+    with pytest.raises(DecodeError) as failure:
         fast_python_calls(text)
+    assert str(failure.value) == ""
     assert check(text)
 
 

@@ -147,7 +147,8 @@ def test_official_key_order(category: str) -> None:
     keys = list(json.loads(line))
     head = ["id", "model_name", "test_category", "valid", "error", "error_type", "prompt"]
     if is_relevance(category):
-        assert keys == [*head, "model_result", "decoded_result"]
+        assert keys == [*head[:4], "prompt", "model_result", "decoded_result", "error",
+                        "error_type"]
     else:
         assert keys == [*head, "model_result_raw", "model_result_decoded", "possible_answer"]
 

@@ -109,17 +109,20 @@ def _check(checker: CaseChecker, calls: list[Call]) -> Verdict:
 
 
 def _judge_relevance(category: Category, raw: Any, encoding: Encoding) -> Verdict:
-    has_call, decode_error = contains_call(raw, encoding)
+    """The records show what decoding gave (upstream's `decoded_result`)."""
+    has_call, decode_error, decoded = contains_call(raw, encoding)
     if category.checker == Checker.IRRELEVANCE:
         if not has_call:
             return Verdict.ok()
         return Verdict.fail(
             "irrelevance_error:decoder_success",
             "Valid syntax. Successfully decode AST when it should not.",
+            decoded=decoded,
         )
     if has_call:
         return Verdict.ok()
-    return Verdict.fail(
+    return Verdict.fail(  # [quirk] "None" when decoding worked but gave no call
         "relevance_error:decoder_failed",
         f"Invalid syntax. Failed to decode AST when it should have. {decode_error}",
+        decoded=decoded,
     )

@@ -93,7 +93,7 @@ def decode_prompt_text(
     except DecodeError:
         raise
     except Exception as exc:
-        raise DecodeError(f"Invalid syntax. Failed to decode AST. {exc}") from None
+        raise DecodeError(str(exc)) from None  # checkers add the official prefix
 
 
 def prompt_call_body(text: str, tool_call_tag: bool = False) -> str:

@@ -95,7 +95,7 @@ def _prompt_text(raw: Any) -> str:
     from fcbench.decode.errors import DecodeError
 
     if not isinstance(raw, str):
-        raise DecodeError(f"expected the model's text, got {type(raw).__name__}")
+        raise DecodeError(f"'{type(raw).__name__}' object has no attribute 'strip'")
     return raw
 
 
@@ -103,12 +103,15 @@ _PLAIN: dict[Encoding, Encoding] = {}
 """Each encoding without its prompt-format options (relevance is judged on Python syntax)."""
 
 
-def contains_call(raw: Any, encoding: Encoding) -> tuple[bool, str | None]:
+def contains_call(raw: Any, encoding: Encoding) -> tuple[bool, str | None, Any]:
     """Relevance rule: decoding (Python format) succeeds and yields at least one call.
 
-    Returns (has_call, decode error message); a wrong shape, `[]` or `[{}]` count as no call.
+    Returns (has_call, decode error message, decoded output): a wrong shape, `[]` or `[{}]`
+    count as no call; the decoded output is upstream's (None when decoding failed), the
+    error None unless decoding raised.
     """
-    from fcbench.decode.errors import DecodeError
+    from fcbench.decode.calls import calls_as_decoded
+    from fcbench.decode.errors import WRONG_OUTPUT_FORMAT, DecodeError
 
     plain = _PLAIN.get(encoding)
     if plain is None:
@@ -116,5 +119,7 @@ def contains_call(raw: Any, encoding: Encoding) -> tuple[bool, str | None]:
     try:
         calls = decode_ast(raw, plain, Language.PYTHON)
     except DecodeError as exc:
-        return False, str(exc)
-    return len(calls) > 0, None
+        if exc.error_type == WRONG_OUTPUT_FORMAT:  # decoded, but not into calls
+            return False, None, exc.decoded
+        return False, str(exc), None
+    return len(calls) > 0, None, calls_as_decoded(calls)

@@ -51,7 +51,7 @@ def decode_prompt(
 ) -> list[Call]:
     """Decode a prompt-mode reply into calls; raises DecodeError like the official decoder."""
     if not isinstance(text, str):
-        raise DecodeError(f"expected the model's text, got {type(text).__name__}")
+        raise DecodeError(f"'{type(text).__name__}' object has no attribute 'strip'")
     body = bracketed(text)
     try:
         if fmt is ReturnFormat.PYTHON and not tool_call_tag:
@@ -64,7 +64,7 @@ def decode_prompt(
     except DecodeError:
         raise
     except (Exception, RecursionError) as exc:  # every parser failure is a decode failure
-        raise DecodeError(f"Invalid syntax. Failed to decode AST. {exc}") from None
+        raise DecodeError(str(exc)) from None  # checkers add the official prefix
     return calls_from_decoded(decoded)
 
 
@@ -102,11 +102,12 @@ def python_calls_ast(text: str) -> list[dict[Any, Any]]:
     if isinstance(body, ast.Call):
         return [_call(body)]
     if not isinstance(body, (ast.List, ast.Tuple, ast.Set)):
-        raise DecodeError(f"expected a list of calls, got {type(body).__name__}")
+        # upstream reads `.elts` of whatever it parsed
+        raise DecodeError(f"'{type(body).__name__}' object has no attribute 'elts'")
     calls = []
     for element in body.elts:
         if not isinstance(element, ast.Call):
-            raise DecodeError(f"list element is not a call: {type(element).__name__}")
+            raise DecodeError("")  # upstream's bare `assert`: an empty message
         calls.append(_call(element))
     return calls
 
@@ -149,7 +150,8 @@ def _value(node: ast.expr) -> Any:
     if isinstance(node, ast.Tuple):
         return tuple(_value(e) for e in node.elts)
     if isinstance(node, ast.Lambda):
-        raise DecodeError("a lambda is not a value")
+        # upstream evaluates `node.body[0]`, which fails before anything runs
+        raise DecodeError(f"'{type(node.body).__name__}' object is not subscriptable")
     if isinstance(node, ast.Subscript):
         return f"{ast.unparse(node.value)}[{ast.unparse(node.slice)}]"
     raise DecodeError(f"Unsupported AST type: {type(node)}")

@@ -30,7 +30,7 @@ def decode_tool_calls(result: Any, encoding: ArgsEncoding = ArgsEncoding.JSON_ST
     except DecodeError:
         raise
     except (Exception, RecursionError) as exc:
-        raise DecodeError(f"Invalid syntax. Failed to decode AST. {exc}") from None
+        raise DecodeError(str(exc)) from None  # checkers add the official prefix
     return calls_from_decoded(decoded)
 
 

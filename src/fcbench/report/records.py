@@ -44,19 +44,19 @@ def failure_record(
     `prompt` may carry the case's prompt already serialised (`RawJSON`); by default it is
     built from the case.
     """
-    record: dict[str, Any] = {
+    head: dict[str, Any] = {
         "id": case.id,
         "model_name": model,
         "test_category": category.name,
         "valid": False,
-        "error": verdict.errors,
-        "error_type": verdict.error_type,
-        "prompt": prompt if prompt is not None else prompt_of(case),
     }
-    if relevance:
-        record["model_result"] = raw
-        record["decoded_result"] = verdict.extras.get("decoded")
-        return record
+    prompt = prompt if prompt is not None else prompt_of(case)
+    if relevance:  # upstream's order: the error last
+        return {**head, "prompt": prompt, "model_result": raw,
+                "decoded_result": verdict.extras.get("decoded"),
+                "error": verdict.errors, "error_type": verdict.error_type}
+    record = {**head, "error": verdict.errors, "error_type": verdict.error_type,
+              "prompt": prompt}
     record["model_result_raw"] = raw
     if "decoded" in verdict.extras:
         record["model_result_decoded"] = verdict.extras["decoded"]
@@ -119,7 +119,8 @@ class FailureLines:
         self._relevance = relevance
         self._after_id = (
             f', "model_name": {self._text(model)}, '
-            f'"test_category": {self._text(category.name)}, "valid": false, "error": '
+            f'"test_category": {self._text(category.name)}, "valid": false, '
+            + ('"prompt": ' if relevance else '"error": ')
         )
 
     def line(self, case: TestCase, raw: Any, verdict: Verdict, prompt: Any) -> str | None:
@@ -129,13 +130,17 @@ class FailureLines:
             return None
         text = self._text
         try:
+            if self._relevance:  # upstream's order: the error last
+                decoded = text(verdict.extras.get("decoded"))
+                return (
+                    f'{{"id": {text(case.id)}{self._after_id}{prompt}, '
+                    f'"model_result": {text(raw)}, "decoded_result": {decoded}, '
+                    f'"error": {text(verdict.errors)}, "error_type": {text(verdict.error_type)}}}'
+                )
             head = (
                 f'{{"id": {text(case.id)}{self._after_id}{text(verdict.errors)}, '
                 f'"error_type": {text(verdict.error_type)}, "prompt": {prompt}'
             )
-            if self._relevance:
-                decoded = text(verdict.extras.get("decoded"))
-                return f'{head}, "model_result": {text(raw)}, "decoded_result": {decoded}}}'
             tail = self._result_and_answer(case, raw, verdict)
         except (TypeError, ValueError):
             return None
