@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,6 +105,14 @@ class CheckSession(ABC):
     def records(self, model: str, category: Category, cases: SlimCategory) -> RecordBuilder:
         """The failure-record builder of one model's score file."""
 
+    def header_fields(
+        self, model: str, judged: Sequence[tuple[TestCase, Verdict]]
+    ) -> dict[str, Any]:
+        """Fields the kind adds to a model's score-file header after the counts (format
+        sensitivity's per-configuration statistics); none by default. `judged` holds the
+        judged cases in score-file order, skipped ones left out."""
+        return {}
+
     def skipped_note(self, model: str, category: Category, count: int) -> str:
         """The warning for cases that could not be judged (`Verdict.extras["skipped"]`)."""
         return f"{model}: {category.name}: {count} case(s) skipped, not scored"
@@ -159,6 +167,7 @@ _BUILTIN: dict[str, str] = {
     "exec_parallel": "fcbench.check.kinds.executable:EXEC_PARALLEL",
     "rest": "fcbench.check.kinds.executable:REST",
     "multi_turn": "fcbench.check.kinds.multi_turn:MULTI_TURN",
+    "format_sensitivity": "fcbench.check.kinds.format_sensitivity:FORMAT_SENSITIVITY",
 }
 """Built-in kinds: checker name -> `module:attribute` of the kind object."""
 

@@ -33,6 +33,7 @@ class Checker:
     REST = "rest"
     MULTI_TURN = "multi_turn"
     AGENTIC = "agentic"
+    FORMAT_SENSITIVITY = "format_sensitivity"
     NONE = "none"
 
 
@@ -45,7 +46,9 @@ class Category:
     the category (v1 = the original 2024 benchmark, v2 = live, v3 = multi-turn, v4 = agentic);
     `data_stem` the question/answer file name stem when it differs from the name; `retired`
     marks categories the official tool no longer scores (their files sit in unused_datasets/);
-    `answers` whether a possible-answer file exists (irrelevance and relevance have none).
+    `answers` whether a possible-answer file exists (irrelevance and relevance have none);
+    `scoring` whether fcbench judges the category at all (the retired sql and chatable have
+    no checker); whether it counts in a summary is the formulas' business (`score/`).
     `checker` is the name of the checker kind that judges it (see `check.registry`).
     """
 
@@ -157,7 +160,8 @@ CATEGORIES: tuple[Category, ...] = (
     _row("memory_kv", "agentic", "v4", C.AGENTIC, data_stem="memory"),
     _row("memory_vector", "agentic", "v4", C.AGENTIC, data_stem="memory"),
     _row("memory_rec_sum", "agentic", "v4", C.AGENTIC, data_stem="memory"),
-    _row("format_sensitivity", "format_sensitivity", "v4", C.AST_SIMPLE, scoring=False),
+    # Judged (prompt mode only), but part of no summary and of no Overall, as upstream.
+    _row("format_sensitivity", "format_sensitivity", "v4", C.FORMAT_SENSITIVITY),
 )
 
 BY_NAME: dict[str, Category] = {c.name: c for c in CATEGORIES}

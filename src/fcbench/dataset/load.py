@@ -21,9 +21,11 @@ What a `TestCase` holds (the evaluator's view of an entry, §2 of the spec):
   by a question field is stored as `answer_<name>`. Web-search entries also get the
   official `initial_config` `{"WebSearchAPI": {"show_snippet": ...}}`.
 
+`format_sensitivity` is assembled from other categories (`format_sensitivity.py`).
+
 Not done here (generation-side steps, §2.5): the agentic answer-format system message, the
-language hints in function descriptions, and the memory entries' `depends_on`/result-dir
-`initial_config` (see `load_memory_prereqs`).
+language hints in function descriptions (except, as upstream, in format-sensitivity cases),
+and the memory entries' `depends_on`/result-dir `initial_config` (see `load_memory_prereqs`).
 """
 
 from __future__ import annotations
@@ -110,10 +112,9 @@ def load_category(
     """
     cat = _category(category)
     if cat.name == "format_sensitivity":
-        raise DataError(
-            "format_sensitivity cannot be loaded yet (its 200 items x 26 prompt configurations "
-            "are assembled from other categories); load those categories instead"
-        )
+        from fcbench.dataset.format_sensitivity import load_format_sensitivity
+
+        return load_format_sensitivity(release, data_root)
     src = source(release, data_root)
     qfile = src.naming.question_file(cat)
     answers = _answers(src, cat) if cat.has_possible_answer else None

@@ -51,7 +51,8 @@ def decode_prompt(
 ) -> list[Call]:
     """Decode a prompt-mode reply into calls; raises DecodeError like the official decoder."""
     if not isinstance(text, str):
-        raise DecodeError(f"expected the model's text, got {type(text).__name__}")
+        # the official decoder's own failure on such a result, word for word
+        raise DecodeError(f"'{type(text).__name__}' object has no attribute 'strip'")
     body = bracketed(text)
     try:
         if fmt is ReturnFormat.PYTHON and not tool_call_tag:
@@ -64,7 +65,7 @@ def decode_prompt(
     except DecodeError:
         raise
     except (Exception, RecursionError) as exc:  # every parser failure is a decode failure
-        raise DecodeError(f"Invalid syntax. Failed to decode AST. {exc}") from None
+        raise DecodeError(str(exc)) from None
     return calls_from_decoded(decoded)
 
 
@@ -80,7 +81,9 @@ def _decode(text: str, fmt: ReturnFormat, tool_call_tag: bool) -> Any:
         return _json_calls(text)
     match = _FUNCTIONS_XML.search(text)
     if not match:
-        raise DecodeError(f"No XML function call found in input string: {text}.")
+        raise DecodeError(
+            f"No XML function call found in input string: {text}. Missing <functions> tag."
+        )
     root = ET.fromstring(match.group(0))
     if fmt is ReturnFormat.VERBOSE_XML:
         return _verbose_xml_calls(root)

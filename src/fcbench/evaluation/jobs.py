@@ -179,8 +179,12 @@ def _write_score_file(
         for case, _, verdict in judged
         if "skipped" in verdict.extras
     ]
-    header = {"skipped_count": len(skipped), "skipped": skipped} if skipped else None
-    write_category_score(score_dir, model, evaluation.score, records, header)
+    header = session.header_fields(
+        model, [(case, verdict) for case, _, verdict in judged if "skipped" not in verdict.extras]
+    )
+    if skipped:
+        header = {**header, "skipped_count": len(skipped), "skipped": skipped}
+    write_category_score(score_dir, model, evaluation.score, records, header or None)
 
 
 def _unknown_ids(path: Path, category: Category, unknown: list[str]) -> str:
