@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import importlib
 import sys
 import zipfile
 from collections.abc import Iterator
@@ -30,6 +31,20 @@ def official_package(wheel: Path, folder: Path) -> Iterator[Path]:
         for name in set(sys.modules) - loaded:
             if name.startswith("bfcl_eval"):
                 del sys.modules[name]
+
+
+@contextlib.contextmanager
+def official_modules(wheel: Path, folder: Path, *names: str) -> Iterator[list[Any]]:
+    """The official modules of these dotted names, imported from the wheel; the test is
+    skipped when one cannot be imported here (a missing third-party package)."""
+    import pytest
+
+    with official_package(wheel, folder):
+        try:
+            modules = [importlib.import_module(name) for name in names]
+        except Exception as exc:  # pragma: no cover - depends on the environment
+            pytest.skip(f"the official modules cannot be imported here: {exc!r}")
+        yield modules
 
 
 def official_function(path: Path, name: str, names: dict[str, Any]) -> Any:

@@ -26,7 +26,7 @@ from fcbench.dataset.format_sensitivity import (
 )
 from fcbench.dataset.hints import HINTS
 from fcbench.dataset.load import dataset_size, load_category
-from official_bfcl import official_package
+from official_bfcl import official_modules
 
 PYTHON_HINT = HINTS[categories.Language.PYTHON]
 
@@ -97,11 +97,8 @@ def test_source_files_name_the_selection_and_its_categories(home: Path) -> None:
 
 @pytest.fixture(scope="module")
 def official(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    with official_package(bfcl_wheel, tmp_path_factory.mktemp("bfcl_official")):
-        try:
-            from bfcl_eval import utils
-        except Exception as exc:  # pragma: no cover - depends on the environment
-            pytest.skip(f"the official modules cannot be imported here: {exc!r}")
+    folder = tmp_path_factory.mktemp("bfcl_official")
+    with official_modules(bfcl_wheel, folder, "bfcl_eval.utils") as (utils,):
         yield utils
 
 

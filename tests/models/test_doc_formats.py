@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from fcbench.models.doc_formats import python_docs, render_docs, xml_docs
-from official_bfcl import official_package
+from official_bfcl import official_modules
 
 DOC = {
     "name": "math.gcd",
@@ -98,11 +98,8 @@ def test_json_is_the_docs_indented() -> None:
 
 @pytest.fixture(scope="module")
 def official(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    with official_package(bfcl_wheel, tmp_path_factory.mktemp("bfcl_official")):
-        try:
-            from bfcl_eval.model_handler import utils
-        except Exception as exc:  # pragma: no cover - depends on the environment
-            pytest.skip(f"the official modules cannot be imported here: {exc!r}")
+    folder = tmp_path_factory.mktemp("bfcl_official")
+    with official_modules(bfcl_wheel, folder, "bfcl_eval.model_handler.utils") as (utils,):
         yield utils
 
 

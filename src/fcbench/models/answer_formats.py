@@ -18,7 +18,7 @@ format its case asks for, so that its answers decode back to the values it meant
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -45,28 +45,26 @@ def in_format(calls: Calls, config: PromptConfig, python_text: str) -> str:
 
 
 def verbose_xml(calls: Calls) -> str:
-    functions = "".join(
-        f"<function name={_attribute(name)}><params>"
-        + "".join(
-            f"<param name={_attribute(key)} value={_attribute(_text(value))} "
-            f"type={_attribute(_type(value))}/>"
-            for key, value in args.items()
-        )
-        + "</params></function>"
-        for name, args in calls
-    )
-    return f"<functions>{functions}</functions>"
+    """Each parameter an empty element with name, value and type, inside `<params>`."""
+    return _xml(calls, lambda key, value: (
+        f"<param name={_attribute(key)} value={_attribute(_text(value))} "
+        f"type={_attribute(_type(value))}/>"
+    ), "<params>", "</params>")
 
 
 def concise_xml(calls: Calls) -> str:
+    """Each parameter an element with name and type, its value as the text."""
+    return _xml(calls, lambda key, value: (
+        f"<param name={_attribute(key)} type={_attribute(_type(value))}>"
+        f"{escape(_text(value), _TEXT)}</param>"
+    ), "", "")
+
+
+def _xml(calls: Calls, param: Callable[[str, Any], str], open_: str, close: str) -> str:
     functions = "".join(
-        f"<function name={_attribute(name)}>"
-        + "".join(
-            f"<param name={_attribute(key)} type={_attribute(_type(value))}>"
-            f"{escape(_text(value), _TEXT)}</param>"
-            for key, value in args.items()
-        )
-        + "</function>"
+        f"<function name={_attribute(name)}>{open_}"
+        + "".join(param(key, value) for key, value in args.items())
+        + f"{close}</function>"
         for name, args in calls
     )
     return f"<functions>{functions}</functions>"
@@ -76,23 +74,15 @@ def _attribute(text: str) -> str:
     return '"' + escape(str(text), _ATTRIBUTE) + '"'
 
 
+_TYPES: tuple[tuple[type, str], ...] = (
+    (bool, "boolean"), (int, "integer"), (float, "float"), (type(None), "null"),
+    (tuple, "tuple"), (list, "array"), (dict, "dict"),
+)
+"""Python type -> the XML `type` the decoder reads it back by (bool before int: a subclass)."""
+
+
 def _type(value: Any) -> str:
-    """The XML `type` the decoder reads the value back by."""
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "float"
-    if value is None:
-        return "null"
-    if isinstance(value, tuple):
-        return "tuple"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "dict"
-    return "string"
+    return next((name for kind, name in _TYPES if isinstance(value, kind)), "string")
 
 
 def _text(value: Any) -> str:
