@@ -41,7 +41,7 @@ class ExactAnswerSession(CheckSession):
         return record
 
     def header_fields(
-        self, model: str, judged: Sequence[tuple[TestCase, Verdict]]
+        self, result_file: Path, judged: Sequence[tuple[TestCase, Verdict]]
     ) -> dict[str, Any]:
         """A kind's own header statistic (format sensitivity adds its per-config ones)."""
         return {"wrong_ids": [case.id for case, verdict in judged if not verdict.valid]}

@@ -106,12 +106,17 @@ class CheckSession(ABC):
         """The failure-record builder of one model's score file."""
 
     def header_fields(
-        self, model: str, judged: Sequence[tuple[TestCase, Verdict]]
+        self, result_file: Path, judged: Sequence[tuple[TestCase, Verdict]]
     ) -> dict[str, Any]:
-        """Fields the kind adds to a model's score-file header after the counts (format
-        sensitivity's per-configuration statistics); none by default. `judged` holds the
-        judged cases in score-file order, skipped ones left out."""
+        """Extra fields for a score file's header (after the official ones); none by default.
+        `result_file` is the scored file (its model folder holds the run's manifest);
+        `judged` its judged cases in score-file order, skipped ones left out (format
+        sensitivity's per-configuration statistics are made from them)."""
         return {}
+
+    def notes(self, model: str, category: Category, result_file: Path) -> list[str]:
+        """Warnings about a model's answers to the category as a whole (none by default)."""
+        return []
 
     def skipped_note(self, model: str, category: Category, count: int) -> str:
         """The warning for cases that could not be judged (`Verdict.extras["skipped"]`)."""
@@ -167,6 +172,7 @@ _BUILTIN: dict[str, str] = {
     "exec_parallel": "fcbench.check.kinds.executable:EXEC_PARALLEL",
     "rest": "fcbench.check.kinds.executable:REST",
     "multi_turn": "fcbench.check.kinds.multi_turn:MULTI_TURN",
+    "agentic": "fcbench.check.kinds.agentic:AGENTIC",
     "format_sensitivity": "fcbench.check.kinds.format_sensitivity:FORMAT_SENSITIVITY",
 }
 """Built-in kinds: checker name -> `module:attribute` of the kind object."""

@@ -103,7 +103,7 @@ def test_the_header_statistics_per_configuration() -> None:
                         DOCS, TRUTH[:1])
         verdict = session.judge(case, "[area(w=2)]" if passed else "nope", Encoding(), "m")
         judged.append((case, verdict))
-    fields = session.header_fields("m", judged)
+    fields = session.header_fields(Path("unused_result.json"), judged)
     session.close()
     assert list(fields) == ["accuracy_max_delta", "accuracy_variance", "accuracy_std",
                             str(CONFIGS[3]), str(CONFIGS[0])]

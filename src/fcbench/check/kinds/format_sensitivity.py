@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from fcbench.check.kinds.ast import AstKind, AstSession
@@ -68,7 +69,7 @@ class FormatSensitivitySession(AstSession):
         return judge(case, self._routes[checker_for(original_id)], raw, asked, self.memo)
 
     def header_fields(
-        self, model: str, judged: Sequence[tuple[TestCase, Verdict]]
+        self, result_file: Path, judged: Sequence[tuple[TestCase, Verdict]]
     ) -> dict[str, Any]:
         outcomes = []
         for case, verdict in judged:
