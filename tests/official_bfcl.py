@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import importlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,20 @@ def official_package(wheel: Path, folder: Path) -> Iterator[Path]:
     stand-ins of tests/official.py for any small library that is not installed)."""
     with official.importable(official.extract(wheel, folder)) as root:
         yield root / "bfcl_eval"
+
+
+@contextlib.contextmanager
+def official_modules(wheel: Path, folder: Path, *names: str) -> Iterator[list[Any]]:
+    """The official modules of these dotted names, imported from the wheel; the test is
+    skipped when one cannot be imported here (a missing third-party package)."""
+    import pytest
+
+    with official_package(wheel, folder):
+        try:
+            modules = [importlib.import_module(name) for name in names]
+        except Exception as exc:  # pragma: no cover - depends on the environment
+            pytest.fail(f"the official modules cannot be imported here: {exc!r}", pytrace=False)
+        yield modules
 
 
 def official_function(path: Path, name: str, names: dict[str, Any]) -> Any:

@@ -158,3 +158,16 @@ def test_a_failing_function_fails_its_case_only(fetched_home: Path, tmp_path: Pa
     failed = [e for e in entries if "error" in e]
     assert report.errors == len(failed) > 0 and len(entries) == 400
     assert "RuntimeError: model crashed" in failed[0]["error"]
+
+
+def test_format_sensitivity_is_generated_in_prompt_mode_only() -> None:
+    from fcbench.dataset import categories
+    from fcbench.pipeline import can_generate, generation_categories
+
+    row = categories.get("format_sensitivity")
+    assert can_generate(row, "prompt") and not can_generate(row, "fc")
+    assert "format_sensitivity" in [c.name for c in generation_categories("all", "prompt")]
+    fc = [c.name for c in generation_categories("all", "fc")]
+    assert "format_sensitivity" not in fc and "simple_python" in fc
+    with pytest.raises(ValueError, match="prompt mode only"):
+        generation_categories("format_sensitivity", "fc")

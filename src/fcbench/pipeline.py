@@ -187,7 +187,7 @@ def web_api_check(config: RunConfig, chosen: Sequence[Category]) -> PreflightRep
 
 def prepare(model: ModelLike, config: RunConfig) -> Prepared:
     """Resolve the categories, load their cases, build the backend (errors: ValueError)."""
-    chosen = generation_categories(config.categories)
+    chosen = generation_categories(config.categories, config.mode)
     backend, name = make_backend(model, config)
     folder = run_folder_name(name, config.mode, config.name)
     return Prepared(backend, name, folder, _load_cases(chosen, config))
@@ -299,24 +299,29 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     return create(backend_name, options), model
 
 
-def generation_categories(names: Sequence[str] | str) -> list[Category]:
-    """The chosen categories that can be generated (ValueError when none can)."""
+def generation_categories(names: Sequence[str] | str, mode: Mode = "fc") -> list[Category]:
+    """The chosen categories that can be generated in `mode` (ValueError when none can)."""
     from fcbench.dataset import categories
 
     chosen = categories.resolve([names] if isinstance(names, str) else list(names))
-    supported = [c for c in chosen if can_generate(c)]
+    supported = [c for c in chosen if can_generate(c, mode)]
     if not supported:
         skipped = ", ".join(c.name for c in chosen) or "no category was chosen"
-        raise ValueError(f"no category that fcbench can generate yet among: {skipped}")
+        note = " (format_sensitivity is asked in prompt mode only: --mode prompt)" if any(
+            c.name == "format_sensitivity" for c in chosen) else ""
+        raise ValueError(f"no category that fcbench can generate yet among: {skipped}{note}")
     return supported
 
 
-def can_generate(category: Category) -> bool:
-    """Today's single-turn, multi-turn and agentic categories, and every category of the
-    original benchmark (v1: the retired executable, REST, SQL and chatting ones included; they
-    are asked like the AST categories, as the official tool asked them)."""
+def can_generate(category: Category, mode: Mode = "fc") -> bool:
+    """Today's single-turn, multi-turn and agentic categories; format sensitivity in prompt
+    mode only (FC models skip it: N/A, as upstream); every category of the original benchmark
+    (v1: the retired executable, REST, SQL and chatting ones included; they are asked like the
+    AST categories, as the official tool asked them)."""
     from fcbench.dataset.categories import Checker
 
+    if category.checker == Checker.FORMAT_SENSITIVITY:
+        return mode == "prompt"
     if category.release == "v1":
         return True
     generated = (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL,

@@ -4,6 +4,7 @@ other module touched."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,12 @@ class ExactAnswerSession(CheckSession):
             return {"id": case.id, "error_type": verdict.error_type, "answer": entry["result"]}
 
         return record
+
+    def header_fields(
+        self, result_file: Path, judged: Sequence[tuple[TestCase, Verdict]]
+    ) -> dict[str, Any]:
+        """A kind's own header statistic (format sensitivity adds its per-config ones)."""
+        return {"wrong_ids": [case.id for case, verdict in judged if not verdict.valid]}
 
     def close(self) -> None:
         self.closed = True
@@ -98,7 +105,8 @@ def test_a_kind_registered_at_run_time_scores_its_category(tmp_path: Path) -> No
     assert failed == ["toy_capitals_1"]
     score_file = tmp_path / "score" / "a" / "non_live" / "BFCL_v4_toy_capitals_score.json"
     header, record = (json.loads(line) for line in score_file.read_text().splitlines())
-    assert header == {"accuracy": 2 / 3, "correct_count": 2, "total_count": 3}
+    assert header == {"accuracy": 2 / 3, "correct_count": 2, "total_count": 3,
+                      "wrong_ids": ["toy_capitals_1"]}
     assert record == {"id": "toy_capitals_1", "error_type": "toy:wrong_answer", "answer": "Kyoto"}
     (session,) = kind.sessions  # one job for the category, over both models
     assert session.models == ["a", "b"] and session.closed

@@ -40,6 +40,7 @@ def official(official_modules: Path) -> Any:
     return types.SimpleNamespace(
         root=official_modules,
         hints=bfcl_utils.add_language_specific_hint_to_function_doc,
+        load=bfcl_utils.load_dataset_entry,
         system=handler_utils.system_prompt_pre_processing_chat_model,
         tools=lambda fns: handler_utils.convert_to_tool(
             fns, GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS
@@ -66,6 +67,27 @@ def test_requests_equal_the_official(fetched_home: Path, official: Any, category
         fc = build_request(case, "fc", texts)
         assert fc.messages == entry["question"][0], case.id
         assert fc.tools == (official.tools(entry["function"]) or None), case.id
+
+
+def test_format_sensitivity_prompts_equal_the_official(fetched_home: Path, official: Any) -> None:
+    """All 26 configurations on every item: the official builds each entry's system prompt
+    from the entry as its generation loader makes it (the language hint twice) and the
+    configuration in its id; fcbench from its loaded case."""
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.dataset.format_sensitivity import split_id
+
+    texts = load_texts(DEFAULT_RELEASE)
+    cases = load_category("format_sensitivity")
+    entries = official.load("format_sensitivity")
+    assert [c.id for c in cases] == [e["id"] for e in entries]
+    seen = set()
+    for case, entry in zip(cases, entries, strict=True):
+        want = official.system(copy(entry["question"][0]), entry["function"], entry["id"])
+        request = build_request(case, "prompt", texts)
+        assert request.messages == want, case.id
+        assert request.functions == entry["function"], case.id
+        seen.add(str(split_id(case.id)[0]))  # type: ignore[index]
+    assert len(seen) == 26
 
 
 @pytest.mark.parametrize("category", ["simple_python", "simple_java", "live_multiple",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,9 +105,13 @@ class CheckSession(ABC):
     def records(self, model: str, category: Category, cases: SlimCategory) -> RecordBuilder:
         """The failure-record builder of one model's score file."""
 
-    def header_fields(self, result_file: Path) -> dict[str, Any]:
+    def header_fields(
+        self, result_file: Path, judged: Sequence[tuple[TestCase, Verdict]]
+    ) -> dict[str, Any]:
         """Extra fields for a score file's header (after the official ones); none by default.
-        `result_file` is the scored file (its model folder holds the run's manifest)."""
+        `result_file` is the scored file (its model folder holds the run's manifest);
+        `judged` its judged cases in score-file order, skipped ones left out (format
+        sensitivity's per-configuration statistics are made from them)."""
         return {}
 
     def notes(self, model: str, category: Category, result_file: Path) -> list[str]:
@@ -169,6 +173,7 @@ _BUILTIN: dict[str, str] = {
     "rest": "fcbench.check.kinds.executable:REST",
     "multi_turn": "fcbench.check.kinds.multi_turn:MULTI_TURN",
     "agentic": "fcbench.check.kinds.agentic:AGENTIC",
+    "format_sensitivity": "fcbench.check.kinds.format_sensitivity:FORMAT_SENSITIVITY",
 }
 """Built-in kinds: checker name -> `module:attribute` of the kind object."""
 

@@ -33,6 +33,7 @@ class Checker:
     REST = "rest"
     MULTI_TURN = "multi_turn"
     AGENTIC = "agentic"
+    FORMAT_SENSITIVITY = "format_sensitivity"
     NONE = "none"
 
 
@@ -51,7 +52,10 @@ class Category:
     `data_stem` the question/answer file name stem when it differs from the name; `retired`
     marks categories the official tool no longer scores (their files sit in unused_datasets/);
     `answers` whether a possible-answer file exists (irrelevance and relevance have none);
-    `prerequisite` marks conversations that prepare another category's state.
+    `scoring` whether fcbench judges the category at all (the retired sql and chatable and the
+    memory prerequisites have no checker); whether it counts in a summary is the formulas'
+    business (`score/`); `prerequisite` marks conversations that prepare another category's
+    state.
     `checker` is the name of the checker kind that judges it (see `check.registry`).
     """
 
@@ -171,7 +175,8 @@ CATEGORIES: tuple[Category, ...] = (
              scoring=False, prerequisite=True)
         for backend in ("kv", "vector", "rec_sum")
     ),
-    _row("format_sensitivity", "format_sensitivity", "v4", C.AST_SIMPLE, scoring=False),
+    # Judged (prompt mode only), but part of no summary and of no Overall, as upstream.
+    _row("format_sensitivity", "format_sensitivity", "v4", C.FORMAT_SENSITIVITY),
 )
 
 BY_NAME: dict[str, Category] = {c.name: c for c in CATEGORIES}

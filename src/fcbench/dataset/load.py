@@ -22,9 +22,11 @@ What a `TestCase` holds (the evaluator's view of an entry, §2 of the spec):
   official `initial_config` `{"WebSearchAPI": {"show_snippet": ...}}`; `rest` entries get
   `reference_call`, the request that answers them (see `exec_probes`).
 
+`format_sensitivity` is assembled from other categories (`format_sensitivity.py`).
+
 Not done here (generation-side steps, §2.5): the agentic answer-format system message, the
-language hints in function descriptions, and the memory entries' `depends_on`/result-dir
-`initial_config` (see `load_memory_prereqs`).
+language hints in function descriptions (except, as upstream, in format-sensitivity cases),
+and the memory entries' `depends_on`/result-dir `initial_config` (see `load_memory_prereqs`).
 """
 
 from __future__ import annotations
@@ -113,10 +115,9 @@ def load_category(
     if cat.prerequisite:
         return load_memory_prereqs(categories.prerequisite_of(cat), release, data_root)
     if cat.name == "format_sensitivity":
-        raise DataError(
-            "format_sensitivity cannot be loaded yet (its 200 items x 26 prompt configurations "
-            "are assembled from other categories); load those categories instead"
-        )
+        from fcbench.dataset.format_sensitivity import load_format_sensitivity
+
+        return load_format_sensitivity(release, data_root)
     src = source(release, data_root)
     qfile = src.naming.question_file(cat)
     answers = _answers(src, cat) if cat.has_possible_answer else None

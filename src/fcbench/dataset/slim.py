@@ -82,15 +82,22 @@ def load_slim(
 
 
 def load_slim_cached(
-    category: Category, release: str, data_root: Path | None, prompt_of: PromptOf
+    category: Category,
+    release: str,
+    data_root: Path | None,
+    prompt_of: PromptOf,
+    *,
+    sources: list[str] | None = None,
 ) -> SlimCategory:
-    """`load_slim` for a category whose cases come from its question and answer files alone,
-    kept in the release's derived cache (a user's data folder is read afresh)."""
+    """`load_slim` for a category whose cases come from data files alone (by default its
+    question and answer files; else `sources`), kept in the release's derived cache (a
+    user's data folder is read afresh)."""
     if data_root is not None:
         return load_slim(category, release, data_root, prompt_of)
-    sources = [question_file(category, release)]  # the release's own file names
-    if category.has_possible_answer:
-        sources.append(answer_file(category, release))
+    if sources is None:
+        sources = [question_file(category, release)]  # the release's own file names
+        if category.has_possible_answer:
+            sources.append(answer_file(category, release))
 
     def rows() -> list[tuple[Any, ...]]:
         slim = load_slim(category, release, None, prompt_of)

@@ -80,7 +80,9 @@ def _decode(text: str, fmt: ReturnFormat, tool_call_tag: bool) -> Any:
         return _json_calls(text)
     match = _FUNCTIONS_XML.search(text)
     if not match:
-        raise DecodeError(f"No XML function call found in input string: {text}.")
+        raise DecodeError(
+            f"No XML function call found in input string: {text}. Missing <functions> tag."
+        )
     root = ET.fromstring(match.group(0))
     if fmt is ReturnFormat.VERBOSE_XML:
         return _verbose_xml_calls(root)

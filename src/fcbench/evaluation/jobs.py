@@ -182,7 +182,8 @@ def _write_score_file(
     ]
     header = {"skipped_count": len(skipped), "skipped": skipped} if skipped else {}
     if evaluation.file_path is not None:
-        header.update(session.header_fields(evaluation.file_path))
+        scored = [(case, verdict) for case, _, verdict in judged if "skipped" not in verdict.extras]
+        header.update(session.header_fields(evaluation.file_path, scored))
     write_category_score(score_dir, model, evaluation.score, records, header or None)
 
 

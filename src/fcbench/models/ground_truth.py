@@ -14,9 +14,11 @@ text reply. Executable and REST cases get their ground-truth calls (`ground_trut
 
 Rendering: FC mode sends `{name_with_underscores: json_args}`. Prompt mode writes the
 `[f(a=1, b='x')]` text: Python values as Python literals (a string given for a non-string
-parameter is the variable name the benchmark expects, written bare). Java and JavaScript values
-become source text that the benchmark's converters read back (e.g. `5L`, `new int[]{1, 2}`,
-`new ArrayList<>(Arrays.asList("a"))`, `[1, 2]`, `{a: 1}`), sent as strings in FC mode.
+parameter is the variable name the benchmark expects, written bare); a format-sensitivity case
+is answered in its configuration's return format and tag (`answer_formats.py`). Java and
+JavaScript values become source text that the benchmark's converters read back (e.g. `5L`,
+`new int[]{1, 2}`, `new ArrayList<>(Arrays.asList("a"))`, `[1, 2]`, `{a: 1}`), sent as
+strings in FC mode.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset import categories
 from fcbench.dataset.categories import EXECUTABLE_CHECKERS, Checker, Language
+from fcbench.dataset.format_sensitivity import split_id
 from fcbench.dataset.model import TestCase
+from fcbench.models.answer_formats import in_format
 from fcbench.models.base import ChatRequest, FcArgs, Mode, PermanentError, Reply
 from fcbench.models.ground_truth_exec import exec_answer
 from fcbench.models.prompts import language_of
@@ -155,7 +159,9 @@ def answer(case: TestCase, mode: Mode) -> Any:
             {fc_name(name): json.dumps(_fc_args(args, docs.get(name), language))}
             for name, args in calls
         ]
-    return "[" + ", ".join(_prompt_call(n, a, docs.get(n), language) for n, a in calls) + "]"
+    python = "[" + ", ".join(_prompt_call(n, a, docs.get(n), language) for n, a in calls) + "]"
+    named = split_id(case.id)  # a format-sensitivity case says which format to answer in
+    return python if named is None else in_format(calls, named[0], python)
 
 
 def _checker(case: TestCase) -> str | None:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench.dataset import categories as reg
+from fcbench.dataset.format_sensitivity import config_names
 from fcbench.dataset.model import UNENCODABLE
 from fcbench.layout import model_dir_name
 from fcbench.report.score_files import read_score_headers
@@ -186,15 +187,7 @@ _LIVE_AST = ("live_simple", "live_multiple", "live_parallel", "live_parallel_mul
 
 def format_sensitivity_configs() -> list[str]:
     """The 26 prompt-format configurations, in the official column order (spec §7.3)."""
-    base = [
-        f"ret_fmt={ret}&tool_call_tag={tag}&func_doc_fmt={doc}&prompt_fmt=plaintext&style=classic"
-        for ret in ("python", "json", "verbose_xml", "concise_xml")
-        for tag in ("True", "False")
-        for doc in ("python", "xml", "json")
-    ]
-    tail = "ret_fmt=python&tool_call_tag=False&func_doc_fmt=json"
-    return [*base, f"{tail}&prompt_fmt=markdown&style=classic",
-            f"{tail}&prompt_fmt=plaintext&style=experimental"]
+    return config_names()
 
 
 def _fs_stat(entry: ModelEntry, key: str) -> Cell:

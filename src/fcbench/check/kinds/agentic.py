@@ -10,7 +10,7 @@ conversations they depend on.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,9 @@ from fcbench.decode.encoding import Encoding
 
 
 class AgenticSession(CheckSession):
-    def header_fields(self, result_file: Path) -> dict[str, Any]:
+    def header_fields(
+        self, result_file: Path, judged: Sequence[tuple[TestCase, Verdict]]
+    ) -> dict[str, Any]:
         """Web search: who answered the searches (only SerpAPI's answers are comparable with
         the leaderboard's), as the run's manifest records it."""
         described = _web_search_of(result_file)
