@@ -14,6 +14,7 @@ from pathlib import Path
 from fcbench.dataset import categories
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.model import TestCase
+from fcbench.dataset.selection import Selection
 from fcbench.decode.encoding import Encoding
 from fcbench.evaluation import Evaluation, ModelEvaluation
 from fcbench.evaluation import evaluate as _evaluate
@@ -43,6 +44,7 @@ def evaluate(
     echo: bool = False,
     exec_backend: str = "offline",
     exec_replay_dir: Path | None = None,
+    selection: Selection | None = None,
 ) -> Evaluation:
     """Score result files; with `score_dir`, write official score files and leaderboards.
 
@@ -50,6 +52,7 @@ def evaluate(
     .cases`); `workers` judges models in parallel processes (default: one per core).
     `exec_backend` (offline, replay, live) answers the executable categories' web-service
     calls; `exec_replay_dir` is the recorded-response folder (read by replay, written by live).
+    `selection` judges only some cases of each category (a smoke run: scores are partial).
     """
     release = release or DEFAULT_RELEASE
     target = Path(score_dir) if score_dir is not None else None
@@ -65,12 +68,18 @@ def evaluate(
         workers=workers,
         exec_backend=exec_backend,
         exec_replay_dir=Path(exec_replay_dir) if exec_replay_dir is not None else None,
+        selection=selection,
     )
-    if target is not None:
+    if target is not None and scored(report):
         write_leaderboards(report, target, release, data_dir)
     if echo:
         _echo(report, release, data_dir, target)
     return report
+
+
+def scored(report: Evaluation) -> bool:
+    """Whether anything was judged (else there are no score files to build boards from)."""
+    return any(m.categories for m in report.models.values())
 
 
 def category_scores(model: ModelEvaluation) -> dict[str, CategoryScore]:
@@ -102,10 +111,24 @@ def dataset_sizes(release: str, data_dir: Path | None) -> dict[str, int]:
 def write_leaderboards(
     report: Evaluation, score_dir: Path, release: str, data_dir: Path | None
 ) -> None:
-    """The official CSVs and leaderboard.json, over every model with score files there."""
-    from fcbench.report.csv_files import write_leaderboard
+    """The official CSVs and leaderboard.json, over every model with score files there.
 
-    usage = {m.model: m.usage for m in report.models.values()}
+    Cost and latency come from the result files just evaluated, as in the official tool; a
+    model scored earlier into the same folder keeps those of its own last evaluation (kept
+    beside its score files) instead of turning N/A.
+    """
+    from fcbench.layout import usage_path
+    from fcbench.report.csv_files import write_leaderboard
+    from fcbench.report.score_files import read_score_headers
+    from fcbench.score.usage import load_usage, save_usage
+
+    usage = {m.model: m.usage for m in report.models.values() if m.categories}
+    for model, used in usage.items():
+        save_usage(usage_path(score_dir, model), used)
+    for model in read_score_headers(score_dir):
+        kept = load_usage(usage_path(score_dir, model)) if model not in usage else None
+        if kept is not None:
+            usage[model] = kept
     write_leaderboard(score_dir, dataset_sizes(release, data_dir), usage=usage)
 
 
@@ -121,6 +144,8 @@ def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Pa
     if not report.models:
         console.print("No result files found.")
         return
+    if not scored(report):
+        return
     sizes = dataset_sizes(release, data_dir)
     per_model = {m.model: category_scores(m) for m in report.models.values()}
     complete = {m: with_missing(s, categories.ALL_SCORING, sizes) for m, s in per_model.items()}
@@ -128,5 +153,5 @@ def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Pa
         m.model: sum(c.skipped for c in m.categories.values()) for m in report.models.values()
     }
     print_scores(console, per_model, complete, skipped)
-    if score_dir is not None:
+    if score_dir is not None and scored(report):
         console.print(f"Score files and leaderboards written to {score_dir}")

@@ -14,21 +14,26 @@ encoded, so they score the same whoever produced them.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase
+from fcbench.dataset.selection import Selection, SelectionError
 from fcbench.evaluation.types import Evaluation
 from fcbench.layout import run_folder_name, score_path
 from fcbench.models.base import DEFAULT_TEMPERATURE, Backend, Mode, Sampling
+from fcbench.runner.failures import DEFAULT_STOP_AFTER
 from fcbench.runner.generate import GenerateReport, ProgressSink
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from fcbench.runner.serve import ServePlan
 
 ModelLike = str | Backend | Callable[..., Any]
 """A model name, a Backend, or a function `fn(messages, tools) -> str | dict`."""
@@ -60,13 +65,26 @@ class RunOptions(TypedDict, total=False):
     data_dir: str | Path | None
     model_path: str | Path | None
     progress: ProgressSink | None
+    preflight: bool
+    stop_after: int
+    max_retry_wait: float
+    limit: int | None
+    sample: int | None
+    seed: int | None
+    ids: Sequence[str] | str | None
+    serve: str | None
+    serve_cmd: str | None
+    serve_args: str | None
+    tool_call_parser: str | None
+    serve_timeout: float
 
 
 @dataclass
 class RunConfig:
     """`RunOptions` with their defaults (`RunConfig.of(options)` checks the names)."""
 
-    categories: Sequence[str] | str = ("single_turn",)
+    categories: Sequence[str] | str | None = None
+    """Categories or collections; None: single_turn, or the categories of `ids`."""
     mode: Literal["fc", "prompt"] = "fc"
     backend: str = "openai"
     base_url: Sequence[str] | str = ()
@@ -89,6 +107,23 @@ class RunConfig:
     data_dir: str | Path | None = None
     model_path: str | Path | None = None
     progress: ProgressSink | None = field(default=None, repr=False)
+    preflight: bool = True
+    """Check each endpoint (reachable, key, model) before the first case."""
+    stop_after: int = DEFAULT_STOP_AFTER
+    """Stop when the first this-many cases all failed alike (0: never)."""
+    max_retry_wait: float = 300.0
+    """The longest Retry-After honoured, in seconds."""
+    limit: int | None = None
+    sample: int | None = None
+    seed: int | None = None
+    ids: Sequence[str] | str | None = None
+    """Smoke runs (`dataset.selection`): first N, a seeded random N, or these ids."""
+    serve: str | None = None
+    """Start this engine (vllm, sglang) for the run (`runner.serve`)."""
+    serve_cmd: str | None = None
+    serve_args: str | None = None
+    tool_call_parser: str | None = None
+    serve_timeout: float = 900.0
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> RunConfig:
@@ -108,6 +143,19 @@ class RunConfig:
     def data_path(self) -> Path | None:
         return Path(self.data_dir) if self.data_dir is not None else None
 
+    @property
+    def selection(self) -> Selection:
+        """Which cases of each category (SelectionError when the options clash)."""
+        return Selection.of(self.limit, self.sample, self.seed, self.ids)
+
+    def category_names(self) -> Sequence[str] | str:
+        if self.categories is not None:
+            return self.categories
+        selection = self.selection
+        if selection.ids is not None:
+            return [c.name for c in selection.categories()]
+        return ("single_turn",)
+
 
 @dataclass
 class Prepared:
@@ -117,6 +165,17 @@ class Prepared:
     model_name: str
     folder: str
     cases: list[tuple[Category, list[TestCase]]]
+    serve: ServePlan | None = None
+    """The server to start for the run, if any."""
+
+
+class RunStopped(RuntimeError):
+    """The run stopped before asking every case (the first cases all failed alike); the
+    report says how far it got and why."""
+
+    def __init__(self, report: GenerateReport) -> None:
+        super().__init__(f"stopped early: {report.stopped}")
+        self.report = report
 
 
 def generate(model: ModelLike, **options: Unpack[RunOptions]) -> GenerateReport:
@@ -142,15 +201,20 @@ def run(
         config.result_dir, models=[prepared.folder],
         categories=[job.category.name for job in report.jobs], score_dir=config.score_dir,
         release=config.release, data_dir=config.data_path, exec_backend=exec_backend,
+        selection=config.selection,
     )
 
 
 def prepare(model: ModelLike, config: RunConfig) -> Prepared:
     """Resolve the categories, load their cases, build the backend (errors: ValueError)."""
-    chosen = generation_categories(config.categories)
+    selection = config.selection
+    chosen = generation_categories(config.category_names())
+    serve = serve_plan(model, config)
+    if serve is not None:
+        config = replace(config, base_url=serve.base_url)
     backend, name = make_backend(model, config)
     folder = run_folder_name(name, config.mode, config.name)
-    return Prepared(backend, name, folder, _load_cases(chosen, config))
+    return Prepared(backend, name, folder, _load_cases(chosen, config, selection), serve)
 
 
 def generate_prepared(prepared: Prepared, config: RunConfig) -> GenerateReport:
@@ -160,19 +224,59 @@ def generate_prepared(prepared: Prepared, config: RunConfig) -> GenerateReport:
 
 
 def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
+    from fcbench.models.registry import key_variable
     from fcbench.runner.generate import GenerateSettings, RetryPolicy
     from fcbench.runner.generate import generate as run_generation
+    from fcbench.runner.preflight import check_backend, has_pending, key_hint
 
     settings = GenerateSettings(
         mode=config.mode, release=config.release_name, data_dir=config.data_path,
         model_name=prepared.model_name, concurrency=config.concurrency,
-        policy=RetryPolicy(max_attempts=config.max_attempts), max_rps=config.max_rps,
+        policy=RetryPolicy(max_attempts=config.max_attempts,
+                           max_retry_after=config.max_retry_wait),
+        max_rps=config.max_rps, stop_after=config.stop_after,
     )
     chosen = [category for category, _ in prepared.cases]
     rerun = failed_ids(config, prepared.folder, chosen) if config.rerun_failed else None
-    return run_generation(
-        prepared.backend, Path(config.result_dir) / prepared.folder, prepared.cases, settings,
-        rerun=rerun, overwrite=config.overwrite, progress=config.progress,
+    model_dir = Path(config.result_dir) / prepared.folder
+    with _served(prepared, model_dir):
+        if config.preflight and has_pending(model_dir, prepared.cases, rerun=rerun,
+                                            overwrite=config.overwrite):
+            with key_hint(key_variable(config.backend, config.api_key_env)):
+                check_backend(prepared.backend)
+        report = run_generation(
+            prepared.backend, model_dir, prepared.cases, settings,
+            rerun=rerun, overwrite=config.overwrite, progress=config.progress,
+        )
+    if report.stopped:
+        raise RunStopped(report)
+    return report
+
+
+@contextlib.contextmanager
+def _served(prepared: Prepared, model_dir: Path) -> Iterator[None]:
+    """The run's server, started and ready for the block, stopped after it (or nothing)."""
+    if prepared.serve is None:
+        yield
+        return
+    from fcbench.layout import serve_log_path
+    from fcbench.runner.serve import serving
+
+    with serving(prepared.serve, serve_log_path(model_dir)):
+        yield
+
+
+def serve_plan(model: ModelLike, config: RunConfig) -> ServePlan | None:
+    """The server `--serve` / `--serve-cmd` asks for (None without them)."""
+    from fcbench.runner.serve import plan_server
+
+    urls = [config.base_url] if isinstance(config.base_url, str) else list(config.base_url)
+    return plan_server(
+        model if isinstance(model, str) else None, engine=config.serve,
+        command=config.serve_cmd, backend=config.backend, base_urls=urls,
+        model_path=Path(config.model_path) if config.model_path is not None else None,
+        parser=config.tool_call_parser, extra_args=config.serve_args,
+        start_timeout=config.serve_timeout,
     )
 
 
@@ -183,7 +287,15 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     """(backend, model name) for a name, a Backend, or a function."""
     from fcbench.models.base import Backend as BackendProtocol
     from fcbench.models.callable import CallableBackend
-    from fcbench.models.registry import BACKENDS, GROUND_TRUTH, BackendOptions, api_key, create
+    from fcbench.models.registry import (
+        BACKENDS,
+        GROUND_TRUTH,
+        BackendOptions,
+        BackendSetupError,
+        api_key,
+        create,
+        key_variable,
+    )
 
     if isinstance(model, BackendProtocol):
         return model, model.name
@@ -195,10 +307,14 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     urls = (config.base_url,) if isinstance(config.base_url, str) else tuple(config.base_url)
     sampling = Sampling(config.temperature, config.top_p, config.max_tokens,
                         dict(config.extra_body or {}))
+    variable = key_variable(backend_name, config.api_key_env)
+    if config.api_key_env and not api_key(spec or BACKENDS["openai"], config.api_key_env):
+        raise BackendSetupError(f"--api-key-env {config.api_key_env}: the variable is not set")
     options = BackendOptions(
         model, config.mode, urls, api_key(spec, config.api_key_env) if spec else None,
         sampling, config.timeout, config.output_format, config.concurrency,
         Path(config.model_path) if config.model_path is not None else None,
+        variable if backend_name != GROUND_TRUTH else None,
     )
     return create(backend_name, options), model
 
@@ -208,9 +324,11 @@ def generation_categories(names: Sequence[str] | str) -> list[Category]:
     from fcbench.dataset import categories
 
     chosen = categories.resolve([names] if isinstance(names, str) else list(names))
+    if not chosen:
+        raise ValueError("--categories names no category (it is empty)")
     supported = [c for c in chosen if can_generate(c)]
     if not supported:
-        skipped = ", ".join(c.name for c in chosen) or "no category was chosen"
+        skipped = ", ".join(c.name for c in chosen)
         raise ValueError(f"no category that fcbench can generate yet among: {skipped}")
     return supported
 
@@ -225,11 +343,23 @@ def can_generate(category: Category) -> bool:
 
 
 def _load_cases(
-    chosen: Sequence[Category], config: RunConfig
+    chosen: Sequence[Category], config: RunConfig, selection: Selection
 ) -> list[tuple[Category, list[TestCase]]]:
+    """Each category's cases, only the selected ones in a smoke run (categories left
+    without any are dropped; ids found nowhere are an error)."""
     from fcbench.dataset.load import load_category
 
-    return [(c, load_category(c, config.release_name, config.data_path)) for c in chosen]
+    loaded = [(c, load_category(c, config.release_name, config.data_path)) for c in chosen]
+    if not selection.active:
+        return loaded
+    if selection.ids is not None:
+        known = {case.id for _, cases in loaded for case in cases}
+        unknown = sorted(selection.ids - known)
+        if unknown:
+            shown = ", ".join(unknown[:5]) + (", ..." if len(unknown) > 5 else "")
+            raise SelectionError(f"--ids: not in the chosen categories' data: {shown}")
+    picked = [(c, selection.cases(c.name, cases)) for c, cases in loaded]
+    return [(c, cases) for c, cases in picked if cases]
 
 
 def failed_ids(config: RunConfig, folder: str, chosen: Sequence[Category]) -> dict[str, set[str]]:

@@ -20,59 +20,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase
 from fcbench.layout import result_path
-from fcbench.models.base import Backend, Mode, PermanentError, Response, TransientError
+from fcbench.models.base import Backend, Mode, Response
 from fcbench.models.prompts import PromptTexts
+from fcbench.runner.failures import DEFAULT_STOP_AFTER, Outcomes, Wait, merged
+from fcbench.runner.retry import CallFailed, Guard, RateLimiter, RetryPolicy, call_with_retries
 from fcbench.runner.store import ERROR_PREFIX, CategoryStore, is_error
 
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How often and how patiently a call is retried."""
-
-    max_attempts: int = 8
-    base_delay: float = 0.5
-    max_delay: float = 60.0
-    max_retry_after: float = 300.0
-
-    def delay(self, attempt: int, retry_after: float | None) -> float:
-        """Full-jitter exponential backoff; a Retry-After (capped) is a floor."""
-        backoff = random.uniform(0, min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
-        if retry_after is not None:
-            return max(min(retry_after, self.max_retry_after), backoff)
-        return backoff
-
-
-class RateLimiter:
-    """A token bucket: at most `rate` calls per second on average, bursts up to one second."""
-
-    def __init__(self, rate: float) -> None:
-        self.rate = rate
-        self._tokens = rate
-        self._last = time.monotonic()
-        self._lock = asyncio.Lock()
-
-    async def acquire(self) -> None:
-        async with self._lock:
-            while True:
-                now = time.monotonic()
-                self._tokens = min(self.rate, self._tokens + (now - self._last) * self.rate)
-                self._last = now
-                if self._tokens >= 1:
-                    self._tokens -= 1
-                    return
-                await asyncio.sleep((1 - self._tokens) / self.rate)
+__all__ = [
+    "CallFailed", "GenerateReport", "GenerateSettings", "GenerationJob", "Guard",
+    "ProgressSink", "RateLimiter", "RetryPolicy", "Solver", "Stats", "call_with_retries",
+    "generate", "plan", "run_jobs",
+]
 
 
 @dataclass
@@ -84,54 +52,10 @@ class Stats:
     retries: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-
-
-class CallFailed(Exception):
-    """A call that failed for good (permanent error, or every attempt used)."""
-
-    def __init__(self, message: str, attempts: int) -> None:
-        super().__init__(message)
-        self.attempts = attempts
-
-
-async def call_with_retries(
-    call: Callable[[], Awaitable[T]],
-    policy: RetryPolicy,
-    *,
-    limiter: RateLimiter | None = None,
-    on_retry: Callable[[], None] | None = None,
-) -> tuple[T, int]:
-    """(value, attempts) of the first successful call; CallFailed when giving up."""
-    attempt = 0
-    while True:
-        attempt += 1
-        if limiter is not None:
-            await limiter.acquire()
-        try:
-            return await call(), attempt
-        except PermanentError as exc:
-            raise CallFailed(str(exc), attempt) from exc
-        except TransientError as exc:
-            if attempt >= policy.max_attempts:
-                raise CallFailed(f"{exc} (gave up after {attempt} attempts)", attempt) from exc
-            if on_retry is not None:
-                on_retry()
-            await asyncio.sleep(policy.delay(attempt, exc.retry_after))
-
-
-@dataclass
-class Guard:
-    """The retry policy, rate limit and retry counter of one case, for its solver's calls."""
-
-    policy: RetryPolicy
-    limiter: RateLimiter | None = None
-    on_retry: Callable[[], None] | None = None
-
-    async def call(self, call: Callable[[], Awaitable[T]]) -> tuple[T, int]:
-        """(value, attempts) of one guarded call; CallFailed when giving up."""
-        return await call_with_retries(
-            call, self.policy, limiter=self.limiter, on_retry=self.on_retry
-        )
+    reasons: Counter[str] = field(default_factory=Counter)
+    """Failed cases by reason (`runner.failures`)."""
+    wait: Wait | None = None
+    """The latest wait before a retry (shown while it lasts)."""
 
 
 Solver = Callable[[TestCase, Guard], Awaitable[tuple[Response, int]]]
@@ -159,6 +83,10 @@ class ProgressSink:
 
     def update(self, job: GenerationJob) -> None:
         """Called after each finished case and each retry."""
+
+    def tick(self) -> None:
+        """Called about once a second, whatever happens (for displays printed at an
+        interval: a long wait produces no other event)."""
 
     def stop(self) -> None:
         """Called once at the end (also on errors)."""
@@ -225,6 +153,8 @@ class GenerateSettings:
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     max_rps: float | None = None
     sync_interval: float = 1.0
+    stop_after: int = DEFAULT_STOP_AFTER
+    """Stop when the first this-many finished cases all failed the same way (0: never)."""
 
 
 async def run_jobs(
@@ -232,9 +162,11 @@ async def run_jobs(
     solve: Solver,
     settings: GenerateSettings,
     progress: ProgressSink | None = None,
-) -> None:
-    """Ask every pending case of every job with `solve`; returns when all are written."""
+) -> str | None:
+    """Ask every pending case of every job with `solve`; returns when all are written, or
+    early with the reason when the first cases all failed alike (`runner.failures`)."""
     progress = progress or ProgressSink()
+    outcomes = Outcomes(settings.stop_after)
     limiter = RateLimiter(settings.max_rps) if settings.max_rps else None
     queue: Iterator[tuple[GenerationJob, TestCase]] = (
         (job, case) for job in jobs for case in job.cases
@@ -245,17 +177,25 @@ async def run_jobs(
             job.stats.retries += 1
             progress.update(job)
 
+        def waiting(wait: Wait) -> None:
+            job.stats.wait = wait
+
         started = time.perf_counter()
         try:
-            response, attempts = await solve(case, Guard(settings.policy, limiter, retried))
+            response, attempts = await solve(
+                case, Guard(settings.policy, limiter, retried, waiting)
+            )
         except CallFailed as exc:
             job.stats.errors += 1
+            outcomes.failed(str(exc), job.stats.reasons)
             job.store.append(error_entry(case, str(exc), exc.attempts, _since(started)))
         except Exception as exc:  # like the official tool: a failing case never stops the run
             job.stats.errors += 1
             message = f"{type(exc).__name__}: {exc}"
+            outcomes.failed(message, job.stats.reasons)
             job.store.append(error_entry(case, message, 1, _since(started)))
         else:
+            outcomes.succeeded()
             job.store.append(entry_for(case, response, attempts))
             job.stats.input_tokens += response.input_tokens or 0
             job.stats.output_tokens += response.output_tokens or 0
@@ -265,11 +205,14 @@ async def run_jobs(
     async def worker() -> None:
         for job, case in queue:
             await answer(job, case)
+            if outcomes.stop is not None:
+                return
 
     async def syncer() -> None:
         while True:
             await asyncio.sleep(settings.sync_interval)
             _sync_all(jobs)  # in the loop: a thread could race the final close
+            progress.tick()
 
     progress.start(jobs)
     sync_task = asyncio.create_task(syncer())
@@ -283,6 +226,7 @@ async def run_jobs(
         progress.stop()
         for job in jobs:
             job.store.finalize()
+    return outcomes.stop
 
 
 def _sync_all(jobs: Sequence[GenerationJob]) -> None:
@@ -306,6 +250,8 @@ class GenerateReport:
     started_at: str
     finished_at: str = ""
     seconds: float = 0.0
+    stopped: str | None = None
+    """Why the run stopped before asking every case (None: it did not)."""
 
     @property
     def asked(self) -> int:
@@ -323,6 +269,11 @@ class GenerateReport:
     def skipped(self) -> int:
         return sum(job.already for job in self.jobs)
 
+    @property
+    def reasons(self) -> Counter[str]:
+        """Failed cases by reason, over every category."""
+        return merged(job.stats.reasons for job in self.jobs)
+
     def summary(self) -> dict[str, Any]:
         return {
             "started_at": self.started_at,
@@ -332,6 +283,8 @@ class GenerateReport:
             "errors": self.errors,
             "retries": self.retries,
             "seconds": round(self.seconds, 3),
+            "errors_by_reason": dict(self.reasons.most_common()),
+            "stopped": self.stopped,
         }
 
 
@@ -402,7 +355,7 @@ def _run(
 
     async def main() -> None:
         try:
-            await run_jobs(report.jobs, solve, settings, progress)
+            report.stopped = await run_jobs(report.jobs, solve, settings, progress)
         finally:
             await backend.aclose()
 
