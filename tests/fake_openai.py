@@ -6,7 +6,8 @@ inject faults decided per request: HTTP 429 with Retry-After, 500/503, a stall b
 client's timeout, a dropped connection, malformed bodies. `GET .../models` lists `models`
 (and `GET .../models/<name>` describes one), as preflight checks ask; with `api_key` every
 request without that key (Bearer, `x-api-key` or `x-goog-api-key`) gets HTTP 401; with
-`prefix` every path outside it gets HTTP 404 (a base URL without `/v1`).
+`prefix` every path outside it gets HTTP 404 (a base URL without `/v1`); with
+`strict_models` a chat request for a model not listed gets HTTP 404, as vLLM answers.
 
 `CorpusResponder` answers with recorded real model outputs: it finds the case by the request's
 last user message (and the function names, to tell apart cases that share a question).
@@ -88,6 +89,7 @@ class FakeOpenAI:
         models: Sequence[str] | None = None,
         api_key: str | None = None,
         prefix: str | None = None,
+        strict_models: bool = False,
     ) -> None:
         self.responder = responder
         self.faults = faults
@@ -98,6 +100,8 @@ class FakeOpenAI:
         self.models = models
         self.api_key = api_key
         self.prefix = prefix
+        self.strict_models = strict_models
+        """Answer 404 to a chat request for a model not in `models` (as vLLM does)."""
         self.requests = 0
         """POST requests answered (model calls)."""
         self.gets = 0
@@ -197,9 +201,10 @@ class FakeOpenAI:
 
     def _get(self, path: str) -> bytes:
         """A model listing (`.../models`) or one model (`.../models/<name>`)."""
-        head, _, name = path.split("?")[0].partition("/models/")
+        name = path.split("?")[0].partition("/models/")[2]
         if not name:
-            listed = [{"id": m, "object": "model", "name": f"models/{m}"} for m in self.models or []]
+            listed = [{"id": m, "object": "model", "name": f"models/{m}"}
+                      for m in self.models or []]
             return _http(200, json.dumps({"object": "list", "data": listed,
                                           "models": listed}).encode())
         if self.models is not None and name not in self.models:
@@ -221,6 +226,12 @@ class FakeOpenAI:
         if fault is not None:
             self.injected[fault] += 1
             return await self._fault(fault, writer)
+        if self.strict_models and request.get("model") not in (self.models or []):
+            error = {"error": {"message": f"The model `{request.get('model')}` does not exist.",
+                               "type": "NotFoundError", "code": 404}}
+            writer.write(_http(404, json.dumps(error).encode()))
+            await writer.drain()
+            return True
         if self.delay:
             await asyncio.sleep(self.delay)
         message = self.responder(request)
@@ -389,9 +400,11 @@ def main() -> None:  # pragma: no cover - a child process of benchmarks and serv
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--model", action="append", default=None, help="a model it lists")
     parser.add_argument("--start-after", type=float, default=0.0)
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds per answer")
     args = parser.parse_args()
     time.sleep(args.start_after)
-    with FakeOpenAI(port=args.port, models=args.model, prefix="/v1") as server:
+    with FakeOpenAI(port=args.port, models=args.model, prefix="/v1", delay=args.delay,
+                    strict_models=args.model is not None) as server:
         print(server.base_url, flush=True)
         while True:
             time.sleep(3600)

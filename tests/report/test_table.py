@@ -98,3 +98,15 @@ def test_ranked_table_orders_by_overall() -> None:
     rows = [line.split() for line in console.export_text().splitlines()]
     ranked = [row[:2] for row in rows if row and row[0].isdigit()]
     assert ranked == [["1", "a"], ["2", "b"], ["3", "c"]]
+
+
+def test_summaries_made_of_partial_categories_are_marked() -> None:
+    lines = {line.split("│")[1].strip(): line for line in render(None).splitlines()
+             if line.startswith("│")}
+    assert "*" in lines["Overall"] and "*" in lines["v1 Overall (2024)"]
+    assert "*" not in lines["Live"]  # N/A: nothing under it
+    full = {"m": {"live_simple": CategoryScore("live_simple", 10, 100, 100)}}
+    console = Console(record=True, width=250)
+    print_scores(console, full, {"m": with_missing(full["m"], categories.ALL_SCORING, SIZES)})
+    text = console.export_text()
+    assert "*" not in text.split("Summaries")[0]

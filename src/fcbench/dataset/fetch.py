@@ -149,7 +149,7 @@ def check_source(source: Path | str | None) -> None:
     """A named source must exist, even when the data is already installed: "already
     present" would hide a mistyped path (DataError)."""
     if source is not None and not Path(source).exists():
-        raise DataError(f"--from {source}: no such file or folder")
+        raise DataError(f"--from {source}: the file or folder does not exist")
 
 
 def is_fetched(release: str = DEFAULT_RELEASE) -> bool:
