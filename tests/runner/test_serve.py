@@ -150,9 +150,17 @@ def test_the_server_stops_when_the_run_fails(fetched_home: Path, tmp_path: Path)
 
 
 def test_the_server_stops_on_ctrl_c_with_its_children(fetched_home: Path, tmp_path: Path) -> None:
-    """A wrapper shell and its server child (an engine and its workers): both go."""
+    """A wrapper shell and its server child that ignores SIGTERM (an engine and a stubborn
+    worker): both go."""
     child_pid = tmp_path / "child.pid"
-    wrapper = (f"sh -c '{sys.executable} {FAKE} --port {{port}} --model m --delay 0.3 & "
+    stubborn = tmp_path / "stubborn.py"
+    stubborn.write_text(
+        "import runpy, signal, sys\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        f"sys.argv = [{str(FAKE)!r}, *sys.argv[1:]]\n"
+        f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
+    )
+    wrapper = (f"sh -c '{sys.executable} {stubborn} --port {{port}} --model m --delay 0.3 & "
                f"echo $! > {child_pid}; wait'")
     folder = tmp_path / "r" / "m-FC"
     env = {**os.environ, "FCBENCH_HOME": str(fetched_home)}
