@@ -185,17 +185,12 @@ class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
 
 
 async def _answer(request: Any, url: str, model: str) -> Any:
-    """A preflight request's `Answer`; PreflightError when nothing answers at all."""
+    """A preflight request's `Answer` (`models.preflight.sdk_answer` over `anthropic`)."""
     import anthropic
 
-    from fcbench.models.preflight import Answer, error_text, unreachable
+    from fcbench.models.preflight import sdk_answer
 
-    try:
-        return Answer(200, await request)
-    except anthropic.APIStatusError as exc:
-        return Answer(exc.status_code, error_text(exc.body, str(exc)))
-    except anthropic.APIConnectionError as exc:  # timeouts included
-        raise unreachable(url, model, exc) from None
+    return await sdk_answer(request, url, model, anthropic)
 
 
 def _mark_cache(body: dict[str, Any]) -> None:

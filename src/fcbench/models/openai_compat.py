@@ -233,18 +233,12 @@ class OpenAICompatBackend:
 
 
 async def _answer(request: Any, url: str, model: str) -> Any:
-    """A preflight request's `Answer` (its status and text); PreflightError when nothing
-    answers at all."""
+    """A preflight request's `Answer` (`models.preflight.sdk_answer` over `openai`)."""
     import openai
 
-    from fcbench.models.preflight import Answer, error_text, unreachable
+    from fcbench.models.preflight import sdk_answer
 
-    try:
-        return Answer(200, await request)
-    except openai.APIStatusError as exc:
-        return Answer(exc.status_code, error_text(exc.body, str(exc)))
-    except openai.APIConnectionError as exc:  # timeouts included
-        raise unreachable(url, model, exc) from None
+    return await sdk_answer(request, url, model, openai)
 
 
 def classify(exc: Exception, url: str | None = None) -> Exception:

@@ -152,6 +152,17 @@ def path_hint(url: str, endpoint: str, api_path: str = "/v1") -> str:
     return f"does this server serve {endpoint}?"
 
 
+async def sdk_answer(request: Awaitable[Any], url: str, model: str, sdk: Any) -> Answer:
+    """What a request through an SDK generated like OpenAI's and Anthropic's got (they share
+    `APIStatusError` and `APIConnectionError`); PreflightError when nothing answers at all."""
+    try:
+        return Answer(200, str(await request))
+    except sdk.APIStatusError as exc:
+        return Answer(exc.status_code, error_text(exc.body, str(exc)))
+    except sdk.APIConnectionError as exc:  # timeouts included
+        raise unreachable(url, model, exc) from None
+
+
 def unreachable(url: str, model: str, exc: BaseException) -> PreflightError:
     return PreflightError(f"cannot reach {url} (model {model}): {connection_cause(exc)}",
                           "unreachable")
