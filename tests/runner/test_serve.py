@@ -149,9 +149,12 @@ def test_the_server_stops_when_the_run_fails(fetched_home: Path, tmp_path: Path)
     assert pids and not any(alive(p) for p in pids)
 
 
-def test_the_server_stops_on_ctrl_c_with_its_children(fetched_home: Path, tmp_path: Path) -> None:
-    """A wrapper shell and its server child that ignores SIGTERM (an engine and a stubborn
-    worker): both go."""
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_the_server_stops_on_ctrl_c_with_its_children(
+    fetched_home: Path, tmp_path: Path, sig: signal.Signals, status: int
+) -> None:
+    """Ctrl-C or SIGTERM to fcbench: a wrapper shell and its server child that ignores
+    SIGTERM (an engine and a stubborn worker) both go."""
     child_pid = tmp_path / "child.pid"
     stubborn = tmp_path / "stubborn.py"
     stubborn.write_text(
@@ -176,10 +179,11 @@ def test_the_server_stops_on_ctrl_c_with_its_children(fetched_home: Path, tmp_pa
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "the run never started"
         time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr
-    assert "every finished case is saved" in stderr
+    assert proc.returncode == status, stderr
+    if sig == signal.SIGINT:
+        assert "every finished case is saved" in stderr
     wrapper_pid = served_pids(folder / "serve.log")[0]
     grandchild = int(child_pid.read_text())
     assert not alive(wrapper_pid) and not alive(grandchild)
