@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fake_openai import FakeOpenAI
 from fcbench.api import evaluate
-from fcbench.run import generate
+from fcbench.pipeline import generate
 
 
 def board(score_dir: Path) -> dict[str, dict[str, object]]:

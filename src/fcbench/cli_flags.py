@@ -1,6 +1,6 @@
 """Flag groups several commands share: smoke-run selection (`run`, `generate`, `evaluate`),
 how a run fails fast and shows its progress, and the server a run may start. Each group is
-one decorator; the flags' names are the library's option names (`fcbench.run.RunConfig`).
+one decorator; the flags' names are the library's option names (`fcbench.pipeline.RunConfig`).
 """
 
 from __future__ import annotations

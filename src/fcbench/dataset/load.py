@@ -49,6 +49,7 @@ __all__ = [
     "load_category",
     "load_memory_prereqs",
     "question_file",
+    "scoring_sizes",
 ]
 
 
@@ -318,3 +319,20 @@ def _count(src: Source, rel: str, cat: Category) -> int:
         return FORMAT_SENSITIVITY_CONFIGS * sum(len(ids) for ids in selected.values())
     except (ValueError, AttributeError, TypeError):
         raise DataError(f"{src.label(rel)}: not a JSON object of id lists") from None
+
+
+def scoring_sizes(release: str = DEFAULT_RELEASE, data_root: Path | str | None = None
+                  ) -> dict[str, int]:
+    """The size of every category the official formulas name (V4 and v1): a category
+    without results counts 0 over it. A user's folder may lack some: they have no cases."""
+    wanted = set(categories.ALL_SCORING) | set(categories.V1)
+    sizes: dict[str, int] = {}
+    for category in categories.CATEGORIES:
+        if category.name in wanted:
+            try:
+                sizes[category.name] = dataset_size(category, release, data_root)
+            except DataError:
+                if data_root is None:
+                    raise
+                sizes[category.name] = 0
+    return sizes

@@ -37,9 +37,20 @@ from fcbench.runner.retry import CallFailed, Guard, RateLimiter, RetryPolicy, ca
 from fcbench.runner.store import ERROR_PREFIX, CategoryStore, is_error
 
 __all__ = [
-    "CallFailed", "GenerateReport", "GenerateSettings", "GenerationJob", "Guard",
-    "ProgressSink", "RateLimiter", "RetryPolicy", "Solver", "Stats", "call_with_retries",
-    "generate", "plan", "run_jobs",
+    "CallFailed",
+    "GenerateReport",
+    "GenerateSettings",
+    "GenerationJob",
+    "Guard",
+    "ProgressSink",
+    "RateLimiter",
+    "RetryPolicy",
+    "Solver",
+    "Stats",
+    "call_with_retries",
+    "generate",
+    "plan",
+    "run_jobs",
 ]
 
 

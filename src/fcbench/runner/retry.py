@@ -1,6 +1,9 @@
-"""Retrying one call: the policy (full-jitter exponential backoff, a server's Retry-After as
-a floor, capped), an optional token-bucket rate limit, and the guard a solver makes its calls
-through, so that every backend and every kind of case gets the same retries and counters.
+"""Retries, backoff and rate limits: the one policy every backend's calls go through.
+
+A call that fails with `TransientError` (rate limit, server error, timeout, dropped
+connection) is tried again after an exponential backoff with full jitter, a server's
+Retry-After (capped) being a floor; `PermanentError` and the last failed attempt end it with
+`CallFailed`. A token bucket caps requests per second across all cases of a run.
 """
 
 from __future__ import annotations

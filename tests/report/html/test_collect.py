@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from fcbench.api import dataset_sizes
+from fcbench.pipeline import run
 from fcbench.report.html.collect import collect
-from fcbench.run import run
 from fcbench.score.disputed import load_disputed
 
 
