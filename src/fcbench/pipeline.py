@@ -239,9 +239,9 @@ def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
     chosen = [category for category, _ in prepared.cases]
     rerun = failed_ids(config, prepared.folder, chosen) if config.rerun_failed else None
     model_dir = Path(config.result_dir) / prepared.folder
-    with _served(prepared, model_dir):
-        if config.preflight and has_pending(model_dir, prepared.cases, rerun=rerun,
-                                            overwrite=config.overwrite):
+    pending = has_pending(model_dir, prepared.cases, rerun=rerun, overwrite=config.overwrite)
+    with _served(prepared, model_dir, pending):
+        if config.preflight and pending:
             with key_hint(key_variable(config.backend, config.api_key_env)):
                 check_backend(prepared.backend)
         report = run_generation(
@@ -254,9 +254,10 @@ def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
 
 
 @contextlib.contextmanager
-def _served(prepared: Prepared, model_dir: Path) -> Iterator[None]:
-    """The run's server, started and ready for the block, stopped after it (or nothing)."""
-    if prepared.serve is None:
+def _served(prepared: Prepared, model_dir: Path, needed: bool) -> Iterator[None]:
+    """The run's server, started and ready for the block, stopped after it (nothing when
+    there is no server, or nothing to ask it)."""
+    if prepared.serve is None or not needed:
         yield
         return
     from fcbench.layout import serve_log_path

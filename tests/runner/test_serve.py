@@ -136,6 +136,10 @@ def test_run_with_a_serve_cmd(fetched_home: Path, tmp_path: Path) -> None:
     assert len(path.read_text().splitlines()) == 3
     manifest = json.loads((tmp_path / "r" / "m-FC" / "model.json").read_text())
     assert manifest["endpoints"][0].startswith("http://127.0.0.1:")
+    again = cli("generate", "--model", "m", "--serve-cmd", STAND_IN, "--categories",
+                "simple_python", "--limit", "3", "--result-dir", str(tmp_path / "r"))
+    assert again.exit_code == 0 and "asked 0 case(s)" in again.stderr
+    assert served_pids(log) == pids  # nothing to ask: no server started
 
 
 def test_the_server_stops_when_the_run_fails(fetched_home: Path, tmp_path: Path) -> None:
