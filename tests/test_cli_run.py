@@ -39,7 +39,7 @@ def test_refusals(fetched_home: Path, tmp_path: Path) -> None:
     out = ["--result-dir", str(tmp_path / "r")]
     no_url = cli("generate", "--model", "m", "--categories", "simple_python", *out)
     assert no_url.exit_code == 2 and "--base-url" in no_url.output
-    multi = cli("generate", "--model", "ground-truth", "--categories", "web_search_base", *out)
+    multi = cli("generate", "--model", "ground-truth", "--categories", "multi_turn_composite", *out)
     assert multi.exit_code == 2 and "can generate" in multi.output
     unknown = cli("generate", "--model", "ground-truth", "--categories", "nope", *out)
     assert unknown.exit_code == 2 and "unknown category" in unknown.output
@@ -198,8 +198,22 @@ def test_a_smoke_run_of_every_category_takes_seconds(fetched_home: Path, tmp_pat
     assert result.exit_code == 0, result.output
     assert elapsed < 30
     folder = tmp_path / "r" / "ground-truth-FC"
-    for path in folder.rglob("*_result.json"):
-        assert len(path.read_text().splitlines()) == 3, path
+    entries = {path.name: [json.loads(x) for x in path.read_text().splitlines()]
+               for path in folder.rglob("*_result.json")}
+    prerequisites = {name for name in entries if "_prereq_" in name}
+    assert len(entries) > 20 and prerequisites
+    for name, found in entries.items():
+        if name not in prerequisites:
+            assert len(found) == 3, name
+    # a memory question's prerequisite conversations come along, and only those
+    from fcbench.dataset.load import load_category
+    from fcbench.runner.agentic import question_dependencies
+
+    linked = question_dependencies(load_category("memory_kv"), load_category("memory_kv_prereq"))
+    questions = {c.id: c for c in linked}
+    needed = {d for e in entries["BFCL_v4_memory_kv_result.json"]
+              for d in questions[e["id"]].extras.get("depends_on", [])}
+    assert {e["id"] for e in entries["BFCL_v4_memory_kv_prereq_result.json"]} == needed
     assert "simple_python" in result.stdout and "100.00*" in result.stdout
     assert "Smoke run (--limit 3)" in result.stderr
     board = json.loads((tmp_path / "s" / "leaderboard.json").read_text())["models"][0]

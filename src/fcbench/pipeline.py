@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase
-from fcbench.dataset.selection import Selection, SelectionError
+from fcbench.dataset.selection import Selection, select_run
 from fcbench.evaluation.types import Evaluation
 from fcbench.layout import run_folder_name, score_path
 from fcbench.models.base import DEFAULT_TEMPERATURE, Backend, Mode, Sampling
@@ -64,6 +64,10 @@ class RunOptions(TypedDict, total=False):
     release: str | None
     data_dir: str | Path | None
     model_path: str | Path | None
+    web_provider: str
+    web_record: str | Path | None
+    serpapi_max_wait: float
+    serpapi_endpoint: str | None
     progress: ProgressSink | None
     preflight: bool
     stop_after: int
@@ -106,6 +110,15 @@ class RunConfig:
     release: str | None = None
     data_dir: str | Path | None = None
     model_path: str | Path | None = None
+    web_provider: str = "serpapi"
+    """Who answers web searches: serpapi (the official; SERPAPI_API_KEY), ddgs (keyless),
+    replay (from `web_record`)."""
+    web_record: str | Path | None = None
+    """Where searches and fetched pages are recorded (default: the model folder's
+    `agentic/web_record`), and what `replay` serves from."""
+    serpapi_max_wait: float = 600.0
+    serpapi_endpoint: str | None = None
+    """Another SerpAPI host (a proxy); default https://serpapi.com."""
     progress: ProgressSink | None = field(default=None, repr=False)
     preflight: bool = True
     """Check each endpoint (reachable, key, model) before the first case."""
@@ -142,6 +155,10 @@ class RunConfig:
     @property
     def data_path(self) -> Path | None:
         return Path(self.data_dir) if self.data_dir is not None else None
+
+    @property
+    def base_urls(self) -> list[str]:
+        return [self.base_url] if isinstance(self.base_url, str) else list(self.base_url)
 
     @property
     def selection(self) -> Selection:
@@ -199,7 +216,7 @@ def run(
     report = _generate(prepared, config)
     return api.evaluate(
         config.result_dir, models=[prepared.folder],
-        categories=[job.category.name for job in report.jobs], score_dir=config.score_dir,
+        categories=scored_categories(report), score_dir=config.score_dir,
         release=config.release, data_dir=config.data_path, exec_backend=exec_backend,
         selection=config.selection,
     )
@@ -207,9 +224,17 @@ def run(
 
 def prepare(model: ModelLike, config: RunConfig) -> Prepared:
     """Resolve the categories, load their cases, build the backend (errors: ValueError)."""
+    from fcbench.runner.serve import plan_server
+
     selection = config.selection
     chosen = generation_categories(config.category_names())
-    serve = serve_plan(model, config)
+    serve = plan_server(
+        model if isinstance(model, str) else None, engine=config.serve,
+        command=config.serve_cmd, backend=config.backend, base_urls=config.base_urls,
+        model_path=Path(config.model_path) if config.model_path is not None else None,
+        parser=config.tool_call_parser, extra_args=config.serve_args,
+        start_timeout=config.serve_timeout,
+    )
     if serve is not None:
         config = replace(config, base_url=serve.base_url)
     backend, name = make_backend(model, config)
@@ -223,24 +248,40 @@ def generate_prepared(prepared: Prepared, config: RunConfig) -> GenerateReport:
     return _generate(prepared, config)
 
 
+def scored_categories(report: GenerateReport) -> list[str]:
+    """The generated categories that are scored (not memory prerequisites)."""
+    return [job.category.name for job in report.jobs if not job.category.prerequisite]
+
+
 def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
+    from fcbench.layout import serve_log_path
     from fcbench.models.registry import key_variable
     from fcbench.runner.generate import GenerateSettings, RetryPolicy
     from fcbench.runner.generate import generate as run_generation
     from fcbench.runner.preflight import check_backend, has_pending, key_hint
+    from fcbench.runner.serve import serving
 
+    model_dir = Path(config.result_dir) / prepared.folder
+    services = web_services(prepared, config, model_dir)
+    check_embeddings(prepared)
     settings = GenerateSettings(
         mode=config.mode, release=config.release_name, data_dir=config.data_path,
         model_name=prepared.model_name, concurrency=config.concurrency,
         policy=RetryPolicy(max_attempts=config.max_attempts,
                            max_retry_after=config.max_retry_wait),
         max_rps=config.max_rps, stop_after=config.stop_after,
+        describe_run=(lambda: {"web_search": services.describe()}) if services else None,
     )
     chosen = [category for category, _ in prepared.cases]
     rerun = failed_ids(config, prepared.folder, chosen) if config.rerun_failed else None
-    model_dir = Path(config.result_dir) / prepared.folder
     pending = has_pending(model_dir, prepared.cases, rerun=rerun, overwrite=config.overwrite)
-    with _served(prepared, model_dir, pending):
+    with contextlib.ExitStack() as stack:
+        if services is not None:
+            from fcbench.envs.web_search import use
+
+            stack.enter_context(use(services))
+        if prepared.serve is not None and pending:
+            stack.enter_context(serving(prepared.serve, serve_log_path(model_dir)))
         if config.preflight and pending:
             with key_hint(key_variable(config.backend, config.api_key_env)):
                 check_backend(prepared.backend)
@@ -253,32 +294,46 @@ def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
     return report
 
 
-@contextlib.contextmanager
-def _served(prepared: Prepared, model_dir: Path, needed: bool) -> Iterator[None]:
-    """The run's server, started and ready for the block, stopped after it (nothing when
-    there is no server, or nothing to ask it)."""
-    if prepared.serve is None or not needed:
-        yield
+def check_embeddings(prepared: Prepared) -> None:
+    """memory_vector embeds with all-MiniLM-L6-v2: a missing extra or missing weights fail
+    before the first case (ValueError saying what to install), not case by case."""
+    from fcbench.models.registry import GROUND_TRUTH
+
+    wanted = any(c.name == "memory_vector" and cases for c, cases in prepared.cases)
+    if not wanted or prepared.backend.name == GROUND_TRUTH:
         return
-    from fcbench.layout import serve_log_path
-    from fcbench.runner.serve import serving
+    from fcbench.envs.memory.embedding import EmbeddingUnavailable, load_encoder
 
-    with serving(prepared.serve, serve_log_path(model_dir)):
-        yield
+    try:
+        load_encoder()
+    except EmbeddingUnavailable as exc:
+        raise ValueError(f"memory_vector: {exc}") from None
 
 
-def serve_plan(model: ModelLike, config: RunConfig) -> ServePlan | None:
-    """The server `--serve` / `--serve-cmd` asks for (None without them)."""
-    from fcbench.runner.serve import plan_server
+def web_services(prepared: Prepared, config: RunConfig, model_dir: Path) -> Any:
+    """The web-search services of a run that asks web-search cases of a real model (the
+    ground truth never searches), checked before the first case (ValueError: why not)."""
+    from fcbench.dataset import categories
+    from fcbench.models.registry import GROUND_TRUTH
 
-    urls = [config.base_url] if isinstance(config.base_url, str) else list(config.base_url)
-    return plan_server(
-        model if isinstance(model, str) else None, engine=config.serve,
-        command=config.serve_cmd, backend=config.backend, base_urls=urls,
-        model_path=Path(config.model_path) if config.model_path is not None else None,
-        parser=config.tool_call_parser, extra_args=config.serve_args,
-        start_timeout=config.serve_timeout,
-    )
+    wanted = any(c.name in categories.WEB_SEARCH and cases for c, cases in prepared.cases)
+    if not wanted or prepared.backend.name == GROUND_TRUTH:
+        return None
+    from fcbench.envs.web_search import WebSearchError, create
+    from fcbench.layout import web_record_dir
+
+    record = config.web_record if config.web_record is not None else web_record_dir(model_dir)
+    options: dict[str, Any] = {}
+    if config.web_provider == "serpapi":
+        options["max_wait"] = config.serpapi_max_wait
+        if config.serpapi_endpoint:
+            options["endpoint"] = config.serpapi_endpoint
+    try:
+        services = create(config.web_provider, record, **options)
+        services.check()
+    except WebSearchError as exc:
+        raise ValueError(f"web search: {exc}") from None
+    return services
 
 
 # --------------------------------------------------------------------------- pieces
@@ -335,32 +390,48 @@ def generation_categories(names: Sequence[str] | str) -> list[Category]:
 
 
 def can_generate(category: Category) -> bool:
-    """Single-turn and multi-turn categories of today's benchmark, for now."""
+    """Today's single-turn, multi-turn and agentic categories, for now."""
     from fcbench.dataset.categories import Checker
 
     generated = (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL,
-                 Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN)
+                 Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN, Checker.AGENTIC)
     return category.checker in generated and category.scoring and not category.retired
 
 
 def _load_cases(
     chosen: Sequence[Category], config: RunConfig, selection: Selection
 ) -> list[tuple[Category, list[TestCase]]]:
-    """Each category's cases, only the selected ones in a smoke run (categories left
-    without any are dropped; ids found nowhere are an error)."""
+    """Each category's cases, in the order upstream schedules them: memory prerequisite
+    conversations first, then web search, single-turn, multi-turn, memory questions (which
+    wait for their scenario's prerequisites); in a smoke run only the selected cases and
+    what they depend on (`dataset.selection.select_run`)."""
+    from fcbench.dataset import categories
     from fcbench.dataset.load import load_category
+    from fcbench.runner.agentic import question_dependencies
 
-    loaded = [(c, load_category(c, config.release_name, config.data_path)) for c in chosen]
-    if not selection.active:
-        return loaded
-    if selection.ids is not None:
-        known = {case.id for _, cases in loaded for case in cases}
-        unknown = sorted(selection.ids - known)
-        if unknown:
-            shown = ", ".join(unknown[:5]) + (", ..." if len(unknown) > 5 else "")
-            raise SelectionError(f"--ids: not in the chosen categories' data: {shown}")
-    picked = [(c, selection.cases(c.name, cases)) for c, cases in loaded]
-    return [(c, cases) for c, cases in picked if cases]
+    loaded: list[tuple[Category, list[TestCase]]] = []
+    for category in chosen:
+        cases = load_category(category, config.release_name, config.data_path)
+        prerequisites = categories.prerequisites(category)
+        if prerequisites is not None:
+            before = load_category(prerequisites, config.release_name, config.data_path)
+            loaded.append((prerequisites, before))
+            cases = question_dependencies(cases, before)
+        loaded.append((category, cases))
+    ordered = sorted(loaded, key=lambda item: _schedule_rank(item[0]))
+    return select_run(ordered, selection) if selection.active else ordered
+
+
+def _schedule_rank(category: Category) -> int:
+    from fcbench.dataset import categories
+
+    if category.prerequisite:
+        return 0
+    if category.name in categories.WEB_SEARCH:
+        return 1
+    if category.name in categories.MEMORY:
+        return 4
+    return 3 if category.group == "multi_turn" else 2
 
 
 def failed_ids(config: RunConfig, folder: str, chosen: Sequence[Category]) -> dict[str, set[str]]:

@@ -67,3 +67,26 @@ def test_dependencies_come_along() -> None:
     assert [c.id for c in chosen] == [c.id for c in everything]
     first = Selection.of(ids="memory_kv_prereq_1-s-1").cases("memory_kv", everything)
     assert [c.id for c in first] == ["memory_kv_prereq_0-s-0", "memory_kv_prereq_1-s-1"]
+
+
+def test_a_run_keeps_the_prerequisites_its_chosen_questions_need() -> None:
+    from fcbench.dataset import categories
+    from fcbench.dataset.selection import select_run
+
+    prereq, questions = categories.get("memory_kv_prereq"), categories.get("memory_kv")
+    before = [TestCase(f"memory_kv_prereq_{i}-s{i // 2}-{i % 2}", prereq.name, [[]], [], None)
+              for i in range(6)]
+    asked = [TestCase(f"memory_kv_{i}-s{i}-0", questions.name, [[]], [], None,
+                      extras={"depends_on": [b.id for b in before[4 - 2 * i:6 - 2 * i]]})
+             for i in range(3)]
+    other = [TestCase(f"simple_python_{i}", "simple_python", [[]], [], None) for i in range(5)]
+    loaded = [(prereq, before), (categories.get("simple_python"), other), (questions, asked)]
+    first = select_run(loaded, Selection.of(limit=1))
+    picked = {c.name: [x.id for x in cases] for c, cases in first}
+    assert picked == {"memory_kv_prereq": [before[4].id, before[5].id],
+                      "simple_python": ["simple_python_0"], "memory_kv": [asked[0].id]}
+    only = select_run(loaded, Selection.of(ids="simple_python_2"))
+    assert [(c.name, [x.id for x in cases]) for c, cases in only] == [
+        ("simple_python", ["simple_python_2"])]
+    with pytest.raises(SelectionError, match="memory_kv_9"):
+        select_run(loaded, Selection.of(ids="memory_kv_9-s9-0"))

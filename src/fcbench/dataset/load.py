@@ -109,6 +109,8 @@ def load_category(
     docs are still moved to extras, as objects shared between entries (do not edit them).
     """
     cat = _category(category)
+    if cat.prerequisite:
+        return load_memory_prereqs(categories.prerequisite_of(cat), release, data_root)
     if cat.name == "format_sensitivity":
         raise DataError(
             "format_sensitivity cannot be loaded yet (its 200 items x 26 prompt configurations "
@@ -283,6 +285,8 @@ def dataset_size(
     there; a user's folder that lacks the file is an error, as when loading it.
     """
     cat = _category(category)
+    if cat.prerequisite:
+        return len(load_memory_prereqs(categories.prerequisite_of(cat), release, data_root))
     src = source(release, data_root)
     if cat.name == "format_sensitivity":
         rel = src.naming.format_sensitivity_file()

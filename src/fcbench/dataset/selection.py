@@ -139,3 +139,32 @@ def _depends_on(case: TestCase | None) -> list[str]:
         return []
     value = case.extras.get("depends_on")
     return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def select_run(
+    loaded: Sequence[tuple[Category, list[TestCase]]], selection: Selection
+) -> list[tuple[Category, list[TestCase]]]:
+    """A run's cases cut down to the selection: in each scored category the chosen cases;
+    in a prerequisite category (memory's prerequisite conversations) the cases a chosen one
+    depends on, so a smoke run of memory questions still builds their memory first; the
+    categories left empty are dropped (SelectionError for `--ids` found nowhere)."""
+    by_id = {case.id: case for _, cases in loaded for case in cases}
+    if selection.ids is not None:
+        unknown = sorted(selection.ids - by_id.keys())
+        if unknown:
+            shown = ", ".join(unknown[:5]) + (", ..." if len(unknown) > 5 else "")
+            raise SelectionError(f"--ids: not in the chosen categories' data: {shown}")
+    wanted: set[str] = set()
+    for category, cases in loaded:
+        if not category.prerequisite:
+            wanted.update(c.id for c in selection.cases(category.name, cases))
+    if selection.ids is not None:
+        wanted |= selection.ids
+    stack = list(wanted)
+    while stack:
+        for dependency in _depends_on(by_id.get(stack.pop())):
+            if dependency not in wanted and dependency in by_id:
+                wanted.add(dependency)
+                stack.append(dependency)
+    picked = [(c, [case for case in cases if case.id in wanted]) for c, cases in loaded]
+    return [(c, cases) for c, cases in picked if cases]
