@@ -3,7 +3,11 @@
 A bare asyncio HTTP/1.1 server (keep-alive, Content-Length bodies) running in a background
 thread. It answers `POST .../chat/completions` with whatever its responder returns, and can
 inject faults decided per request: HTTP 429 with Retry-After, 500/503, a stall beyond the
-client's timeout, a dropped connection, malformed bodies.
+client's timeout, a dropped connection, malformed bodies. `GET .../models` lists `models`
+(and `GET .../models/<name>` describes one), as preflight checks ask; with `api_key` every
+request without that key (Bearer, `x-api-key` or `x-goog-api-key`) gets HTTP 401; with
+`prefix` every path outside it gets HTTP 404 (a base URL without `/v1`); with
+`strict_models` a chat request for a model not listed gets HTTP 404, as vLLM answers.
 
 `CorpusResponder` answers with recorded real model outputs: it finds the case by the request's
 last user message (and the function names, to tell apart cases that share a question).
@@ -20,7 +24,7 @@ import json
 import threading
 import zlib
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +86,10 @@ class FakeOpenAI:
         retry_after: str = "0.05",
         delay: float = 0.0,
         port: int = 0,
+        models: Sequence[str] | None = None,
+        api_key: str | None = None,
+        prefix: str | None = None,
+        strict_models: bool = False,
         chat_view: bool = False,
     ) -> None:
         """`chat_view`: show Anthropic requests to the responder in Chat Completions shape."""
@@ -92,7 +100,15 @@ class FakeOpenAI:
         self.retry_after = retry_after
         self.delay = delay
         self.port = port
+        self.models = models
+        self.api_key = api_key
+        self.prefix = prefix
+        self.strict_models = strict_models
+        """Answer 404 to a chat request for a model not in `models` (as vLLM does)."""
         self.requests = 0
+        """POST requests answered (model calls)."""
+        self.gets = 0
+        """GET requests answered (model listings)."""
         self.injected: dict[str, int] = defaultdict(int)
         self._attempts: dict[str, int] = defaultdict(int)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -151,8 +167,19 @@ class FakeOpenAI:
                 }
                 length = int(headers.get("content-length", "0"))
                 body = await reader.readexactly(length) if length else b""
-                path = lines[0].split(" ")[1] if " " in lines[0] else ""
-                if not await self._reply(body, writer, path):
+                method, _, rest = lines[0].partition(" ")
+                path = rest.split(" ")[0]
+                refusal = self._refusal(headers, path)
+                if refusal is not None:
+                    if method != "GET":
+                        self.requests += 1
+                    writer.write(refusal)
+                    await writer.drain()
+                elif method == "GET":
+                    self.gets += 1
+                    writer.write(self._get(path))
+                    await writer.drain()
+                elif not await self._reply(body, writer, path):
                     return
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
             pass
@@ -161,6 +188,34 @@ class FakeOpenAI:
             return
         finally:
             writer.close()
+
+    def _refusal(self, headers: dict[str, str], path: str) -> bytes | None:
+        """401 without the key, 404 outside the prefix; None when the request may go on."""
+        if self.api_key is not None:
+            sent = {headers.get("authorization", "").removeprefix("Bearer "),
+                    headers.get("x-api-key", ""), headers.get("x-goog-api-key", "")}
+            if self.api_key not in sent:
+                error = {"error": {"message": "Incorrect API key provided", "code": 401,
+                                   "type": "invalid_request_error"}}
+                return _http(401, json.dumps(error).encode())
+        if self.prefix is not None and not path.startswith(self.prefix):
+            return _http(404, b'{"detail": "Not Found"}')
+        return None
+
+    def _get(self, path: str) -> bytes:
+        """A model listing (`.../models`) or one model (`.../models/<name>`)."""
+        name = path.split("?")[0].partition("/models/")[2]
+        if not name:
+            listed = [{"id": m, "object": "model", "name": f"models/{m}"}
+                      for m in self.models or []]
+            return _http(200, json.dumps({"object": "list", "data": listed,
+                                          "models": listed}).encode())
+        if self.models is not None and name not in self.models:
+            error = {"error": {"message": f"model {name} not found", "code": 404,
+                               "status": "NOT_FOUND"}}
+            return _http(404, json.dumps(error).encode())
+        return _http(200, json.dumps({"id": name, "type": "model", "name": f"models/{name}",
+                                      "display_name": name}).encode())
 
     async def _reply(self, body: bytes, writer: asyncio.StreamWriter, path: str = "") -> bool:
         """Answer one request; False when the connection must end (faults)."""
@@ -174,6 +229,12 @@ class FakeOpenAI:
         if fault is not None:
             self.injected[fault] += 1
             return await self._fault(fault, writer)
+        if self.strict_models and request.get("model") not in (self.models or []):
+            error = {"error": {"message": f"The model `{request.get('model')}` does not exist.",
+                               "type": "NotFoundError", "code": 404}}
+            writer.write(_http(404, json.dumps(error).encode()))
+            await writer.drain()
+            return True
         if self.delay:
             await asyncio.sleep(self.delay)
         if path.endswith("/v1/messages"):
@@ -271,7 +332,8 @@ def _anthropic_message(request: dict[str, Any], message: Message) -> dict[str, A
     }
 
 
-_REASONS = {200: "OK", 429: "Too Many Requests", 500: "Internal Server Error", 503: "Unavailable"}
+_REASONS = {200: "OK", 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests",
+            500: "Internal Server Error", 503: "Unavailable"}
 
 
 def _http(status: int, payload: bytes, headers: dict[str, str] | None = None) -> bytes:
@@ -359,14 +421,20 @@ def _sent_text(request: dict[str, Any]) -> str:
     return tools + system + _text(request.get("system") or "")
 
 
-def main() -> None:  # pragma: no cover - used by benchmarks/bench_generate.py
+def main() -> None:  # pragma: no cover - a child process of benchmarks and serve tests
+    """Serve until killed; `--start-after S` waits before listening (an engine loading)."""
     import argparse
     import time
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--model", action="append", default=None, help="a model it lists")
+    parser.add_argument("--start-after", type=float, default=0.0)
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds per answer")
     args = parser.parse_args()
-    with FakeOpenAI(port=args.port) as server:
+    time.sleep(args.start_after)
+    with FakeOpenAI(port=args.port, models=args.model, prefix="/v1", delay=args.delay,
+                    strict_models=args.model is not None) as server:
         print(server.base_url, flush=True)
         while True:
             time.sleep(3600)

@@ -134,3 +134,135 @@ def test_ground_truth_exec_self_check_counts_skipped_apart(
     assert replay.output.strip().splitlines() == [
         "fcbench: error: --exec-backend replay needs --exec-replay-dir, a folder of recorded "
         "responses (got None)"]
+
+
+def closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_nothing_listening_fails_at_once_naming_the_url(fetched_home: Path, tmp_path: Path) -> None:
+    import time
+
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    started = time.monotonic()
+    result = cli("generate", "--model", "m", "--base-url", url, "--categories", "simple_python",
+                 "--result-dir", str(tmp_path / "r"))
+    assert time.monotonic() - started < 10
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and url in lines[0] and "connection refused" in lines[0]
+    assert lines[0].startswith("fcbench: error: cannot reach ")
+    assert not (tmp_path / "r").exists()  # nothing written before the check
+
+
+def test_a_refused_key_on_every_request_stops_early(fetched_home: Path, tmp_path: Path) -> None:
+    with FakeOpenAI(api_key="secret") as server:
+        result = cli("generate", "--model", "m", "--base-url", server.base_url, "--categories",
+                     "simple_python", "--no-preflight", "--concurrency", "4", "--stop-after", "20",
+                     "--result-dir", str(tmp_path / "r"))
+        asked = server.requests
+    assert result.exit_code == 1
+    assert 20 <= asked <= 20 + 4
+    assert "fcbench: error: stopped early: the first 20 cases all failed with: HTTP 401" \
+        in result.stderr
+    assert f"HTTP 401: Incorrect API key provided × {asked}" in result.stderr
+    manifest = json.loads((tmp_path / "r" / "m-FC" / "model.json").read_text())
+    assert manifest["runs"][-1]["errors_by_reason"] == {
+        "HTTP 401: Incorrect API key provided": asked}
+
+
+def test_preflight_catches_the_refused_key_and_the_missing_v1(fetched_home: Path,
+                                                              tmp_path: Path) -> None:
+    with FakeOpenAI(api_key="secret", prefix="/v1") as server:
+        refused = cli("generate", "--model", "m", "--base-url", server.base_url,
+                      "--categories", "simple_python", "--result-dir", str(tmp_path / "r"))
+        assert server.requests == 0
+    assert refused.exit_code == 2
+    assert "refused the API key (HTTP 401" in refused.stderr
+    assert "the key is read from OPENAI_API_KEY" in refused.stderr
+    with FakeOpenAI(prefix="/v1") as server:
+        root = f"http://127.0.0.1:{server.port}"
+        no_v1 = cli("generate", "--model", "m", "--base-url", root, "--categories",
+                    "simple_python", "--result-dir", str(tmp_path / "r"))
+    assert no_v1.exit_code == 2 and f"try {root}/v1" in no_v1.stderr
+
+
+def test_an_unset_key_is_named_at_once(fetched_home: Path, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "FCBENCH_NO_SUCH_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    out = ["--categories", "simple_python", "--result-dir", str(tmp_path / "r")]
+    remote = cli("generate", "--model", "m", "--base-url", "https://api.example.invalid/v1",
+                 *out)
+    assert remote.exit_code == 2 and "set OPENAI_API_KEY" in remote.stderr
+    claude = cli("generate", "--model", "claude", "--backend", "anthropic", *out)
+    assert claude.exit_code == 2 and "set ANTHROPIC_API_KEY" in claude.stderr
+    named = cli("generate", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                "--api-key-env", "FCBENCH_NO_SUCH_KEY", *out)
+    assert named.exit_code == 2 and "FCBENCH_NO_SUCH_KEY: the variable is not set" in named.stderr
+
+
+def test_a_smoke_run_of_every_category_takes_seconds(fetched_home: Path, tmp_path: Path) -> None:
+    import time
+
+    started = time.monotonic()
+    result = cli("run", "--model", "ground-truth", "--limit", "3", "--categories", "all",
+                 "--result-dir", str(tmp_path / "r"), "--score-dir", str(tmp_path / "s"))
+    elapsed = time.monotonic() - started
+    assert result.exit_code == 0, result.output
+    assert elapsed < 30
+    folder = tmp_path / "r" / "ground-truth-FC"
+    entries = {path.name: [json.loads(x) for x in path.read_text().splitlines()]
+               for path in folder.rglob("*_result.json")}
+    prerequisites = {name for name in entries if "_prereq_" in name}
+    assert len(entries) > 20 and prerequisites
+    for name, found in entries.items():
+        if name not in prerequisites:
+            assert len(found) == 3, name
+    # a memory question's prerequisite conversations come along, and only those
+    from fcbench.dataset.load import load_category
+    from fcbench.runner.agentic import question_dependencies
+
+    linked = question_dependencies(load_category("memory_kv"), load_category("memory_kv_prereq"))
+    questions = {c.id: c for c in linked}
+    needed = {d for e in entries["BFCL_v4_memory_kv_result.json"]
+              for d in questions[e["id"]].extras.get("depends_on", [])}
+    assert {e["id"] for e in entries["BFCL_v4_memory_kv_prereq_result.json"]} == needed
+    assert "simple_python" in result.stdout and "100.00*" in result.stdout
+    assert "Smoke run (--limit 3)" in result.stderr
+    board = json.loads((tmp_path / "s" / "leaderboard.json").read_text())["models"][0]
+    assert board["partial"] and "simple_python" in board["partial_categories"]
+    header = json.loads((tmp_path / "s" / "ground-truth-FC" / "non_live" /
+                         "BFCL_v4_simple_python_score.json").read_text().splitlines()[0])
+    assert header == {"accuracy": 1.0, "correct_count": 3, "total_count": 3}
+    sampled = cli("generate", "--model", "ground-truth", "--sample", "2", "--seed", "7",
+                  "--categories", "multiple", "--result-dir", str(tmp_path / "r2"))
+    assert sampled.exit_code == 0
+    again = cli("generate", "--model", "ground-truth", "--sample", "2", "--seed", "7",
+                "--categories", "multiple", "--result-dir", str(tmp_path / "r3"))
+    first, second = (p / "ground-truth-FC" / "non_live" / "BFCL_v4_multiple_result.json"
+                     for p in (tmp_path / "r2", tmp_path / "r3"))
+    assert again.exit_code == 0
+    assert [json.loads(x)["id"] for x in first.read_text().splitlines()] == \
+        [json.loads(x)["id"] for x in second.read_text().splitlines()]
+
+
+def test_ids_choose_the_categories_too(fetched_home: Path, tmp_path: Path) -> None:
+    result = cli("run", "--model", "ground-truth", "--ids", "simple_python_3,multiple_10",
+                 "--result-dir", str(tmp_path / "r"), "--score-dir", str(tmp_path / "s"))
+    assert result.exit_code == 0, result.output
+    found = sorted(p.name for p in (tmp_path / "r").rglob("*_result.json"))
+    assert found == ["BFCL_v4_multiple_result.json", "BFCL_v4_simple_python_result.json"]
+    unknown = cli("generate", "--model", "ground-truth", "--ids", "simple_python_99999",
+                  "--result-dir", str(tmp_path / "r"))
+    assert unknown.exit_code == 2 and "simple_python_99999" in unknown.stderr
+    clash = cli("generate", "--model", "ground-truth", "--limit", "2", "--sample", "2",
+                "--result-dir", str(tmp_path / "r"))
+    assert clash.exit_code == 2 and "cannot be combined" in clash.stderr
+    empty = cli("generate", "--model", "ground-truth", "--categories", "",
+                "--result-dir", str(tmp_path / "r"))
+    assert empty.exit_code == 2 and "names no category (it is empty)" in empty.stderr

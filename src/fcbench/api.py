@@ -14,6 +14,7 @@ from pathlib import Path
 from fcbench.dataset import categories
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.model import TestCase
+from fcbench.dataset.selection import Selection
 from fcbench.decode.encoding import Encoding
 from fcbench.evaluation import Evaluation, ModelEvaluation
 from fcbench.evaluation import evaluate as _evaluate
@@ -44,6 +45,7 @@ def evaluate(
     exec_backend: str = "offline",
     exec_replay_dir: Path | None = None,
     web_api_check: bool = True,
+    selection: Selection | None = None,
 ) -> Evaluation:
     """Score result files; with `score_dir`, write official score files and leaderboards.
 
@@ -53,6 +55,7 @@ def evaluate(
     calls; `exec_replay_dir` is the recorded-response folder (read by replay, written by live).
     A live evaluation of executable results first asks each web API once (`web_api_check`);
     missing keys and failing APIs open `report.problems`.
+    `selection` judges only some cases of each category (a smoke run: scores are partial).
     """
     release = release or DEFAULT_RELEASE
     target = Path(score_dir) if score_dir is not None else None
@@ -72,9 +75,10 @@ def evaluate(
         workers=workers,
         exec_backend=exec_backend,
         exec_replay_dir=Path(exec_replay_dir) if exec_replay_dir is not None else None,
+        selection=selection,
     )
     report.problems[:0] = preflight
-    if target is not None:
+    if target is not None and scored(report):
         write_leaderboards(report, target, release, data_dir)
     if echo:
         _echo(report, release, data_dir, target)
@@ -105,6 +109,11 @@ def _live_preflight(
     return [] if check.healthy else check.lines()
 
 
+def scored(report: Evaluation) -> bool:
+    """Whether anything was judged (else there are no score files to build boards from)."""
+    return any(m.categories for m in report.models.values())
+
+
 def category_scores(model: ModelEvaluation) -> dict[str, CategoryScore]:
     return {name: c.score for name, c in model.categories.items()}
 
@@ -122,10 +131,24 @@ def dataset_sizes(release: str, data_dir: Path | None) -> dict[str, int]:
 def write_leaderboards(
     report: Evaluation, score_dir: Path, release: str, data_dir: Path | None
 ) -> None:
-    """The official CSVs and leaderboard.json, over every model with score files there."""
-    from fcbench.report.csv_files import write_leaderboard
+    """The official CSVs and leaderboard.json, over every model with score files there.
 
-    usage = {m.model: m.usage for m in report.models.values()}
+    Cost and latency come from the result files just evaluated, as in the official tool; a
+    model scored earlier into the same folder keeps those of its own last evaluation (kept
+    beside its score files) instead of turning N/A.
+    """
+    from fcbench.layout import usage_path
+    from fcbench.report.csv_files import write_leaderboard
+    from fcbench.report.score_files import read_score_headers
+    from fcbench.score.usage import load_usage, save_usage
+
+    usage = {m.model: m.usage for m in report.models.values() if m.categories}
+    for model, used in usage.items():
+        save_usage(usage_path(score_dir, model), used)
+    for model in read_score_headers(score_dir):
+        kept = load_usage(usage_path(score_dir, model)) if model not in usage else None
+        if kept is not None:
+            usage[model] = kept
     write_leaderboard(score_dir, dataset_sizes(release, data_dir), usage=usage)
 
 
@@ -141,6 +164,8 @@ def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Pa
     if not report.models:
         console.print("No result files found.")
         return
+    if not scored(report):
+        return
     sizes = dataset_sizes(release, data_dir)
     per_model = {m.model: category_scores(m) for m in report.models.values()}
     complete = {m: with_missing(s, categories.ALL_SCORING, sizes) for m, s in per_model.items()}
@@ -149,5 +174,5 @@ def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Pa
     }
     not_scored = {m.model: m.not_scored for m in report.models.values()}
     print_scores(console, per_model, complete, skipped, not_scored)
-    if score_dir is not None:
+    if score_dir is not None and scored(report):
         console.print(f"Score files and leaderboards written to {score_dir}")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, NoReturn
 
 import click
 
 from fcbench import __version__
+from fcbench.cli_flags import selection_options
 
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module:attribute, one-line help shown by `fcbench --help`)
@@ -46,6 +49,37 @@ class LazyGroup(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl(sorted(rows))
 
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Click's own errors (a bad flag, a missing argument) in fcbench's one style,
+        `fcbench: error: ...` on one line, like every other error fcbench reports."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except click.exceptions.Abort:
+            click.echo("fcbench: error: aborted", err=True)
+            sys.exit(1)
+        except click.ClickException as exc:
+            show_error(exc)
+            sys.exit(exc.exit_code)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def show_error(exc: click.ClickException) -> None:
+    """One line: the message, and for a usage error the command's help to read."""
+    message = exc.format_message().rstrip(".")
+    context = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and context is not None:
+        message += f" (see: {context.command_path} --help)"
+    click.echo(f"fcbench: error: {message}", err=True)
+
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="fcbench")
@@ -53,9 +87,9 @@ def main() -> None:
     """fcbench: measure how well a model calls functions (BFCL, faithfully and fast)."""
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, status: int = 2) -> NoReturn:
     click.echo(f"fcbench: error: {message}", err=True)
-    sys.exit(2)
+    sys.exit(status)
 
 
 @main.command()
@@ -120,6 +154,7 @@ def _fail(message: str) -> None:
     default=None,
     help="Recorded web-service responses: read by --exec-backend replay, written by live.",
 )
+@selection_options
 def evaluate(
     result_dir: Path,
     models: tuple[str, ...],
@@ -133,15 +168,24 @@ def evaluate(
     data_dir: Path | None,
     exec_backend: str,
     exec_replay_dir: Path | None,
+    limit: int | None,
+    sample: int | None,
+    seed: int | None,
+    ids: str | None,
 ) -> None:
     """Score result files against the official checkers and write score files."""
     from fcbench import api
     from fcbench.dataset.categories import UnknownCategoryError
     from fcbench.dataset.fetch import DataError
+    from fcbench.dataset.selection import Selection, SelectionError
     from fcbench.decode.encoding import Encoding, EncodingError
     from fcbench.evaluation import EvaluationError
 
     try:
+        selection = Selection.of(limit, sample, seed, ids)
+        if selection.ids is not None and not category_names:
+            category_names = tuple(c.name for c in selection.categories())
+        _check_categories(category_names)
         encoding = None
         if mode or fc_names or fc_args:
             chosen = mode or "prompt"
@@ -152,7 +196,7 @@ def evaluate(
             )
         if score_dir is None and not no_write:
             score_dir = result_dir.resolve().parent / "score"
-        api.evaluate(
+        report = api.evaluate(
             result_dir,
             models=models,
             categories=category_names,
@@ -164,9 +208,25 @@ def evaluate(
             echo=True,
             exec_backend=exec_backend,
             exec_replay_dir=exec_replay_dir,
+            selection=selection,
         )
-    except (DataError, EvaluationError, EncodingError, UnknownCategoryError) as exc:
+    except (DataError, EvaluationError, EncodingError, UnknownCategoryError,
+            SelectionError) as exc:
         _fail(str(exc))
+    if report.models and not api.scored(report):
+        _fail("nothing was scored: no result file of the chosen categories (see the warnings "
+              "above)", 1)
+    if selection.active:
+        click.echo(f"Smoke run ({selection.describe()}): the scores cover the chosen cases "
+                   "only and are marked partial (*).", err=True)
+
+
+def _check_categories(names: Sequence[str]) -> None:
+    """`--categories ''` is a mistake, not "every category"."""
+    from fcbench.dataset import categories
+
+    if names and not categories.resolve(names):
+        _fail("--categories names no category (it is empty)")
 
 
 if __name__ == "__main__":  # pragma: no cover

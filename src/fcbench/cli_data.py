@@ -40,6 +40,7 @@ def fetch_command(release: str | None, source: Path | None, force: bool) -> None
     from fcbench.dataset.fetch import (
         DEFAULT_RELEASE,
         DataError,
+        check_source,
         fetch,
         is_fetched,
         release_dir,
@@ -50,6 +51,7 @@ def fetch_command(release: str | None, source: Path | None, force: bool) -> None
         inferred = wheel_release(source) if source is not None and source.is_file() else None
         release = inferred or DEFAULT_RELEASE
     try:
+        check_source(source)
         if not force and is_fetched(release):
             click.echo(f"bfcl-eval {release} data already present in {release_dir(release)}")
             return

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from fcbench.cli_flags import run_control_options, selection_options, serve_options
 from fcbench.runner.generate import ProgressSink
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
-    return func
+    return serve_options(run_control_options(selection_options(func)))
 
 
 @click.command()
@@ -145,6 +146,7 @@ def run(**kwargs: Any) -> None:
     prepared, report = _run_generation(kwargs["model"], config)
     _print_generation(report, prepared.folder)
     evaluation = _evaluate(config, prepared.folder, scored_categories(report))
+    _print_smoke_note(config)
     if kwargs["model"] == GROUND_TRUTH:
         _print_health(evaluation, prepared.folder, config.mode)
     if report.errors:
@@ -164,11 +166,13 @@ def _config(kwargs: dict[str, Any]) -> RunConfig:
     options = dict(kwargs)
     options.pop("model")
     options["base_url"] = options.pop("base_urls")
-    options["categories"] = options.pop("category_names") or ("single_turn",)
+    options["categories"] = options.pop("category_names") or None
     options["extra_body"] = _extra_body(options["extra_body"])
+    options["preflight"] = not options.pop("no_preflight")
+    interval = options.pop("progress_interval")
     quiet = options.pop("quiet")
     config = RunConfig.of(options)
-    config.progress = None if quiet or not sys.stderr.isatty() else RichProgress()
+    config.progress = None if quiet else _progress(interval)
     return config
 
 
@@ -182,7 +186,7 @@ def _check_web_apis(config: RunConfig) -> None:
     try:
         JudgeSettings(config.release_name, exec_backend=config.exec_backend,
                       exec_replay_dir=config.exec_replay_path).validate()
-        names = config.categories
+        names = config.category_names()
         chosen = categories.resolve([names] if isinstance(names, str) else list(names))
         check = web_api_check(config, chosen)
     except (DataError, ValueError) as exc:
@@ -191,19 +195,38 @@ def _check_web_apis(config: RunConfig) -> None:
         click.echo(line, err=True)
 
 
+def _progress(interval: float) -> ProgressSink:
+    """A live display on a terminal; plain lines at an interval in a log."""
+    if sys.stderr.isatty():
+        return RichProgress()
+    from fcbench.runner.progress import PlainProgress
+
+    return PlainProgress(interval=interval)
+
+
 def _run_generation(model: str, config: RunConfig) -> tuple[Prepared, GenerateReport]:
     from fcbench.dataset.categories import UnknownCategoryError
     from fcbench.dataset.fetch import DataError
+    from fcbench.models.base import PreflightError
     from fcbench.models.registry import BackendSetupError
-    from fcbench.pipeline import generate_prepared, prepare
+    from fcbench.pipeline import RunStopped, generate_prepared, prepare
+    from fcbench.runner.serve import ServeError
     from fcbench.runner.store import StoreBusyError
 
     try:
         prepared = prepare(model, config)
         return prepared, generate_prepared(prepared, config)
     except (DataError, StoreBusyError, BackendSetupError, UnknownCategoryError,
-            ValueError) as exc:
+            ValueError, ServeError) as exc:
         raise RunError(str(exc)) from None
+    except PreflightError as exc:
+        raise RunError(f"{exc} (--no-preflight skips this check)") from None
+    except RunStopped as exc:
+        _print_generation(exc.report, exc.report.model_dir.name)
+        click.echo(f"fcbench: error: {exc}; nothing else was asked. Fix the cause and run the "
+                   "same command again (finished cases are kept); --stop-after 0 never stops.",
+                   err=True)
+        sys.exit(1)
     except KeyboardInterrupt:
         click.echo("\nInterrupted: every finished case is saved; run the same command again "
                    "to resume.", err=True)
@@ -250,8 +273,10 @@ class RichProgress(ProgressSink):
         )
         self._tasks: dict[int, Any] = {}
         self._started: dict[int, float] = {}
+        self._jobs: Sequence[GenerationJob] = ()
 
     def start(self, jobs: Sequence[GenerationJob]) -> None:
+        self._jobs = jobs
         self._progress.start()
         for job in jobs:
             self._tasks[id(job)] = self._progress.add_task(
@@ -264,12 +289,20 @@ class RichProgress(ProgressSink):
         started = self._started.setdefault(id(job), time.perf_counter())
         elapsed = max(time.perf_counter() - started, 1e-3)
         extra = f"tok {s.input_tokens}/{s.output_tokens}  retries {s.retries}  errors {s.errors}"
+        if s.wait is not None and s.wait.remaining() > 0:
+            extra += f"  {s.wait.describe()}"
         self._progress.update(
             self._tasks[id(job)],
             completed=job.already + s.done,
             rate=f"{s.done / elapsed:.1f}/s",
             extra=extra,
         )
+
+    def tick(self) -> None:
+        """Keep a running wait's countdown moving (no other event comes while it lasts)."""
+        for job in self._jobs:
+            if job.stats.wait is not None and id(job) in self._started:
+                self.update(job)
 
     def stop(self) -> None:
         self._progress.stop()
@@ -284,8 +317,22 @@ def _print_generation(report: GenerateReport, folder: str) -> None:
         err=True,
     )
     if report.errors:
-        click.echo("Errored cases are asked again on the next run (resume is the default).",
-                   err=True)
+        from fcbench.runner.failures import describe_reasons
+
+        click.echo("Errors by reason:", err=True)
+        for line in describe_reasons(report.reasons):
+            click.echo(f"  {line}", err=True)
+        if not report.stopped:
+            click.echo("Errored cases are asked again on the next run (resume is the default).",
+                       err=True)
+
+
+def _print_smoke_note(config: RunConfig) -> None:
+    """Say that a smoke run's scores cover a few cases only."""
+    selection = config.selection
+    if selection.active:
+        click.echo(f"Smoke run ({selection.describe()}): every score above covers the chosen "
+                   "cases only and is marked partial (*).", err=True)
 
 
 def _evaluate(config: RunConfig, folder: str, names: list[str]) -> Evaluation:
@@ -305,6 +352,7 @@ def _evaluate(config: RunConfig, folder: str, names: list[str]) -> Evaluation:
             exec_backend=config.exec_backend,
             exec_replay_dir=config.exec_replay_path,
             web_api_check=False,
+            selection=config.selection,
         )
     except (DataError, EvaluationError) as exc:
         raise RunError(str(exc)) from None

@@ -92,6 +92,24 @@ def manifest_path(model_dir: Path) -> Path:
     return Path(model_dir) / MANIFEST
 
 
+USAGE_FILE = "fcbench_usage.json"
+"""Beside a model's score files: the tokens and latencies of its last evaluation."""
+
+
+def usage_path(score_dir: Path, model: str) -> Path:
+    """`<score_dir>/<model>/fcbench_usage.json` (the official tool ignores it)."""
+    return Path(score_dir) / model_dir_name(model) / USAGE_FILE
+
+
+SERVE_LOG = "serve.log"
+"""The output of a server fcbench started for a run (`--serve`, `--serve-cmd`)."""
+
+
+def serve_log_path(model_dir: Path) -> Path:
+    """`<model_dir>/serve.log`, next to the results the server produced."""
+    return Path(model_dir) / SERVE_LOG
+
+
 def memory_snapshot_dir(model_dir: Path, category: Category | str) -> Path:
     """`<model_dir>/agentic/memory/<backend>/memory_snapshot/`: the prerequisite
     conversations' memory, which the category's questions load."""

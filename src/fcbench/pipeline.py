@@ -17,21 +17,24 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase
+from fcbench.dataset.selection import Selection, select_run
 from fcbench.evaluation.types import Evaluation
 from fcbench.layout import run_folder_name, score_path
 from fcbench.models.base import DEFAULT_TEMPERATURE, Backend, Mode, Sampling
+from fcbench.runner.failures import DEFAULT_STOP_AFTER
 from fcbench.runner.generate import GenerateReport, ProgressSink
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from fcbench.check.exec_preflight import PreflightReport
+    from fcbench.runner.serve import ServePlan
 
 ModelLike = str | Backend | Callable[..., Any]
 """A model name, a Backend, or a function `fn(messages, tools) -> str | dict`."""
@@ -69,13 +72,26 @@ class RunOptions(TypedDict, total=False):
     exec_backend: str
     exec_replay_dir: str | Path | None
     progress: ProgressSink | None
+    preflight: bool
+    stop_after: int
+    max_retry_wait: float
+    limit: int | None
+    sample: int | None
+    seed: int | None
+    ids: Sequence[str] | str | None
+    serve: str | None
+    serve_cmd: str | None
+    serve_args: str | None
+    tool_call_parser: str | None
+    serve_timeout: float
 
 
 @dataclass
 class RunConfig:
     """`RunOptions` with their defaults (`RunConfig.of(options)` checks the names)."""
 
-    categories: Sequence[str] | str = ("single_turn",)
+    categories: Sequence[str] | str | None = None
+    """Categories or collections; None: single_turn, or the categories of `ids`."""
     mode: Literal["fc", "prompt"] = "fc"
     backend: str = "openai"
     base_url: Sequence[str] | str = ()
@@ -111,6 +127,23 @@ class RunConfig:
     replay (from `exec_replay_dir`) or live (recording into `exec_replay_dir` if given)."""
     exec_replay_dir: str | Path | None = None
     progress: ProgressSink | None = field(default=None, repr=False)
+    preflight: bool = True
+    """Check each endpoint (reachable, key, model) before the first case."""
+    stop_after: int = DEFAULT_STOP_AFTER
+    """Stop when the first this-many cases all failed alike (0: never)."""
+    max_retry_wait: float = 300.0
+    """The longest Retry-After honoured, in seconds."""
+    limit: int | None = None
+    sample: int | None = None
+    seed: int | None = None
+    ids: Sequence[str] | str | None = None
+    """Smoke runs (`dataset.selection`): first N, a seeded random N, or these ids."""
+    serve: str | None = None
+    """Start this engine (vllm, sglang) for the run (`runner.serve`)."""
+    serve_cmd: str | None = None
+    serve_args: str | None = None
+    tool_call_parser: str | None = None
+    serve_timeout: float = 900.0
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> RunConfig:
@@ -134,6 +167,23 @@ class RunConfig:
     def exec_replay_path(self) -> Path | None:
         return Path(self.exec_replay_dir) if self.exec_replay_dir is not None else None
 
+    @property
+    def base_urls(self) -> list[str]:
+        return [self.base_url] if isinstance(self.base_url, str) else list(self.base_url)
+
+    @property
+    def selection(self) -> Selection:
+        """Which cases of each category (SelectionError when the options clash)."""
+        return Selection.of(self.limit, self.sample, self.seed, self.ids)
+
+    def category_names(self) -> Sequence[str] | str:
+        if self.categories is not None:
+            return self.categories
+        selection = self.selection
+        if selection.ids is not None:
+            return [c.name for c in selection.categories()]
+        return ("single_turn",)
+
 
 @dataclass
 class Prepared:
@@ -143,6 +193,17 @@ class Prepared:
     model_name: str
     folder: str
     cases: list[tuple[Category, list[TestCase]]]
+    serve: ServePlan | None = None
+    """The server to start for the run, if any."""
+
+
+class RunStopped(RuntimeError):
+    """The run stopped before asking every case (the first cases all failed alike); the
+    report says how far it got and why."""
+
+    def __init__(self, report: GenerateReport) -> None:
+        super().__init__(f"stopped early: {report.stopped}")
+        self.report = report
 
 
 def generate(model: ModelLike, **options: Unpack[RunOptions]) -> GenerateReport:
@@ -169,6 +230,7 @@ def run(model: ModelLike, **options: Unpack[RunOptions]) -> Evaluation:
         categories=scored_categories(report), score_dir=config.score_dir,
         release=config.release, data_dir=config.data_path, exec_backend=config.exec_backend,
         exec_replay_dir=config.exec_replay_path, web_api_check=False,
+        selection=config.selection,
     )
     if check is not None and not check.healthy:
         evaluation.problems[:0] = check.lines()
@@ -187,10 +249,22 @@ def web_api_check(config: RunConfig, chosen: Sequence[Category]) -> PreflightRep
 
 def prepare(model: ModelLike, config: RunConfig) -> Prepared:
     """Resolve the categories, load their cases, build the backend (errors: ValueError)."""
-    chosen = generation_categories(config.categories, config.mode)
+    from fcbench.runner.serve import plan_server
+
+    selection = config.selection
+    chosen = generation_categories(config.category_names(), config.mode)
+    serve = plan_server(
+        model if isinstance(model, str) else None, engine=config.serve,
+        command=config.serve_cmd, backend=config.backend, base_urls=config.base_urls,
+        model_path=Path(config.model_path) if config.model_path is not None else None,
+        parser=config.tool_call_parser, extra_args=config.serve_args,
+        start_timeout=config.serve_timeout,
+    )
+    if serve is not None:
+        config = replace(config, base_url=serve.base_url)
     backend, name = make_backend(model, config)
     folder = run_folder_name(name, config.mode, config.name)
-    return Prepared(backend, name, folder, _load_cases(chosen, config))
+    return Prepared(backend, name, folder, _load_cases(chosen, config, selection), serve)
 
 
 def generate_prepared(prepared: Prepared, config: RunConfig) -> GenerateReport:
@@ -205,8 +279,12 @@ def scored_categories(report: GenerateReport) -> list[str]:
 
 
 def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
+    from fcbench.layout import serve_log_path
+    from fcbench.models.registry import key_variable
     from fcbench.runner.generate import GenerateSettings, RetryPolicy
     from fcbench.runner.generate import generate as run_generation
+    from fcbench.runner.preflight import check_backend, has_pending, key_hint
+    from fcbench.runner.serve import serving
 
     model_dir = Path(config.result_dir) / prepared.folder
     services = web_services(prepared, config, model_dir)
@@ -214,20 +292,31 @@ def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
     settings = GenerateSettings(
         mode=config.mode, release=config.release_name, data_dir=config.data_path,
         model_name=prepared.model_name, concurrency=config.concurrency,
-        policy=RetryPolicy(max_attempts=config.max_attempts), max_rps=config.max_rps,
+        policy=RetryPolicy(max_attempts=config.max_attempts,
+                           max_retry_after=config.max_retry_wait),
+        max_rps=config.max_rps, stop_after=config.stop_after,
         describe_run=(lambda: {"web_search": services.describe()}) if services else None,
     )
     chosen = [category for category, _ in prepared.cases]
     rerun = failed_ids(config, prepared.folder, chosen) if config.rerun_failed else None
+    pending = has_pending(model_dir, prepared.cases, rerun=rerun, overwrite=config.overwrite)
     with contextlib.ExitStack() as stack:
         if services is not None:
             from fcbench.envs.web_search import use
 
             stack.enter_context(use(services))
-        return run_generation(
+        if prepared.serve is not None and pending:
+            stack.enter_context(serving(prepared.serve, serve_log_path(model_dir)))
+        if config.preflight and pending:
+            with key_hint(key_variable(config.backend, config.api_key_env)):
+                check_backend(prepared.backend)
+        report = run_generation(
             prepared.backend, model_dir, prepared.cases, settings,
             rerun=rerun, overwrite=config.overwrite, progress=config.progress,
         )
+    if report.stopped:
+        raise RunStopped(report)
+    return report
 
 
 def check_embeddings(prepared: Prepared) -> None:
@@ -279,7 +368,15 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     """(backend, model name) for a name, a Backend, or a function."""
     from fcbench.models.base import Backend as BackendProtocol
     from fcbench.models.callable import CallableBackend
-    from fcbench.models.registry import BACKENDS, GROUND_TRUTH, BackendOptions, api_key, create
+    from fcbench.models.registry import (
+        BACKENDS,
+        GROUND_TRUTH,
+        BackendOptions,
+        BackendSetupError,
+        api_key,
+        create,
+        key_variable,
+    )
 
     if isinstance(model, BackendProtocol):
         return model, model.name
@@ -291,10 +388,14 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     urls = (config.base_url,) if isinstance(config.base_url, str) else tuple(config.base_url)
     sampling = Sampling(config.temperature, config.top_p, config.max_tokens,
                         dict(config.extra_body or {}))
+    variable = key_variable(backend_name, config.api_key_env)
+    if config.api_key_env and not api_key(spec or BACKENDS["openai"], config.api_key_env):
+        raise BackendSetupError(f"--api-key-env {config.api_key_env}: the variable is not set")
     options = BackendOptions(
         model, config.mode, urls, api_key(spec, config.api_key_env) if spec else None,
         sampling, config.timeout, config.output_format, config.concurrency,
         Path(config.model_path) if config.model_path is not None else None,
+        variable if backend_name != GROUND_TRUTH else None,
     )
     return create(backend_name, options), model
 
@@ -304,9 +405,11 @@ def generation_categories(names: Sequence[str] | str, mode: Mode = "fc") -> list
     from fcbench.dataset import categories
 
     chosen = categories.resolve([names] if isinstance(names, str) else list(names))
+    if not chosen:
+        raise ValueError("--categories names no category (it is empty)")
     supported = [c for c in chosen if can_generate(c, mode)]
     if not supported:
-        skipped = ", ".join(c.name for c in chosen) or "no category was chosen"
+        skipped = ", ".join(c.name for c in chosen)
         note = " (format_sensitivity is asked in prompt mode only: --mode prompt)" if any(
             c.name == "format_sensitivity" for c in chosen) else ""
         raise ValueError(f"no category that fcbench can generate yet among: {skipped}{note}")
@@ -330,11 +433,12 @@ def can_generate(category: Category, mode: Mode = "fc") -> bool:
 
 
 def _load_cases(
-    chosen: Sequence[Category], config: RunConfig
+    chosen: Sequence[Category], config: RunConfig, selection: Selection
 ) -> list[tuple[Category, list[TestCase]]]:
     """Each category's cases, in the order upstream schedules them: memory prerequisite
     conversations first, then web search, single-turn, multi-turn, memory questions (which
-    wait for their scenario's prerequisites)."""
+    wait for their scenario's prerequisites); in a smoke run only the selected cases and
+    what they depend on (`dataset.selection.select_run`)."""
     from fcbench.dataset import categories
     from fcbench.dataset.load import load_category
     from fcbench.runner.agentic import question_dependencies
@@ -348,7 +452,8 @@ def _load_cases(
             loaded.append((prerequisites, before))
             cases = question_dependencies(cases, before)
         loaded.append((category, cases))
-    return sorted(loaded, key=lambda item: _schedule_rank(item[0]))
+    ordered = sorted(loaded, key=lambda item: _schedule_rank(item[0]))
+    return select_run(ordered, selection) if selection.active else ordered
 
 
 def _schedule_rank(category: Category) -> int:

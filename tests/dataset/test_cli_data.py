@@ -74,3 +74,16 @@ def test_list_without_data(empty_home: Path) -> None:
     assert result.exit_code == 0
     assert "fcbench data fetch" in result.stderr
     assert re.search(r"simple_python\s+│\s+-\s+│", result.stdout)
+
+
+def test_fetch_from_a_missing_file_fails_even_when_the_data_is_present(
+    empty_home: Path, bfcl_wheel: Path, tmp_path: Path
+) -> None:
+    from fcbench.cli import main
+
+    runner = CliRunner()
+    assert runner.invoke(main, ["data", "fetch", "--from", str(bfcl_wheel)]).exit_code == 0
+    missing = tmp_path / "missing.whl"
+    result = runner.invoke(main, ["data", "fetch", "--from", str(missing)])
+    assert result.exit_code == 1 and "already present" not in result.output
+    assert result.stderr == f"fcbench: error: --from {missing}: the file or folder does not exist\n"

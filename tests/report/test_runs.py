@@ -43,3 +43,17 @@ def test_partial_runs_raise_or_are_left_out_with_a_reason(tmp_path: Path) -> Non
 def test_targets() -> None:
     assert parse_target("score") == (Path("score"), None)
     assert parse_target("score:gpt-4o") == (Path("score"), "gpt-4o")
+
+
+def test_a_smoke_run_is_read_with_its_result_file(tmp_path: Path) -> None:
+    """A partial run whose result file holds exactly the judged cases (a smoke run)."""
+    write_category_score(tmp_path, "m", CategoryScore("multiple", 1, 2, 4),
+                         [{"id": "multiple_3", "error_type": "x"}])
+    answered = {"multiple_0", "multiple_3"}
+    run = read_run(tmp_path, "m", ids_of, answered=lambda model, category: answered)
+    multiple = run.categories["multiple"]
+    assert multiple.ids == ["multiple_0", "multiple_3"] and multiple.score.partial
+    assert multiple.valid("multiple_0") and not multiple.valid("multiple_3")
+    more = {"multiple_0", "multiple_1", "multiple_3"}  # the file holds more than was judged
+    with pytest.raises(RunError, match="2 cases judged"):
+        read_run(tmp_path, "m", ids_of, answered=lambda model, category: more)

@@ -113,3 +113,15 @@ def test_kept_unscored_categories_and_all_skipped_ones_show_so() -> None:
     assert "N/A" in lines["rest"] and "0.00" not in lines["rest"]  # every case skipped
     assert "not scored: sql, chatable: results kept, not scored (the official tool never " in (
         text.replace("\n", " "))
+
+
+def test_summaries_made_of_partial_categories_are_marked() -> None:
+    lines = {line.split("│")[1].strip(): line for line in render(None).splitlines()
+             if line.startswith("│")}
+    assert "*" in lines["Overall"] and "*" in lines["v1 Overall (2024)"]
+    assert "*" not in lines["Live"]  # N/A: nothing under it
+    full = {"m": {"live_simple": CategoryScore("live_simple", 10, 100, 100)}}
+    console = Console(record=True, width=250)
+    print_scores(console, full, {"m": with_missing(full["m"], categories.ALL_SCORING, SIZES)})
+    text = console.export_text()
+    assert "*" not in text.split("Summaries")[0]

@@ -207,3 +207,52 @@ def test_an_unexpected_exception_is_recorded_on_the_case(tmp_path: Path) -> None
     entries = read(result_path(tmp_path / "m", CATEGORY))
     assert report.errors == 1 and len(entries) == 3
     assert entries["simple_python_1"]["error"] == "KeyError: 'boom'"
+
+
+class AlwaysRefused(ScriptedBackend):
+    """Every request fails the same permanent way (a wrong key), counting the requests."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests = 0
+
+    async def step(self, request: ChatRequest) -> Reply:
+        self.requests += 1
+        await asyncio.sleep(0.001)
+        raise PermanentError("HTTP 401: Incorrect API key provided", 401)
+
+
+def test_a_systematic_failure_stops_the_run_early(tmp_path: Path) -> None:
+    backend = AlwaysRefused()
+    settings = GenerateSettings(mode="prompt", concurrency=4, policy=FAST, stop_after=10)
+    report = generate(backend, tmp_path / "m", [(CATEGORY, cases(200))], settings)
+    assert report.stopped == ("the first 10 cases all failed with: HTTP 401: Incorrect API key "
+                              "provided")
+    assert 10 <= backend.requests <= 10 + 4
+    assert report.reasons == {"HTTP 401: Incorrect API key provided": report.errors}
+    assert len(read(result_path(tmp_path / "m", CATEGORY))) == report.errors == backend.requests
+    run_log = json.loads((tmp_path / "m" / "model.json").read_text())["runs"][-1]
+    assert run_log["stopped"] == report.stopped
+    assert run_log["errors_by_reason"] == {"HTTP 401: Incorrect API key provided": report.errors}
+
+
+def test_no_early_stop_when_disabled_or_when_some_succeed(tmp_path: Path) -> None:
+    never = GenerateSettings(mode="prompt", concurrency=4, policy=FAST, stop_after=0)
+    report = generate(AlwaysRefused(), tmp_path / "a", [(CATEGORY, cases(30))], never)
+    assert report.stopped is None and report.errors == 30
+    script = {f"simple_python_{i}": [PermanentError("HTTP 400: too long", 400)]
+              for i in range(30) if i != 3}
+    mixed = GenerateSettings(mode="prompt", concurrency=1, policy=FAST, stop_after=10)
+    report = generate(ScriptedBackend(script), tmp_path / "b", [(CATEGORY, cases(30))], mixed)
+    assert report.stopped is None and report.errors == 29 and report.asked == 30
+
+
+def test_waits_are_recorded_for_progress(tmp_path: Path) -> None:
+    backend = ScriptedBackend({"simple_python_0": [TransientError("HTTP 429: slow", 429, 5.0)]})
+    policy = RetryPolicy(max_attempts=3, base_delay=0.001, max_delay=0.001, max_retry_after=0.02)
+    settings = GenerateSettings(mode="prompt", concurrency=1, policy=policy)
+    report = generate(backend, tmp_path / "m", [(CATEGORY, cases(1))], settings)
+    wait = report.jobs[0].stats.wait
+    assert wait is not None and report.errors == 0
+    assert (wait.reason, wait.retry_after, wait.delay) == ("HTTP 429: slow", 5.0, 0.02)
+    assert "capped at 0 s" in wait.describe(now=wait.until - 0.02)

@@ -124,6 +124,7 @@ def fetch(
 
     from fcbench.dataset.wheel import extract_source, extract_wheel, pip_download
 
+    check_source(source)
     target = _release_path(release)
     if not force and _is_intact(target, release):
         return target
@@ -142,6 +143,13 @@ def fetch(
         _install(staging, target, Path(tmp), release)
     _forget(target)
     return target
+
+
+def check_source(source: Path | str | None) -> None:
+    """A named source must exist, even when the data is already installed: "already
+    present" would hide a mistyped path (DataError)."""
+    if source is not None and not Path(source).exists():
+        raise DataError(f"--from {source}: the file or folder does not exist")
 
 
 def is_fetched(release: str = DEFAULT_RELEASE) -> bool:

@@ -15,9 +15,16 @@ from fcbench.check.registry import JudgeSettings
 from fcbench.dataset import categories
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.load import scoring_sizes
+from fcbench.dataset.selection import Selection
 from fcbench.decode.encoding import Encoding
 from fcbench.evaluation.jobs import JobRequest, JobResult, run_jobs
-from fcbench.evaluation.plan import group_jobs, model_encoding, plan_model, select_models
+from fcbench.evaluation.plan import (
+    ModelAnswers,
+    group_jobs,
+    model_encoding,
+    plan_model,
+    select_models,
+)
 from fcbench.evaluation.types import (
     CaseVerdict,
     CategoryEvaluation,
@@ -50,13 +57,15 @@ def evaluate(
     workers: int | None = None,
     exec_backend: str = "offline",
     exec_replay_dir: Path | None = None,
+    selection: Selection | None = None,
 ) -> Evaluation:
     """Judge every answer in `result_dir` (one model folder, or a folder of them).
 
     `encoding` overrides every model's model.json; `category_names` (categories or
     collections) restricts what is scored; with `score_dir`, each category's official score
     file is written as soon as it is judged. `workers` (default: one per core) runs category
-    jobs in parallel processes.
+    jobs in parallel processes. `selection` judges only the cases it chooses of each
+    category (the others in a result file are left out, as if absent).
     """
     settings = JudgeSettings(release, data_root, score_dir is not None, exec_backend,
                              exec_replay_dir)
@@ -74,7 +83,10 @@ def evaluate(
         model = ModelEvaluation(name, model_encoding(name, folder, encoding))
         report.models[name] = model
         planned += plan_model(model, folder, wanted)
-    request = JobRequest(settings, score_dir, keep_cases)
+    if data_root is not None:
+        planned = _in_dataset(report, planned, release, data_root)
+    active = selection if selection is not None and selection.active else None
+    request = JobRequest(settings, score_dir, keep_cases, active)
     for result in run_jobs(group_jobs(planned), request, workers):
         _merge(report, result)
     order = {c.name: i for i, c in enumerate(categories.all_categories())}
@@ -83,6 +95,31 @@ def evaluate(
         model.categories = dict(sorted(model.categories.items(), key=lambda kv: order[kv[0]]))
         model.dataset_sizes = sizes
     return report
+
+
+def _in_dataset(
+    report: Evaluation, planned: list[ModelAnswers], release: str, data_root: Path
+) -> list[ModelAnswers]:
+    """The planned files whose category the user's dataset folder holds; the others are
+    said once per model and left out (a custom dataset may hold only some categories)."""
+    from fcbench.dataset.load import has_category
+
+    present: dict[str, bool] = {}
+    kept: list[ModelAnswers] = []
+    absent: dict[str, list[str]] = {}
+    for answers in planned:
+        name = answers.file.category
+        if name not in present:
+            present[name] = has_category(name, release, data_root)
+        if present[name]:
+            kept.append(answers)
+        else:
+            absent.setdefault(answers.model, []).append(name)
+    for model, names in absent.items():
+        report.models[model].problems.append(
+            f"{model}: not in the dataset folder {data_root}, skipped: {', '.join(names)}"
+        )
+    return kept
 
 
 def _merge(report: Evaluation, result: JobResult) -> None:

@@ -20,6 +20,7 @@ from fcbench.check import registry
 from fcbench.check.registry import CheckSession, JudgeSettings, Record
 from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase, Verdict
+from fcbench.dataset.selection import Selection
 from fcbench.dataset.slim import SlimCategory
 from fcbench.evaluation.plan import CategoryJob, ModelAnswers
 from fcbench.evaluation.types import CaseVerdict, CategoryEvaluation
@@ -37,6 +38,8 @@ class JobRequest:
     settings: JudgeSettings
     score_dir: Path | None
     keep_cases: bool
+    selection: Selection | None = None
+    """Only these cases of each category are judged (a smoke run)."""
 
 
 @dataclass
@@ -119,8 +122,10 @@ def _judge_file(
     unknown = [i for i in found.entries if i not in cases]
     if unknown:
         problems.append(_unknown_ids(answers.file.path, category, unknown))
+    chosen = (request.selection.choose(category.name, cases)
+              if request.selection is not None else cases)
     judged: Judged = []
-    for test_id in sorted((i for i in found.entries if i in cases), key=data.rank.__getitem__):
+    for test_id in sorted((i for i in found.entries if i in chosen), key=data.rank.__getitem__):
         entry = found.entries[test_id]
         case = cases[test_id]
         judged.append((case, entry, _verdict(session, memo, case, entry["result"], answers)))

@@ -153,6 +153,46 @@ class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
         return parse(answer, blocks, request.mode, latency, url)
 
 
+    async def preflight(self) -> None:
+        """Every endpoint reachable, the key taken, the model known (`models.preflight`):
+        `GET /v1/models/{model}`, and the model list when that is not found."""
+        from fcbench.models.preflight import every_endpoint
+
+        await every_endpoint(self.base_urls, self._preflight_endpoint)
+
+    async def _preflight_endpoint(self, url: str) -> None:
+        from anthropic import AsyncAnthropic
+
+        from fcbench.models.preflight import (
+            LIST_TIMEOUT,
+            check_described_model,
+            with_server_retries,
+        )
+
+        shown = url or self.default_endpoint
+        client = AsyncAnthropic(base_url=url or None, api_key=self.api_key, max_retries=0,
+                                timeout=min(self.timeout, LIST_TIMEOUT))
+        hint = ("the Anthropic base URL has no /v1 (the SDK adds /v1/messages): try "
+                f"{shown.rstrip('/').removesuffix('/v1')}"
+                if shown.rstrip("/").endswith("/v1") else "is this the Anthropic Messages API?")
+        try:
+            described = await with_server_retries(lambda: _answer(
+                client.get(f"/v1/models/{self.model}", cast_to=str), shown, self.model))
+            await check_described_model(shown, self.model, described, lambda: _answer(
+                client.get("/v1/models", cast_to=str), shown, self.model), hint)
+        finally:
+            await client.close()
+
+
+async def _answer(request: Any, url: str, model: str) -> Any:
+    """A preflight request's `Answer` (`models.preflight.sdk_answer` over `anthropic`)."""
+    import anthropic
+
+    from fcbench.models.preflight import sdk_answer
+
+    return await sdk_answer(request, url, model, anthropic)
+
+
 def _mark_cache(body: dict[str, Any]) -> None:
     """Upstream's cache breakpoints for multi-turn cases: the system prompt, the last tool,
     and the first block of the last two user messages."""

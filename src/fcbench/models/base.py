@@ -176,6 +176,27 @@ class PermanentError(BackendError):
     """Asking again will not help; recorded on the case (resume asks again)."""
 
 
+class PreflightError(Exception):
+    """A backend that cannot work as configured, found before the first case: one line naming
+    the endpoint, the model and the cause. `kind` is what failed: `unreachable`, `auth`,
+    `path`, `model` or `server`."""
+
+    def __init__(self, message: str, kind: str = "server") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@runtime_checkable
+class SupportsPreflight(Protocol):
+    """A backend that can check, cheaply, that it will be able to answer: each endpoint
+    reachable, the key accepted, the model known. Optional: backends without it are not
+    checked. It uses its own connections and closes them (it runs in its own event loop)."""
+
+    async def preflight(self) -> None:
+        """Raise PreflightError with the cause, or return when every endpoint is usable."""
+        ...
+
+
 @runtime_checkable
 class Backend(Protocol):
     """A model: one chat step at a time."""

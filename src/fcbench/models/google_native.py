@@ -195,6 +195,52 @@ class GoogleBackend(SDKBackend["Client"]):
         return parse(answer.model_dump(exclude_none=True), request.mode, latency, url)
 
 
+    async def preflight(self) -> None:
+        """Every endpoint reachable, the key taken, the model known (`models.preflight`):
+        the model's description, and the model list when it is not found."""
+        from fcbench.models.preflight import every_endpoint
+
+        await every_endpoint(self.base_urls, self._preflight_endpoint)
+
+    async def _preflight_endpoint(self, url: str) -> None:
+        from fcbench.models.preflight import check_described_model, with_server_retries
+
+        shown = url or self.default_endpoint
+        client = self._make_client(url)
+
+        async def describe() -> Any:
+            await client.aio.models.get(model=self.model)
+            return "{}"
+
+        async def names() -> Any:
+            pager = await client.aio.models.list()
+            return json.dumps({"models": [{"name": m.name} for m in pager.page]})
+
+        try:
+            described = await with_server_retries(lambda: _answer(describe(), shown, self.model))
+            await check_described_model(shown, self.model, described,
+                                        lambda: _answer(names(), shown, self.model),
+                                        "is this the Gemini API's host?")
+        finally:
+            await self._close_client(client)
+
+
+async def _answer(request: Any, url: str, model: str) -> Any:
+    """A preflight request's `Answer`; PreflightError when nothing answers at all."""
+    from google.genai import errors
+
+    from fcbench.models.preflight import Answer, is_transport_error, unreachable
+
+    try:
+        return Answer(200, await request)
+    except errors.APIError as exc:
+        return Answer(int(exc.code or 0), " ".join(str(exc.message or exc).split())[:300])
+    except Exception as exc:  # the SDK lets its HTTP library's errors through
+        if not is_transport_error(exc):
+            raise
+        raise unreachable(url, model, exc) from None
+
+
 def parse(answer: dict[str, Any], mode: Mode, latency: float, url: str) -> Reply:
     """A GenerateContentResponse (as a dict, SDK field names) in the official stored form;
     in FC mode the candidate's content goes back into the history as returned."""

@@ -135,7 +135,7 @@ class OpenAICompatBackend:
                 "/chat/completions", body=body, cast_to=str
             )
         except Exception as exc:
-            raise classify(exc) from exc
+            raise classify(exc, self.base_urls[index]) from exc
         finally:
             self._in_flight[index] -= 1
         latency = time.perf_counter() - start
@@ -200,15 +200,59 @@ class OpenAICompatBackend:
                 await client.close()
         self._clients = None
 
+    async def preflight(self) -> None:
+        """Every endpoint reachable, the key taken, the model served (`models.preflight`):
+        the model list, and a one-token chat request only when the list does not settle it."""
+        from fcbench.models.preflight import every_endpoint
 
-def classify(exc: Exception) -> Exception:
-    """Map an `openai` exception to TransientError / PermanentError (others pass through)."""
+        await every_endpoint(self.base_urls, self._preflight_endpoint)
+
+    async def _preflight_endpoint(self, url: str) -> None:
+        from openai import AsyncOpenAI
+
+        from fcbench.models.preflight import (
+            CHAT_TIMEOUT,
+            LIST_TIMEOUT,
+            check_chat_endpoint,
+            with_server_retries,
+        )
+
+        client = AsyncOpenAI(base_url=url, api_key=self.api_key, max_retries=0,
+                             timeout=min(self.timeout, LIST_TIMEOUT))
+        ping = {"model": self.model, "messages": [{"role": "user", "content": "ping"}],
+                "max_tokens": 1}
+        try:
+            listing = await with_server_retries(
+                lambda: _answer(client.get("/models", cast_to=str), url, self.model))
+            await check_chat_endpoint(url, self.model, listing, lambda: _answer(
+                client.post("/chat/completions", body=ping, cast_to=str,
+                            options={"timeout": min(self.timeout, CHAT_TIMEOUT)}),
+                url, self.model), "/chat/completions")
+        finally:
+            await client.close()
+
+
+async def _answer(request: Any, url: str, model: str) -> Any:
+    """A preflight request's `Answer` (`models.preflight.sdk_answer` over `openai`)."""
     import openai
 
+    from fcbench.models.preflight import sdk_answer
+
+    return await sdk_answer(request, url, model, openai)
+
+
+def classify(exc: Exception, url: str | None = None) -> Exception:
+    """Map an `openai` exception to TransientError / PermanentError (others pass through);
+    connection failures name the endpoint (`url`) and the root cause."""
+    import openai
+
+    from fcbench.models.preflight import connection_cause
+
+    where = f" to {url}" if url else ""
     if isinstance(exc, openai.APITimeoutError):
-        return TransientError("request timed out")
+        return TransientError(f"request{where} timed out")
     if isinstance(exc, openai.APIConnectionError):
-        return TransientError(f"connection failed: {exc}")
+        return TransientError(f"connection failed{where}: {connection_cause(exc)}")
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         message = f"HTTP {status}: {_error_text(exc)}"
@@ -253,6 +297,7 @@ def from_options(options: BackendOptions) -> OpenAICompatBackend:
     """The registry's factory: base URLs from the options or `$OPENAI_BASE_URL`."""
     import os
 
+    from fcbench.models.keys import missing_key
     from fcbench.models.registry import BackendSetupError
 
     urls = list(options.base_urls) or [u for u in [os.environ.get("OPENAI_BASE_URL")] if u]
@@ -260,6 +305,9 @@ def from_options(options: BackendOptions) -> OpenAICompatBackend:
         raise BackendSetupError("no endpoint: pass --base-url URL (or set OPENAI_BASE_URL)")
     if options.output_format and options.mode != "fc":
         raise BackendSetupError("--output-format applies to FC mode (tool calls written as text)")
+    missing = missing_key(options.api_key, options.key_variable, urls)
+    if missing:
+        raise BackendSetupError(missing)
     return OpenAICompatBackend(
         options.model, urls, api_key=options.api_key, sampling=options.sampling,
         timeout=options.timeout, output_format=options.output_format,

@@ -35,6 +35,8 @@ class BackendOptions:
     output_format: str | None = None
     concurrency: int = 8
     model_path: Path | None = None
+    key_variable: str | None = None
+    """The variable the key was read from (named when a needed key is missing)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,12 @@ def api_key(spec: BackendSpec, variable: str | None = None) -> str | None:
     """The API key from the backend's variable (or the one named)."""
     name = variable or spec.key_variable
     return os.environ.get(name) if name else None
+
+
+def key_variable(backend: str, variable: str | None = None) -> str | None:
+    """The variable a backend's key is read from: the one named, else the backend's own."""
+    spec = BACKENDS.get(backend)
+    return variable or (spec.key_variable if spec else None)
 
 
 def create(name: str, options: BackendOptions) -> Backend:

@@ -72,9 +72,14 @@ class SDKBackend(Generic[ClientT]):
 
 def sdk_from_options(cls: type[SDKBackend[Any]], options: BackendOptions) -> SDKBackend[Any]:
     """A vendor-SDK backend from the registry's options (no text parsers apply)."""
+    from fcbench.models.keys import missing_key
     from fcbench.models.registry import BackendSetupError
 
     if options.output_format:
         raise BackendSetupError("--output-format applies to the OpenAI-compatible backend")
+    missing = missing_key(options.api_key, options.key_variable, options.base_urls,
+                          cls.default_endpoint)
+    if missing:
+        raise BackendSetupError(missing)
     return cls(options.model, options.base_urls, api_key=options.api_key,
                sampling=options.sampling, timeout=options.timeout)

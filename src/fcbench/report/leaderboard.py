@@ -163,6 +163,9 @@ def entry_json(entry: ModelEntry) -> dict[str, Any]:
             }
             for name, s in entry.scores.items()
         },
+        "partial": any(s.evaluated and s.partial for s in entry.scores.values()),
+        "partial_categories": sorted(n for n, s in entry.scores.items()
+                                     if s.evaluated and s.partial),
         "summaries": {k: _summary_json(s) for k, s in entry.v4.as_dict().items()},
         "v1": {
             "groups": {k: _summary_json(s) for k, s in v1.groups.items()},

@@ -54,6 +54,9 @@ class ModelRun:
 DatasetIds = Callable[[str], list[str]]
 """category -> the ids of its cases in data-set order."""
 
+AnsweredIds = Callable[[str, str], "set[str] | None"]
+"""(model, category) -> the ids its result file answers (None: no result file known)."""
+
 
 def dataset_ids(release: str, data_root: Path | None = None) -> DatasetIds:
     """Ids read from the fetched data set (memoised per category)."""
@@ -86,19 +89,26 @@ def model_dirs(score_dir: Path) -> list[str]:
 
 
 def read_run(
-    score_dir: Path, model: str, ids_of: DatasetIds, problems: list[str] | None = None
+    score_dir: Path,
+    model: str,
+    ids_of: DatasetIds,
+    problems: list[str] | None = None,
+    answered: AnsweredIds | None = None,
 ) -> ModelRun:
     """Every category a model has score files for, with its per-case verdicts.
 
-    A category that cannot be read case by case (a partial run) raises `RunError`, or, with
-    a `problems` list, is left out and said there.
+    A partial run's passing cases are not in its score files: `answered` (the ids of the
+    model's result file) tells them, when that file holds exactly the cases judged (a smoke
+    run's). A category that cannot be read case by case raises `RunError`, or, with a
+    `problems` list, is left out and said there.
     """
     run = ModelRun(model, Path(score_dir))
     for found_model, category, path in iter_score_files(score_dir):
         if found_model != model or category == "format_sensitivity":
             continue
         try:
-            run.categories[category] = _category_run(category, path, ids_of)
+            judged = answered(model, category) if answered is not None else None
+            run.categories[category] = _category_run(category, path, ids_of, judged)
         except RunError as exc:
             if problems is None:
                 raise
@@ -108,7 +118,9 @@ def read_run(
     return run
 
 
-def _category_run(category: str, path: Path, ids_of: DatasetIds) -> CategoryRun:
+def _category_run(
+    category: str, path: Path, ids_of: DatasetIds, answered: set[str] | None = None
+) -> CategoryRun:
     try:
         header, records = read_score_file(path)
     except (OSError, ValueError) as exc:
@@ -118,6 +130,9 @@ def _category_run(category: str, path: Path, ids_of: DatasetIds) -> CategoryRun:
     known = ids_of(category)
     ids = [i for i in known if i not in skipped]
     total = int(header.get("total_count", len(ids)))
+    if total != len(ids) and answered is not None:  # a partial run, with its result file
+        present = [i for i in ids if i in answered]
+        ids = present if len(present) == total and set(failures) <= set(present) else ids
     if total != len(ids):  # a partial run: only the failures are known for sure
         raise RunError(
             f"{path}: {total} cases judged but the data set has {len(ids)}; a partial run's "
@@ -128,8 +143,12 @@ def _category_run(category: str, path: Path, ids_of: DatasetIds) -> CategoryRun:
 
 
 def iter_runs(
-    score_dir: Path, model: str | None, ids_of: DatasetIds, problems: list[str] | None = None
+    score_dir: Path,
+    model: str | None,
+    ids_of: DatasetIds,
+    problems: list[str] | None = None,
+    answered: AnsweredIds | None = None,
 ) -> Iterator[ModelRun]:
     """The run of `model`, or of every model in the folder (see `read_run`)."""
     for name in [model] if model else model_dirs(score_dir):
-        yield read_run(score_dir, name, ids_of, problems)
+        yield read_run(score_dir, name, ids_of, problems, answered)

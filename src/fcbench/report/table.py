@@ -76,18 +76,21 @@ def print_scores(
     labels = _labels(names)
     summaries = {model: displayed_summaries(per_model[model], complete[model], labels)
                  for model in per_model}
+    partial = {model: partial_summaries(per_model[model]) for model in per_model}
     shown_skipped = skipped if skipped and any(skipped.values()) else None
-    table = _by_category(per_model, names, labels, summaries, shown_skipped, unscored)
+    table = _by_category(per_model, names, labels, summaries, shown_skipped, unscored,
+                         partial)
     if not _too_wide(console, table):
         console.print(table)
     else:
         v4_labels = [label for label in labels if label not in V1_SUMMARIES]
         v1_labels = [label for label in labels if label in V1_SUMMARIES]
         console.print(_by_model(per_model, v4_labels, summaries,
-                                None if v1_labels else shown_skipped))
+                                None if v1_labels else shown_skipped, partial=partial))
         if v1_labels:
             console.print(_by_model(per_model, v1_labels, summaries, shown_skipped,
-                                    "the original benchmark, 2024 leaderboard (accuracy %)"))
+                                    "the original benchmark, 2024 leaderboard (accuracy %)",
+                                    partial=partial))
     _print_notes(console, per_model, shown_skipped is not None, unscored)
 
 
@@ -97,8 +100,17 @@ def ranked_table(complete: Scores, title: str = "leaderboard (accuracy %)") -> T
              if any(c.name in s and s[c.name].evaluated for s in complete.values())]
     labels = [label for label in _labels(names) if label in (*SUMMARIES, V1_LABEL)]
     summaries = {m: displayed_summaries(s, s, labels) for m, s in complete.items()}
+    partial = {m: partial_summaries(s) for m, s in complete.items()}
     order = sorted(sorted(complete), key=lambda m: summaries[m]["Overall"] or 0.0, reverse=True)
-    return _by_model({m: complete[m] for m in order}, labels, summaries, None, title, rank=True)
+    return _by_model({m: complete[m] for m in order}, labels, summaries, None, title, rank=True,
+                     partial=partial)
+
+
+def partial_summaries(evaluated: Mapping[str, CategoryScore]) -> set[str]:
+    """The summaries made (in part) of partial categories: shown with `*` like them."""
+    return {label for label, names in UNDERNEATH.items()
+            if any(n in evaluated and evaluated[n].evaluated and evaluated[n].partial
+                   for n in names)}
 
 
 def _labels(names: Sequence[str]) -> list[str]:
@@ -137,6 +149,7 @@ def _by_category(
     summaries: Mapping[str, Mapping[str, float | None]],
     skipped: Mapping[str, int] | None,
     unscored: Mapping[str, set[str]],
+    partial: Mapping[str, set[str]],
 ) -> Table:
     """A column per model: categories, then summaries, down the side."""
     from rich.table import Table
@@ -152,7 +165,8 @@ def _by_category(
         ))
     table.add_section()
     for label in labels:
-        table.add_row(label, *(_percent(summaries[m].get(label)) for m in per_model), style="cyan")
+        table.add_row(label, *(_summary_cell(summaries[m].get(label), label in partial[m])
+                               for m in per_model), style="cyan")
     if skipped is not None:
         table.add_row("skipped cases", *(str(skipped.get(m, 0)) for m in per_model), style="yellow")
     return table
@@ -166,6 +180,7 @@ def _by_model(
     title: str = "fcbench scores (accuracy %)",
     *,
     rank: bool = False,
+    partial: Mapping[str, set[str]] | None = None,
 ) -> Table:
     """A row per model, the summaries across; long names wrap (fold), numbers never do."""
     from rich import box
@@ -185,7 +200,8 @@ def _by_model(
         table.add_row(
             *([str(position)] if rank else []),
             model,
-            *(_percent(summaries[model].get(label)) for label in labels),
+            *(_summary_cell(summaries[model].get(label),
+                            label in (partial or {}).get(model, set())) for label in labels),
             *([str(skipped.get(model, 0))] if skipped is not None else []),
         )
     return table
@@ -210,7 +226,8 @@ def _print_notes(
         shown = ", ".join(partial) if len(partial) <= 6 else f"{len(partial)} model/category pairs"
         console.print(
             f"[yellow]* partial:[/] {shown}: accuracy over the cases present "
-            "(as the official --partial-eval computes it)."
+            "(as the official --partial-eval computes it); a summary with * is made of such "
+            "categories."
         )
     if show_skipped:
         console.print(
@@ -227,6 +244,10 @@ def _cell(score: CategoryScore | None) -> str:
     if score is None or not score.evaluated or score.total == 0:
         return "N/A"  # not run, or every case skipped
     return _percent(score.accuracy) + ("*" if score.partial else "")
+
+
+def _summary_cell(value: float | None, partial: bool) -> str:
+    return _percent(value) + ("*" if partial and value is not None else "")
 
 
 def _percent(value: float | None) -> str:

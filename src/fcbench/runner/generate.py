@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from fcbench.dataset.model import TestCase
 from fcbench.layout import result_path
 from fcbench.models.base import Backend, Mode, Response
 from fcbench.models.prompts import PromptTexts
+from fcbench.runner.failures import DEFAULT_STOP_AFTER, Outcomes, Wait, merged
 from fcbench.runner.queue import WorkQueue, dependencies
 from fcbench.runner.retry import CallFailed, Guard, RateLimiter, RetryPolicy, call_with_retries
 from fcbench.runner.store import ERROR_PREFIX, CategoryStore, is_error
@@ -45,12 +47,12 @@ __all__ = [
     "RateLimiter",
     "RetryPolicy",
     "Solver",
+    "Stats",
     "call_with_retries",
     "generate",
     "plan",
     "run_jobs",
 ]
-
 
 
 @dataclass
@@ -62,6 +64,10 @@ class Stats:
     retries: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+    """Failed cases by reason (`runner.failures`)."""
+    wait: Wait | None = None
+    """The latest wait before a retry (shown while it lasts)."""
 
 
 Solver = Callable[[TestCase, Guard], Awaitable[tuple[Response, int]]]
@@ -89,6 +95,10 @@ class ProgressSink:
 
     def update(self, job: GenerationJob) -> None:
         """Called after each finished case and each retry."""
+
+    def tick(self) -> None:
+        """Called about once a second, whatever happens (for displays printed at an
+        interval: a long wait produces no other event)."""
 
     def stop(self) -> None:
         """Called once at the end (also on errors)."""
@@ -167,6 +177,8 @@ class GenerateSettings:
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     max_rps: float | None = None
     sync_interval: float = 1.0
+    stop_after: int = DEFAULT_STOP_AFTER
+    """Stop when the first this-many finished cases all failed the same way (0: never)."""
     describe_run: Callable[[], dict[str, Any]] | None = None
     """More fields for the manifest, asked at the end of the run (e.g. who answered web
     searches, with counts)."""
@@ -177,9 +189,11 @@ async def run_jobs(
     solve: Solver,
     settings: GenerateSettings,
     progress: ProgressSink | None = None,
-) -> None:
-    """Ask every pending case of every job with `solve`; returns when all are written."""
+) -> str | None:
+    """Ask every pending case of every job with `solve`; returns when all are written, or
+    early with the reason when the first cases all failed alike (`runner.failures`)."""
     progress = progress or ProgressSink()
+    outcomes = Outcomes(settings.stop_after)
     limiter = RateLimiter(settings.max_rps) if settings.max_rps else None
     queue = WorkQueue([(job, case) for job in jobs for case in job.cases])
 
@@ -188,17 +202,25 @@ async def run_jobs(
             job.stats.retries += 1
             progress.update(job)
 
+        def waiting(wait: Wait) -> None:
+            job.stats.wait = wait
+
         started = time.perf_counter()
         try:
-            response, attempts = await solve(case, Guard(settings.policy, limiter, retried))
+            response, attempts = await solve(
+                case, Guard(settings.policy, limiter, retried, waiting)
+            )
         except CallFailed as exc:
             job.stats.errors += 1
+            outcomes.failed(str(exc), job.stats.reasons)
             job.store.append(error_entry(case, str(exc), exc.attempts, _since(started)))
         except Exception as exc:  # like the official tool: a failing case never stops the run
             job.stats.errors += 1
             message = f"{type(exc).__name__}: {exc}"
+            outcomes.failed(message, job.stats.reasons)
             job.store.append(error_entry(case, message, 1, _since(started)))
         else:
+            outcomes.succeeded()
             job.store.append(entry_for(case, response, attempts))
             job.stats.input_tokens += response.input_tokens or 0
             job.stats.output_tokens += response.output_tokens or 0
@@ -206,7 +228,7 @@ async def run_jobs(
         progress.update(job)
 
     async def worker() -> None:
-        while (item := await queue.next()) is not None:
+        while outcomes.stop is None and (item := await queue.next()) is not None:
             try:
                 await answer(*item)
             finally:
@@ -216,6 +238,7 @@ async def run_jobs(
         while True:
             await asyncio.sleep(settings.sync_interval)
             _sync_all(jobs)  # in the loop: a thread could race the final close
+            progress.tick()
 
     progress.start(jobs)
     sync_task = asyncio.create_task(syncer())
@@ -229,6 +252,7 @@ async def run_jobs(
         progress.stop()
         for job in jobs:
             job.store.finalize()
+    return outcomes.stop
 
 
 def _sync_all(jobs: Sequence[GenerationJob]) -> None:
@@ -252,6 +276,8 @@ class GenerateReport:
     started_at: str
     finished_at: str = ""
     seconds: float = 0.0
+    stopped: str | None = None
+    """Why the run stopped before asking every case (None: it did not)."""
 
     @property
     def asked(self) -> int:
@@ -269,6 +295,11 @@ class GenerateReport:
     def skipped(self) -> int:
         return sum(job.already for job in self.jobs)
 
+    @property
+    def reasons(self) -> Counter[str]:
+        """Failed cases by reason, over every category."""
+        return merged(job.stats.reasons for job in self.jobs)
+
     def summary(self) -> dict[str, Any]:
         return {
             "started_at": self.started_at,
@@ -278,6 +309,8 @@ class GenerateReport:
             "errors": self.errors,
             "retries": self.retries,
             "seconds": round(self.seconds, 3),
+            "errors_by_reason": dict(self.reasons.most_common()),
+            "stopped": self.stopped,
         }
 
 
@@ -353,7 +386,7 @@ def _run(
 
     async def main() -> None:
         try:
-            await run_jobs(report.jobs, solve, settings, progress)
+            report.stopped = await run_jobs(report.jobs, solve, settings, progress)
         finally:
             await backend.aclose()
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from fcbench.models.base import PermanentError, TransientError
+from fcbench.runner.failures import Wait
 
 T = TypeVar("T")
 
@@ -72,8 +73,10 @@ async def call_with_retries(
     *,
     limiter: RateLimiter | None = None,
     on_retry: Callable[[], None] | None = None,
+    on_wait: Callable[[Wait], None] | None = None,
 ) -> tuple[T, int]:
-    """(value, attempts) of the first successful call; CallFailed when giving up."""
+    """(value, attempts) of the first successful call; CallFailed when giving up.
+    `on_wait` hears of each wait before a retry (how long, and why)."""
     attempt = 0
     while True:
         attempt += 1
@@ -86,9 +89,12 @@ async def call_with_retries(
         except TransientError as exc:
             if attempt >= policy.max_attempts:
                 raise CallFailed(f"{exc} (gave up after {attempt} attempts)", attempt) from exc
+            delay = policy.delay(attempt, exc.retry_after)
+            if on_wait is not None:
+                on_wait(Wait.start(str(exc), delay, exc.retry_after, policy.max_retry_after))
             if on_retry is not None:
                 on_retry()
-            await asyncio.sleep(policy.delay(attempt, exc.retry_after))
+            await asyncio.sleep(delay)
 
 
 @dataclass
@@ -98,9 +104,11 @@ class Guard:
     policy: RetryPolicy
     limiter: RateLimiter | None = None
     on_retry: Callable[[], None] | None = None
+    on_wait: Callable[[Wait], None] | None = None
 
     async def call(self, call: Callable[[], Awaitable[T]]) -> tuple[T, int]:
         """(value, attempts) of one guarded call; CallFailed when giving up."""
         return await call_with_retries(
-            call, self.policy, limiter=self.limiter, on_retry=self.on_retry
+            call, self.policy, limiter=self.limiter, on_retry=self.on_retry,
+            on_wait=self.on_wait,
         )

@@ -102,3 +102,32 @@ def percentile(values: Sequence[float], q: float) -> float:
     low = math.floor(position)
     a, b, t = ordered[low], ordered[low + 1], position - low
     return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
+
+
+def save_usage(path: Path, usage: Usage) -> None:
+    """Keep a model's usage next to its score files (atomically), so that a later
+    evaluation of *another* model into the same score folder can still show this one's
+    cost and latency (the official tool shows N/A for every model it did not just read)."""
+    from fcbench._atomic import replace_file
+
+    data = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+            "latencies": usage.latencies}
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    replace_file(Path(path), json.dumps(data, separators=(",", ":")).encode())
+
+
+def load_usage(path: Path) -> Usage | None:
+    """The usage `save_usage` kept (None when absent or unreadable)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    numbers: list[list[float]] = []
+    for key in ("input_tokens", "output_tokens", "latencies"):
+        values = data.get(key)
+        if not isinstance(values, list):
+            return None
+        numbers.append([x for x in values if type(x) in (int, float)])
+    return Usage(*numbers)

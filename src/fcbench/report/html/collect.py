@@ -22,7 +22,7 @@ from fcbench.decode.encoding import Encoding
 from fcbench.report.html.cases import multi_turn_detail, shown, single_turn_detail
 from fcbench.report.runs import CategoryRun, ModelRun, RunError, iter_runs
 from fcbench.report.score_files import error_type_of
-from fcbench.report.table import displayed_summaries
+from fcbench.report.table import displayed_summaries, partial_summaries
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.disputed import Disputed, accuracy_without
 from fcbench.score.formulas import format_percent, summary_rows, v1_rows
@@ -54,6 +54,16 @@ class Sources:
         if folder is not None and (folder / "model.json").is_file():
             return Encoding.from_file(folder / "model.json")
         return Encoding.default_for(model)
+
+    def answered(self, model: str, category: str) -> set[str] | None:
+        """The ids of the model's result file for a category (None: no such file)."""
+        from fcbench.runner.results import find_result_files, read_result_file
+
+        folder = self.folders.get(model)
+        for file in find_result_files(folder) if folder is not None else []:
+            if file.category == category:
+                return set(read_result_file(file).entries)
+        return None
 
     def entries(self, model: str) -> tuple[dict[str, dict[str, dict[str, Any]]], Usage]:
         """category -> id -> result entry, and the usage recorded in them."""
@@ -102,7 +112,7 @@ def collect(
     ids = dataset_ids(release, data_dir)
     sources = Sources.find(result_dirs)
     doc = _Document()
-    runs = [run for folder in score_dirs for run in _runs(Path(folder), ids, doc)]
+    runs = [run for folder in score_dirs for run in _runs(Path(folder), ids, doc, sources)]
     labels = _labels(runs)
     names = [c.name for c in reg.CATEGORIES if any(c.name in r.categories for r in runs)]
     _add_cases(doc, names, release, data_dir)
@@ -127,9 +137,9 @@ def collect(
     }
 
 
-def _runs(score_dir: Path, ids: Any, doc: _Document) -> list[ModelRun]:
+def _runs(score_dir: Path, ids: Any, doc: _Document, sources: Sources) -> list[ModelRun]:
     try:
-        return list(iter_runs(score_dir, None, ids, doc.problems))
+        return list(iter_runs(score_dir, None, ids, doc.problems, sources.answered))
     except RunError as exc:
         doc.problems.append(str(exc))
         return []
@@ -198,7 +208,9 @@ def _summaries(scores: Mapping[str, CategoryScore], sizes: Mapping[str, int]) ->
     if any(name in reg.V1 for name in scores):
         labels += [label for label, _ in v1_rows(complete)] + ["v1 Relevance (2024)"]
     values = displayed_summaries(scores, complete, labels)
-    return [[label, values.get(label), format_percent(values.get(label)).rstrip("%")]
+    partial = partial_summaries(scores)
+    return [[label, values.get(label), format_percent(values.get(label)).rstrip("%")
+             + ("*" if label in partial and values.get(label) is not None else "")]
             for label in labels]
 
 

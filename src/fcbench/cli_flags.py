@@ -1,0 +1,71 @@
+"""Flag groups several commands share: smoke-run selection (`run`, `generate`, `evaluate`),
+how a run fails fast and shows its progress, and the server a run may start. Each group is
+one decorator; the flags' names are the library's option names (`fcbench.pipeline.RunConfig`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def _apply(decorators: list[Decorator]) -> Decorator:
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for decorator in reversed(decorators):
+            func = decorator(func)
+        return func
+
+    return decorate
+
+
+selection_options = _apply([
+    click.option("--limit", type=int, default=None,
+                 help="Smoke run: the first N cases of each category (scores marked partial)."),
+    click.option("--sample", type=int, default=None,
+                 help="Smoke run: a random N cases of each category, the same for the same "
+                      "--seed (scores marked partial)."),
+    click.option("--seed", type=int, default=None, help="The seed of --sample (default 0)."),
+    click.option("--ids", default=None,
+                 help="Only these test ids, comma-separated (default categories: theirs)."),
+])
+"""`--limit`, `--sample`/`--seed`, `--ids` (see `dataset.selection`)."""
+
+
+run_control_options = _apply([
+    click.option("--no-preflight", "no_preflight", is_flag=True,
+                 help="Skip the check (endpoint reachable, key accepted, model served) made "
+                      "before the first case."),
+    click.option("--stop-after", "stop_after", type=click.IntRange(0), default=20,
+                 show_default=True,
+                 help="Stop when the first N finished cases all failed with the same error "
+                      "(0: never)."),
+    click.option("--max-retry-wait", type=click.FloatRange(0), default=300.0,
+                 show_default=True,
+                 help="The longest wait (s) a server's Retry-After is honoured for."),
+    click.option("--progress-interval", type=click.FloatRange(0.1), default=15.0,
+                 show_default=True,
+                 help="Seconds between progress lines when stderr is not a terminal."),
+])
+"""Fail fast and say why (`runner.preflight`, `runner.failures`, `runner.progress`)."""
+
+
+serve_options = _apply([
+    click.option("--serve", type=click.Choice(["vllm", "sglang"]), default=None,
+                 help="Start this engine (your install) for the run, with tool calling on, "
+                      "and stop it at the end; its log goes to the result folder."),
+    click.option("--serve-cmd", default=None,
+                 help='Start any OpenAI-compatible server command for the run, e.g. '
+                      '"llama-server -m m.gguf --jinja --port {port}" ({port}: a free port '
+                      "fcbench picks; {model}: --model)."),
+    click.option("--serve-args", default=None,
+                 help="More arguments for the --serve engine, e.g. '--max-model-len 8192'."),
+    click.option("--tool-call-parser", default=None,
+                 help="--serve: the engine's tool-call parser (default: from the model family)."),
+    click.option("--serve-timeout", type=click.FloatRange(1), default=900.0, show_default=True,
+                 help="Seconds the server may take to start answering."),
+])
+"""A local server for the run (`runner.serve`)."""

@@ -1,0 +1,308 @@
+"""A local model in one command: start an OpenAI-compatible server, use it, always stop it.
+
+`--serve vllm` / `--serve sglang` start the engine the user has installed (it is not a
+dependency of fcbench) with what tool calling needs: vLLM's `--enable-auto-tool-choice` and a
+`--tool-call-parser`, SGLang's `--tool-call-parser`, the parser chosen from the model's
+family (`--tool-call-parser` overrides it, `--serve-args` adds anything else). `--serve-cmd
+"..."` runs any server command instead; `{port}` and `{model}` in it are replaced by the port
+fcbench picked and the model name.
+
+The server runs as a child process in a session of its own (so a Ctrl-C in the terminal
+reaches fcbench, which then stops it in order) with its output in a log file in the result
+folder. fcbench waits until it answers on its model list (or exits, or the start-up time
+runs out: one line naming the log), and when the run ends, however it ends (success, error,
+Ctrl-C, SIGTERM), sends SIGTERM to the whole process group, then SIGKILL after a grace
+period, so that no engine worker is left holding a GPU.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+ENGINES = ("vllm", "sglang")
+DEFAULT_START_TIMEOUT = 900.0
+"""Seconds an engine may take to load a model before fcbench gives up."""
+STOP_GRACE = 20.0
+"""Seconds between SIGTERM and SIGKILL when stopping the server."""
+POLL_INTERVAL = 0.5
+
+PARSERS: tuple[tuple[str, str, str | None], ...] = (
+    # (pattern in the lower-cased model name, vLLM parser, SGLang parser); first match wins
+    (r"qwen3-coder", "qwen3_coder", "qwen3_coder"),
+    (r"qwen|qwq|hermes", "hermes", "qwen25"),
+    (r"llama-?4", "llama4_pythonic", "pythonic"),
+    (r"llama", "llama3_json", "llama3"),
+    (r"mistral|mixtral|ministral|devstral|magistral", "mistral", "mistral"),
+    (r"deepseek-v3\.1", "deepseek_v31", "deepseekv31"),
+    (r"deepseek", "deepseek_v3", "deepseekv3"),
+    (r"glm-?4", "glm45", "glm45"),
+    (r"kimi-k2", "kimi_k2", "kimi_k2"),
+    (r"gpt-oss", "openai", "gpt-oss"),
+    (r"granite", "granite", None),
+    (r"internlm", "internlm", None),
+    (r"phi-4-mini", "phi4_mini_json", None),
+    (r"xlam", "xlam", None),
+)
+"""The tool-call parser each engine has for a model family (the engines' documented names)."""
+
+
+class ServeError(RuntimeError):
+    """The server could not be started or did not become ready (one line: why, and its log)."""
+
+
+@dataclass(frozen=True)
+class ServePlan:
+    """What to start and where it will answer."""
+
+    name: str
+    """`vllm`, `sglang` or `server` (a --serve-cmd)."""
+    command: tuple[str, ...]
+    base_url: str
+    start_timeout: float = DEFAULT_START_TIMEOUT
+
+
+def tool_call_parser(engine: str, model: str) -> str:
+    """The engine's tool-call parser for the model's family (ServeError when none is known)."""
+    lowered = model.lower()
+    for pattern, vllm, sglang in PARSERS:
+        if re.search(pattern, lowered):
+            parser = vllm if engine == "vllm" else sglang
+            if parser is not None:
+                return parser
+            break
+    raise ServeError(f"no {engine} tool-call parser is known for {model}: pass "
+                     "--tool-call-parser NAME (see the engine's documentation)")
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback interface right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def plan_engine(
+    engine: str,
+    model: str,
+    *,
+    model_path: Path | None = None,
+    parser: str | None = None,
+    extra_args: str | None = None,
+    start_timeout: float = DEFAULT_START_TIMEOUT,
+) -> ServePlan:
+    """The command that serves `model` with vLLM or SGLang on a free loopback port."""
+    port = free_port()
+    weights = str(model_path) if model_path is not None else model
+    chosen = parser or tool_call_parser(engine, model)
+    if engine == "vllm":
+        executable = shutil.which("vllm")
+        if executable is None:
+            raise ServeError("--serve vllm: no `vllm` command on PATH (pip install vllm, in "
+                             "this environment or one on PATH), or use --serve-cmd")
+        command = [executable, "serve", weights, "--served-model-name", model,
+                   "--host", "127.0.0.1", "--port", str(port),
+                   "--enable-auto-tool-choice", "--tool-call-parser", chosen]
+    elif engine == "sglang":
+        if importlib.util.find_spec("sglang") is None:
+            raise ServeError("--serve sglang: sglang is not installed in this Python "
+                             f"({sys.executable}); pip install sglang, or use --serve-cmd")
+        command = [sys.executable, "-m", "sglang.launch_server", "--model-path", weights,
+                   "--served-model-name", model, "--host", "127.0.0.1", "--port", str(port),
+                   "--tool-call-parser", chosen]
+    else:
+        raise ServeError(f"--serve: unknown engine {engine!r} (one of {', '.join(ENGINES)})")
+    command += _split(extra_args, "--serve-args")
+    return ServePlan(engine, tuple(command), f"http://127.0.0.1:{port}/v1", start_timeout)
+
+
+def plan_command(
+    text: str,
+    model: str,
+    *,
+    base_url: str | None = None,
+    start_timeout: float = DEFAULT_START_TIMEOUT,
+) -> ServePlan:
+    """A `--serve-cmd`: `{port}` (a free port fcbench picks) and `{model}` filled in."""
+    if "{port}" not in text and not base_url:
+        raise ServeError("--serve-cmd: put {port} in the command (fcbench picks a free port) "
+                         "or pass --base-url where the server will answer")
+    port = free_port()
+    command = _split(text.replace("{port}", str(port)).replace("{model}", model), "--serve-cmd")
+    if not command:
+        raise ServeError("--serve-cmd is empty")
+    return ServePlan("server", tuple(command), base_url or f"http://127.0.0.1:{port}/v1",
+                     start_timeout)
+
+
+def plan_server(
+    model: str | None,
+    *,
+    engine: str | None,
+    command: str | None,
+    backend: str = "openai",
+    base_urls: Sequence[str] = (),
+    model_path: Path | None = None,
+    parser: str | None = None,
+    extra_args: str | None = None,
+    start_timeout: float = DEFAULT_START_TIMEOUT,
+) -> ServePlan | None:
+    """The server a run's `--serve` / `--serve-cmd` asks for (None without either; ServeError
+    when the options do not fit together)."""
+    if engine is None and command is None:
+        return None
+    if engine is not None and command is not None:
+        raise ServeError("--serve and --serve-cmd cannot be combined; pick one")
+    if model is None or model == "ground-truth" or backend != "openai":
+        raise ServeError("--serve and --serve-cmd start an OpenAI-compatible server: they "
+                         "apply to a model name with --backend openai")
+    if command is not None:
+        return plan_command(command, model, base_url=base_urls[0] if base_urls else None,
+                            start_timeout=start_timeout)
+    if base_urls:
+        raise ServeError("--serve picks the server's address itself: drop --base-url")
+    return plan_engine(str(engine), model, model_path=model_path, parser=parser,
+                       extra_args=extra_args, start_timeout=start_timeout)
+
+
+def _split(text: str | None, flag: str) -> list[str]:
+    try:
+        return shlex.split(text or "")
+    except ValueError as exc:
+        raise ServeError(f"{flag}: cannot split {text!r} into arguments ({exc})") from None
+
+
+# --------------------------------------------------------------------------- running
+
+
+class Server:
+    """A started server process: its group, its log, how to wait for it and stop it."""
+
+    def __init__(self, plan: ServePlan, log_path: Path) -> None:
+        self.plan = plan
+        self.log_path = log_path
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
+        header = f"# fcbench: {time.strftime('%Y-%m-%d %H:%M:%S')}: {shlex.join(plan.command)}\n"
+        self._log.write(header.encode())
+        self._log.flush()
+        try:
+            self.process = subprocess.Popen(
+                plan.command, stdin=subprocess.DEVNULL, stdout=self._log,
+                stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        except OSError as exc:
+            self._log.close()
+            raise ServeError(f"cannot start {plan.command[0]}: {exc.strerror or exc}") from None
+        self._log.write(f"# fcbench: pid {self.process.pid}\n".encode())
+        self._log.flush()
+
+    def wait_ready(self) -> None:
+        """Return once the server answers on its model list; ServeError if it exits first or
+        the start-up time runs out."""
+        deadline = time.monotonic() + self.plan.start_timeout
+        health = self.plan.base_url.rstrip("/") + "/models"
+        while True:
+            code = self.process.poll()
+            if code is not None:
+                raise ServeError(f"{self.plan.name} exited with status {code} before it was "
+                                 f"ready{self._log_note()}")
+            if answers(health):
+                return
+            if time.monotonic() > deadline:
+                raise ServeError(f"{self.plan.name} did not answer at {health} within "
+                                 f"{self.plan.start_timeout:.0f} s{self._log_note()}")
+            time.sleep(POLL_INTERVAL)
+
+    def stop(self, grace: float = STOP_GRACE) -> None:
+        """SIGTERM to the process group, SIGKILL after `grace` seconds; leaves nothing."""
+        try:
+            if self.process.poll() is None:
+                _signal_group(self.process.pid, signal.SIGTERM)
+                try:
+                    self.process.wait(grace)
+                except subprocess.TimeoutExpired:
+                    _signal_group(self.process.pid, signal.SIGKILL)
+                    self.process.wait()
+            _signal_group(self.process.pid, signal.SIGKILL)  # workers that outlived the leader
+        finally:
+            self._log.close()
+
+    def _log_note(self) -> str:
+        last = _last_line(self.log_path)
+        return f"; its log: {self.log_path}" + (f" (last line: {last})" if last else "")
+
+
+def answers(url: str, timeout: float = 2.0) -> bool:
+    """Whether an HTTP server answers at `url` with anything but a server error."""
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
+    try:
+        with direct.open(url, timeout=timeout) as response:
+            return int(response.status) < 500
+    except urllib.error.HTTPError as exc:
+        return exc.code < 500
+    except (OSError, ValueError):
+        return False
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = [line for line in path.read_text(errors="replace").splitlines()
+                 if line.strip() and not line.startswith("# fcbench:")]
+    except OSError:
+        return ""
+    return lines[-1].strip()[:200] if lines else ""
+
+
+@contextlib.contextmanager
+def serving(plan: ServePlan, log_path: Path, *, grace: float = STOP_GRACE) -> Iterator[Server]:
+    """Start the server, wait until it is ready, yield it; stop it however the block ends.
+
+    SIGTERM is turned into SystemExit while the server runs (in the main thread), so that a
+    terminated fcbench stops its server too instead of leaving it behind.
+    """
+    server = Server(plan, log_path)
+    previous = _exit_on_sigterm()
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop(grace)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_on_sigterm() -> Any:
+    """Install a SIGTERM handler raising SystemExit(143); the previous one (None: not the
+    main thread, nothing installed)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, stop)
+    return previous if previous is not None else signal.SIG_DFL

@@ -1,0 +1,1 @@
+"""Runner tests (a package: `test_preflight.py` is also a basename in tests/models)."""

@@ -1,0 +1,85 @@
+"""Progress lines for logs: counts, rate, ETA, errors by reason, and why nothing moves."""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from fake_openai import FakeOpenAI
+from fcbench.dataset import categories
+from fcbench.runner.failures import Wait
+from fcbench.runner.generate import GenerationJob
+from fcbench.runner.progress import PlainProgress, current_wait, eta_text
+from fcbench.runner.store import CategoryStore
+
+
+def job(tmp_path: Path, pending: int = 10) -> GenerationJob:
+    from fcbench.dataset.model import TestCase
+
+    cases = [TestCase(f"simple_python_{i}", "simple_python", [[]], [], None)
+             for i in range(pending)]
+    return GenerationJob(categories.get("simple_python"), CategoryStore(tmp_path / "x"), cases,
+                         pending + 2, 2)
+
+
+def test_lines_at_the_interval_with_errors_and_waits(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    progress = PlainProgress(stream, interval=3600)
+    one = job(tmp_path)
+    progress.start([one])
+    one.stats.done, one.stats.errors, one.stats.retries = 4, 2, 3
+    one.stats.reasons.update({"HTTP 401: bad key": 2})
+    progress.update(one)  # inside the interval: nothing printed
+    assert stream.getvalue().count("\n") == 1
+    one.stats.wait = Wait.start("HTTP 429: slow down", 300.0, 3600.0, 300.0)
+    progress.tick()  # a long wait that begins is printed at once
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "fcbench: 10 case(s) to ask (2 already done)"
+    assert lines[1].startswith("fcbench: 4/10 cases (40%), ")
+    assert "retries 3, errors 2 (HTTP 401: bad key × 2)" in lines[1]
+    assert "HTTP 429: slow down (Retry-After 3600 s, capped at 300 s" in lines[1]
+    progress.tick()  # the same wait is not printed twice
+    assert len(stream.getvalue().splitlines()) == 2
+    progress.stop()
+    assert len(stream.getvalue().splitlines()) == 3
+
+
+def test_current_wait_ignores_waits_that_ended(tmp_path: Path) -> None:
+    a, b = job(tmp_path), job(tmp_path)
+    a.stats.wait = Wait("x", 1.0, None, 300.0, until=10.0)
+    b.stats.wait = Wait("y", 1.0, None, 300.0, until=20.0)
+    assert current_wait([a, b], now=5.0) is b.stats.wait
+    assert current_wait([a, b], now=15.0) is b.stats.wait
+    assert current_wait([a, b], now=25.0) is None
+    assert (eta_text(None), eta_text(59), eta_text(61), eta_text(3700)) == (
+        "?", "59 s", "1 min 01 s", "1 h 01 min")
+
+
+def rate_limited_once(request: dict[str, Any], attempt: int) -> str | None:
+    return "429" if attempt == 1 else None
+
+
+def test_a_run_without_a_terminal_prints_progress_lines_with_the_retry_after(
+    fetched_home: Path, tmp_path: Path
+) -> None:
+    from fcbench.cli import main
+
+    with FakeOpenAI(faults=rate_limited_once, retry_after="30") as server:
+        started = time.monotonic()
+        result = CliRunner().invoke(main, [
+            "generate", "--model", "m", "--base-url", server.base_url, "--categories",
+            "simple_python", "--limit", "4", "--max-retry-wait", "1", "--progress-interval",
+            "0.5", "--result-dir", str(tmp_path / "r")], catch_exceptions=False)
+        elapsed = time.monotonic() - started
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.startswith("fcbench: ")]
+    assert lines[0] == "fcbench: 4 case(s) to ask (0 already done)"
+    waiting = [line for line in lines if "waiting" in line]
+    assert waiting and "HTTP 429" in waiting[0]
+    assert "(Retry-After 30 s, capped at 1 s (--max-retry-wait))" in waiting[0]
+    assert lines[-1].startswith("fcbench: 4/4 cases (100%)")
+    assert elapsed < 20  # the cap held: a 30 s Retry-After waited 1 s

@@ -1,0 +1,229 @@
+"""A server started for the run: its command, its health check, and that it always stops.
+
+The stand-in server is the tests' own OpenAI-compatible server run as a script
+(`tests/fake_openai.py --port N`), as a `--serve-cmd` and behind a fake `vllm` command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from fcbench.runner.serve import (
+    ServeError,
+    ServePlan,
+    free_port,
+    plan_command,
+    plan_engine,
+    serving,
+    tool_call_parser,
+)
+
+TESTS = Path(__file__).resolve().parents[1]
+FAKE = TESTS / "fake_openai.py"
+STAND_IN = f"{sys.executable} {FAKE} --port {{port}} --model {{model}}"
+
+
+def cli(*args: str) -> Any:
+    from fcbench.cli import main
+
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def alive(pid: int, patience: float = 3.0) -> bool:
+    """Whether the process still runs after `patience` seconds (a zombie waiting for its
+    reaper is dead: it holds nothing)."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            os.kill(pid, 0)
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (ProcessLookupError, FileNotFoundError):
+            return False
+        if state == "Z":
+            return False
+        if time.monotonic() > deadline:
+            return True
+        time.sleep(0.05)
+
+
+def served_pids(log: Path) -> list[int]:
+    return [int(m) for m in re.findall(r"# fcbench: pid (\d+)", log.read_text())]
+
+
+@pytest.mark.parametrize("model, engine, parser", [
+    ("Qwen/Qwen3-8B", "vllm", "hermes"), ("Qwen/Qwen3-8B", "sglang", "qwen25"),
+    ("meta-llama/Llama-3.1-8B-Instruct", "vllm", "llama3_json"),
+    ("mistralai/Mistral-7B-Instruct-v0.3", "sglang", "mistral"),
+    ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "vllm", "qwen3_coder"),
+    ("openai/gpt-oss-20b", "vllm", "openai"),
+])
+def test_parser_from_the_model_family(model: str, engine: str, parser: str) -> None:
+    assert tool_call_parser(engine, model) == parser
+
+
+def test_unknown_family_asks_for_a_parser() -> None:
+    with pytest.raises(ServeError, match="--tool-call-parser"):
+        tool_call_parser("vllm", "acme/unheard-of-7b")
+    with pytest.raises(ServeError, match="--tool-call-parser"):
+        tool_call_parser("sglang", "ibm-granite/granite-3.3-8b-instruct")  # none in SGLang
+
+
+def test_commands() -> None:
+    plan = plan_command("serve --port {port} --name {model} --json '{\"a\": 1}'", "m")
+    port = plan.base_url.split(":")[2].split("/")[0]
+    assert plan.command == ("serve", "--port", port, "--name", "m", "--json", '{"a": 1}')
+    assert plan.base_url == f"http://127.0.0.1:{port}/v1"
+    with pytest.raises(ServeError, match=r"put \{port\}"):
+        plan_command("serve", "m")
+    assert plan_command("serve", "m", base_url="http://127.0.0.1:5/v1").base_url.endswith(":5/v1")
+    with pytest.raises(ServeError, match="cannot split"):
+        plan_command("serve 'unclosed {port}", "m")
+
+
+def test_a_missing_engine_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ServeError, match="no `vllm` command on PATH"):
+        plan_engine("vllm", "Qwen/Qwen3-8B")
+
+
+def test_waits_for_the_server_then_stops_it(tmp_path: Path) -> None:
+    port = free_port()
+    command = (sys.executable, str(FAKE), "--port", str(port), "--start-after", "1")
+    plan = ServePlan("server", command, f"http://127.0.0.1:{port}/v1", 30)
+    log = tmp_path / "serve.log"
+    started = time.monotonic()
+    with serving(plan, log) as server:
+        assert time.monotonic() - started >= 1  # it waited for the port to answer
+        pid = server.process.pid
+        assert alive(pid, patience=0)
+    assert not alive(pid) and server.process.returncode is not None
+    assert served_pids(log) == [pid] and "http://127.0.0.1" in log.read_text()
+
+
+def test_a_server_that_dies_or_never_answers(tmp_path: Path) -> None:
+    dies = ServePlan("server", (sys.executable, "-c", "print('no GPU'); raise SystemExit(3)"),
+                     "http://127.0.0.1:9/v1", 30)
+    died = r"exited with status 3 before it was ready; its log: .*serve\.log \(last line: no GPU\)"
+    with pytest.raises(ServeError, match=died), serving(dies, tmp_path / "serve.log"):
+        pass
+    silent = ServePlan("server", (sys.executable, "-c", "import time; time.sleep(60)"),
+                       f"http://127.0.0.1:{free_port()}/v1", 1)
+    with pytest.raises(ServeError, match="did not answer"), serving(silent, tmp_path / "s.log"):
+        pass
+    assert not any(alive(p) for p in served_pids(tmp_path / "s.log"))
+
+
+def test_run_with_a_serve_cmd(fetched_home: Path, tmp_path: Path) -> None:
+    result = cli("run", "--model", "m", "--serve-cmd", STAND_IN, "--categories",
+                 "simple_python", "--limit", "3", "--result-dir", str(tmp_path / "r"),
+                 "--score-dir", str(tmp_path / "s"))
+    assert result.exit_code == 0, result.output
+    log = tmp_path / "r" / "m-FC" / "serve.log"
+    pids = served_pids(log)
+    assert len(pids) == 1 and not alive(pids[0])
+    path = tmp_path / "r" / "m-FC" / "non_live" / "BFCL_v4_simple_python_result.json"
+    assert len(path.read_text().splitlines()) == 3
+    manifest = json.loads((tmp_path / "r" / "m-FC" / "model.json").read_text())
+    assert manifest["endpoints"][0].startswith("http://127.0.0.1:")
+    again = cli("generate", "--model", "m", "--serve-cmd", STAND_IN, "--categories",
+                "simple_python", "--limit", "3", "--result-dir", str(tmp_path / "r"))
+    assert again.exit_code == 0 and "asked 0 case(s)" in again.stderr
+    assert served_pids(log) == pids  # nothing to ask: no server started
+
+
+def test_the_server_stops_when_the_run_fails(fetched_home: Path, tmp_path: Path) -> None:
+    other = f"{sys.executable} {FAKE} --port {{port}} --model another-model"
+    result = cli("generate", "--model", "m", "--serve-cmd", other, "--categories",
+                 "simple_python", "--limit", "3", "--result-dir", str(tmp_path / "r"))
+    assert result.exit_code == 2
+    assert "model 'm' is not served at http://127.0.0.1:" in result.stderr
+    assert "it serves: another-model" in result.stderr
+    pids = served_pids(tmp_path / "r" / "m-FC" / "serve.log")
+    assert pids and not any(alive(p) for p in pids)
+
+
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_the_server_stops_on_ctrl_c_with_its_children(
+    fetched_home: Path, tmp_path: Path, sig: signal.Signals, status: int
+) -> None:
+    """Ctrl-C or SIGTERM to fcbench: a wrapper shell and its server child that ignores
+    SIGTERM (an engine and a stubborn worker) both go."""
+    child_pid = tmp_path / "child.pid"
+    stubborn = tmp_path / "stubborn.py"
+    stubborn.write_text(
+        "import runpy, signal, sys\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        f"sys.argv = [{str(FAKE)!r}, *sys.argv[1:]]\n"
+        f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
+    )
+    wrapper = (f"sh -c '{sys.executable} {stubborn} --port {{port}} --model m --delay 0.3 & "
+               f"echo $! > {child_pid}; wait'")
+    folder = tmp_path / "r" / "m-FC"
+    env = {**os.environ, "FCBENCH_HOME": str(fetched_home)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fcbench.cli", "generate", "--model", "m", "--serve-cmd",
+         wrapper, "--categories", "simple_python", "--concurrency", "1", "--limit", "100",
+         "--result-dir", str(tmp_path / "r")],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    result_file = folder / "non_live" / "BFCL_v4_simple_python_result.json"
+    deadline = time.monotonic() + 60
+    while not (result_file.is_file() and result_file.read_text().count("\n") >= 2):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the run never started"
+        time.sleep(0.1)
+    proc.send_signal(sig)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == status, stderr
+    if sig == signal.SIGINT:
+        assert "every finished case is saved" in stderr
+    wrapper_pid = served_pids(folder / "serve.log")[0]
+    grandchild = int(child_pid.read_text())
+    assert not alive(wrapper_pid) and not alive(grandchild)
+
+
+def test_serve_vllm_starts_the_engine_with_tool_calling(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stand-in `vllm` on PATH records its arguments and serves like the real one."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    argv_file = tmp_path / "argv.json"
+    script = bin_dir / "vllm"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import json, runpy, sys\n"
+        f"json.dump(sys.argv[1:], open({str(argv_file)!r}, 'w'))\n"
+        "args = sys.argv[1:]\n"
+        "port = args[args.index('--port') + 1]\n"
+        "name = args[args.index('--served-model-name') + 1]\n"
+        f"sys.argv = [{str(FAKE)!r}, '--port', port, '--model', name]\n"
+        f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
+    )
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    result = cli("generate", "--model", "Qwen/Qwen3-8B", "--serve", "vllm", "--serve-args",
+                 "--max-model-len 8192", "--categories", "simple_python", "--limit", "2",
+                 "--result-dir", str(tmp_path / "r"))
+    assert result.exit_code == 0, result.output
+    argv = json.loads(argv_file.read_text())
+    assert argv[:2] == ["serve", "Qwen/Qwen3-8B"]
+    assert argv[-5:] == ["--enable-auto-tool-choice", "--tool-call-parser", "hermes",
+                         "--max-model-len", "8192"]
+    assert argv[argv.index("--host") + 1] == "127.0.0.1"
+    pids = served_pids(tmp_path / "r" / "Qwen_Qwen3-8B-FC" / "serve.log")
+    assert pids and not alive(pids[0])
+    clash = cli("generate", "--model", "Qwen/Qwen3-8B", "--serve", "vllm", "--base-url",
+                "http://127.0.0.1:1/v1", "--result-dir", str(tmp_path / "r"))
+    assert clash.exit_code == 2 and "drop --base-url" in clash.stderr

@@ -1,0 +1,84 @@
+"""`fcbench evaluate` and the command line's error style."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from fcbench.cli import main
+
+
+def cli(*args: str) -> Any:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def ground_truth(fetched_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A result folder: ground-truth answers to multi_turn_base and multiple."""
+    root = tmp_path_factory.mktemp("gt")
+    result = cli("generate", "--model", "ground-truth", "--categories",
+                 "multi_turn_base,multiple", "--result-dir", str(root / "result"))
+    assert result.exit_code == 0, result.output
+    return root / "result"
+
+
+def test_nothing_scored_is_one_line_and_a_failing_status(ground_truth: Path,
+                                                         tmp_path: Path) -> None:
+    result = cli("evaluate", "--result-dir", str(ground_truth), "--score-dir",
+                 str(tmp_path / "score"), "--categories", "simple_python")
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines()[-1].startswith("fcbench: error: nothing was scored")
+    assert "no result file for simple_python" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "score").exists()
+
+
+def test_empty_categories_are_refused(ground_truth: Path) -> None:
+    result = cli("evaluate", "--result-dir", str(ground_truth), "--categories", "")
+    assert result.exit_code == 2
+    assert result.stderr == "fcbench: error: --categories names no category (it is empty)\n"
+
+
+def test_click_errors_take_the_same_style() -> None:
+    result = CliRunner().invoke(main, ["evaluate", "--no-such-flag"], prog_name="fcbench")
+    assert result.exit_code == 2
+    assert result.stderr == ("fcbench: error: No such option '--no-such-flag' "
+                             "(see: fcbench evaluate --help)\n")
+    assert cli("nope").stderr.startswith("fcbench: error: No such command 'nope'")
+    assert cli("--help").exit_code == 0
+
+
+def test_evaluate_a_smoke_selection_of_a_full_run(ground_truth: Path, tmp_path: Path) -> None:
+    result = cli("evaluate", "--result-dir", str(ground_truth), "--score-dir",
+                 str(tmp_path / "score"), "--limit", "4")
+    assert result.exit_code == 0, result.output
+    headers = {p.name: json.loads(p.read_text().splitlines()[0])
+               for p in (tmp_path / "score").rglob("*_score.json")}
+    assert headers["BFCL_v4_multiple_score.json"]["total_count"] == 4
+    assert headers["BFCL_v4_multi_turn_base_score.json"]["total_count"] == 4
+    assert "100.00*" in result.stdout and "Smoke run (--limit 4)" in result.stderr
+    picked = cli("evaluate", "--result-dir", str(ground_truth), "--no-write",
+                 "--ids", "multiple_7,multiple_8")
+    assert picked.exit_code == 0 and "multi_turn_base" not in picked.stdout
+
+
+def test_a_custom_dataset_with_some_categories_scores_what_is_there(
+    ground_truth: Path, fetched_home: Path, tmp_path: Path
+) -> None:
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+
+    data = fetched_home / "releases" / DEFAULT_RELEASE / "data"
+    custom = tmp_path / "data"
+    (custom / "possible_answer").mkdir(parents=True)
+    shutil.copy(data / "BFCL_v4_multiple.json", custom)
+    shutil.copy(data / "possible_answer" / "BFCL_v4_multiple.json", custom / "possible_answer")
+    result = cli("evaluate", "--result-dir", str(ground_truth), "--score-dir",
+                 str(tmp_path / "score"), "--data-dir", str(custom))
+    assert result.exit_code == 0, result.output
+    assert f"not in the dataset folder {custom}, skipped: multi_turn_base" in result.output
+    scored = sorted(p.name for p in (tmp_path / "score").rglob("*_score.json"))
+    assert scored == ["BFCL_v4_multiple_score.json"]
