@@ -11,7 +11,9 @@ character for character:
 * FC mode with JSON-string arguments (OpenAI-style handlers) json-decodes each item's
   arguments and writes `name(k1=repr(v1),k2=repr(v2))`, with no space after the commas;
 * FC mode with object arguments (Gemini-style handlers) writes the same form from the
-  already-decoded arguments.
+  already-decoded arguments;
+* an open-model family (`Encoding.family`) uses its handler's own `decode_execute`
+  (`decode.families`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ __all__ = ["decode_execute", "is_empty_execution", "render_decoded"]
 def decode_execute(raw: Any, encoding: Encoding) -> list[str]:
     """The call strings of one step; raises DecodeError wherever the official one raises."""
     try:
+        if encoding.family is not None:
+            from fcbench.decode import families
+
+            return families.decoder(encoding.family).execute(raw)  # type: ignore[no-any-return]
         if not encoding.is_fc:
             return _prompt_mode(raw)
         if encoding.fc_args == "object":
