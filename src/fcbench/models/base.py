@@ -91,7 +91,8 @@ class ChatRequest:
 
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] | None = None
-    """Function docs converted to OpenAI tools (FC mode), None in prompt mode."""
+    """Function docs converted to OpenAI tools (FC mode, and for backends with their own
+    `TurnLayout`), None in prompt mode."""
     mode: Mode = "fc"
     functions: list[dict[str, Any]] | None = None
     """The function docs as the benchmark states them (with the language hints), for
@@ -174,6 +175,34 @@ class TransientError(BackendError):
 
 class PermanentError(BackendError):
     """Asking again will not help; recorded on the case (resume asks again)."""
+
+
+@runtime_checkable
+class TurnLayout(Protocol):
+    """A backend that lays the conversation out its own way (the official open-model
+    handlers): the runner asks it for the turns a case starts with and for the messages that
+    feed a step's execution results back, instead of using the mode's defaults. Its replies'
+    `message` is already the family's assistant message, and its `output_encoding` is how
+    its results decode (the family's own `decode_execute`)."""
+
+    output_encoding: Any
+    """The `decode.encoding.Encoding` of its results."""
+
+    def turns(self, case: TestCase, prompted: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+        """Every turn's messages before the first step, given the case and its first turn
+        with the benchmark's system prompt (`prompted`)."""
+        ...
+
+    def result_messages(
+        self, reply: Reply, calls: list[str], results: list[str]
+    ) -> list[dict[str, Any]]:
+        """The messages appended after a step whose `calls` returned `results`."""
+        ...
+
+
+def layout_of(backend: object) -> TurnLayout | None:
+    """The backend's own conversation layout, or None for the mode's default one."""
+    return backend if isinstance(backend, TurnLayout) else None
 
 
 @runtime_checkable

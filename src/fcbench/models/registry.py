@@ -35,6 +35,8 @@ class BackendOptions:
     output_format: str | None = None
     concurrency: int = 8
     model_path: Path | None = None
+    prompt_format: str | None = None
+    """An official open-model prompt format (`models.families`), for `completions`."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,9 @@ BACKENDS: dict[str, BackendSpec] = {
         BackendSpec("hf", "fcbench.models.hf_local:from_options",
                     "a local transformers model (--model-path)", ("torch", "transformers"),
                     "hf"),
+        BackendSpec("completions", "fcbench.models.completions:from_options",
+                    "an OpenAI-compatible /v1/completions endpoint prompted in an official "
+                    "open-model format (--prompt-format)", key_variable="OPENAI_API_KEY"),
         BackendSpec("ground-truth", "fcbench.models.ground_truth:from_options",
                     "the benchmark's own answers (a self-check; no endpoint)"),
     )

@@ -16,13 +16,13 @@ from fcbench.dataset.categories import Language
 from fcbench.decode.families import FamilyDecoder
 from fcbench.decode.families.common import call_string, convert_to_function_call
 
-_BLOCK = re.compile(r"<tool_call>\n(.*?)\n</tool_call>", re.DOTALL)
+TOOL_CALL_BLOCK = re.compile(r"<tool_call>\n(.*?)\n</tool_call>", re.DOTALL)
 
 
 def extract_tool_calls(text: str) -> list[Any]:
     """The JSON values of the well-formed `<tool_call>` blocks of `text`."""
     found = []
-    for body in _BLOCK.findall(text):
+    for body in TOOL_CALL_BLOCK.findall(text):
         try:
             found.append(json.loads(body))
         except ValueError:
