@@ -1,7 +1,8 @@
 """A local OpenAI-compatible Chat Completions server for tests and benchmarks (127.0.0.1 only).
 
 A bare asyncio HTTP/1.1 server (keep-alive, Content-Length bodies) running in a background
-thread. It answers `POST .../chat/completions` with whatever its responder returns, and can
+thread. It answers `POST .../chat/completions` (and `.../completions`, `.../messages`: the same
+answer in those APIs' shapes) with whatever its responder returns, and can
 inject faults decided per request: HTTP 429 with Retry-After, 500/503, a stall beyond the
 client's timeout, a dropped connection, malformed bodies.
 
@@ -176,6 +177,8 @@ class FakeOpenAI:
         message = self.responder(request)
         if path.endswith("/v1/messages"):
             answer = _anthropic_message(request, message)
+        elif path.endswith("/completions") and not path.endswith("/chat/completions"):
+            answer = _text_completion(request, message)
         else:
             answer = self._completion(request, message)
         status, payload = 200, json.dumps(answer).encode()
@@ -223,6 +226,19 @@ class FakeOpenAI:
                 "total_tokens": prompt_tokens // 4 + 7,
             },
         }
+
+
+def _text_completion(request: dict[str, Any], message: Message) -> dict[str, Any]:
+    """The answer's `content` as a `/v1/completions` response (one text choice)."""
+    prompt = str(request.get("prompt", ""))
+    return {
+        "id": "cmpl-1", "object": "text_completion", "created": 0,
+        "model": request.get("model", "fake"),
+        "choices": [{"index": 0, "text": message.get("content") or "", "logprobs": None,
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 7,
+                  "total_tokens": len(prompt) // 4 + 7},
+    }
 
 
 def _anthropic_message(request: dict[str, Any], message: Message) -> dict[str, Any]:

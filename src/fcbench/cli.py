@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from fcbench import __version__
+from fcbench.decode.families import names as decoder_names
+
+if TYPE_CHECKING:
+    from fcbench.decode.encoding import Encoding
 
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module:attribute, one-line help shown by `fcbench --help`)
@@ -98,6 +103,13 @@ def _fail(message: str) -> None:
     default=None,
     help="Override model.json: FC arguments are JSON strings or objects.",
 )
+@click.option(
+    "--output-format",
+    type=click.Choice(decoder_names()),
+    default=None,
+    help="Override model.json: outputs of an official open-model handler's family, decoded "
+    "by its own decode_ast / decode_execute (e.g. qwen-fc, llama-3.1, xlam-llama).",
+)
 @click.option("--release", default=None, help="Dataset release (default: the newest known).")
 @click.option(
     "--data-dir",
@@ -129,6 +141,7 @@ def evaluate(
     mode: str | None,
     fc_names: str | None,
     fc_args: str | None,
+    output_format: str | None,
     release: str | None,
     data_dir: Path | None,
     exec_backend: str,
@@ -143,7 +156,9 @@ def evaluate(
 
     try:
         encoding = None
-        if mode or fc_names or fc_args:
+        if output_format:
+            encoding = _family_encoding(output_format, fc_names)
+        elif mode or fc_names or fc_args:
             chosen = mode or "prompt"
             encoding = Encoding(
                 chosen,
@@ -167,6 +182,16 @@ def evaluate(
         )
     except (DataError, EvaluationError, EncodingError, UnknownCategoryError) as exc:
         _fail(str(exc))
+
+
+def _family_encoding(output_format: str, fc_names: str | None) -> Encoding:
+    """`--output-format FAMILY`: the family's decoders, names as its handler sends them."""
+    import dataclasses
+
+    from fcbench.models.families import output_encoding
+
+    encoding = output_encoding(output_format)
+    return dataclasses.replace(encoding, fc_names=fc_names) if fc_names else encoding
 
 
 if __name__ == "__main__":  # pragma: no cover

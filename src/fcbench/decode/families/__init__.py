@@ -26,9 +26,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fcbench.dataset.categories import Language
+if TYPE_CHECKING:
+    from fcbench.dataset.categories import Language
 
 __all__ = ["DECODERS", "FamilyDecoder", "UnknownFamily", "decoder", "names"]
 
