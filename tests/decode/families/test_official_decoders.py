@@ -23,18 +23,21 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "models" / "families"))
 from family_handlers import (  # noqa: E402
+    DECODER_FAILED,
     FakeCompletion,
     make_handler,
     official_decoder,
     official_handlers,
+    ours_ast,
+    theirs_ast,
     writer,
 )
 
 from fcbench.dataset.categories import Language  # noqa: E402
 from fcbench.dataset.model import TestCase  # noqa: E402
 from fcbench.decode import families as decoders  # noqa: E402
-from fcbench.decode.encoding import Encoding, decode_ast  # noqa: E402
-from fcbench.decode.errors import DECODER_FAILED, WRONG_OUTPUT_FORMAT, DecodeError  # noqa: E402
+from fcbench.decode.encoding import Encoding  # noqa: E402
+from fcbench.decode.errors import DecodeError  # noqa: E402
 from fcbench.decode.execute import decode_execute  # noqa: E402
 from fcbench.models import families  # noqa: E402
 from fcbench.models.families.base import plain_text  # noqa: E402
@@ -121,29 +124,6 @@ def our_result(name: str, text: str) -> tuple[str, Any]:
         return "ok", families.get(name).parse(text).result
     except (Exception, RecursionError) as exc:
         return "error", str(exc)
-
-
-def ours_ast(result: Any, encoding: Encoding, language: Language) -> tuple[str, str]:
-    """(outcome, detail): the calls, or the error type and the message / decoded output."""
-    try:
-        calls = decode_ast(result, encoding, language)
-    except DecodeError as exc:
-        if exc.error_type == WRONG_OUTPUT_FORMAT:
-            return exc.error_type, repr(exc.decoded)
-        return exc.error_type, str(exc)
-    return "calls", repr([call.as_official() for call in calls])
-
-
-def theirs_ast(handler: Any, result: Any, fmt: Any) -> tuple[str, str]:
-    from bfcl_eval.utils import is_function_calling_format_output
-
-    try:
-        decoded = handler.decode_ast(result, fmt, False)
-    except Exception as exc:
-        return DECODER_FAILED, str(exc)
-    if not is_function_calling_format_output(decoded):
-        return WRONG_OUTPUT_FORMAT, repr(decoded)
-    return "calls", repr(decoded)
 
 
 def _ours_execute(result: Any, encoding: Encoding) -> Any:

@@ -19,6 +19,10 @@ from typing import Any
 
 from official_bfcl import bare, official_package
 
+from fcbench.dataset.categories import Language
+from fcbench.decode.encoding import Encoding, decode_ast
+from fcbench.decode.errors import DECODER_FAILED, WRONG_OUTPUT_FORMAT, DecodeError
+
 HANDLERS: dict[str, tuple[str, str, str]] = {
     "qwen": ("qwen", "QwenHandler", "Qwen/Qwen3-8B"),
     "qwen-fc": ("qwen_fc", "QwenFCHandler", "Qwen/Qwen3-8B"),
@@ -89,6 +93,29 @@ class FakeCompletion:
     def __init__(self, text: str) -> None:
         self.choices = [types.SimpleNamespace(text=text)]
         self.usage = types.SimpleNamespace(prompt_tokens=11, completion_tokens=7)
+
+
+def ours_ast(result: Any, encoding: Encoding, language: Language) -> tuple[str, str]:
+    """(outcome, detail): the calls, or the error type and the message / decoded output."""
+    try:
+        calls = decode_ast(result, encoding, language)
+    except DecodeError as exc:
+        if exc.error_type == WRONG_OUTPUT_FORMAT:
+            return exc.error_type, repr(exc.decoded)
+        return exc.error_type, str(exc)
+    return "calls", repr([call.as_official() for call in calls])
+
+
+def theirs_ast(handler: Any, result: Any, fmt: Any) -> tuple[str, str]:
+    from bfcl_eval.utils import is_function_calling_format_output
+
+    try:
+        decoded = handler.decode_ast(result, fmt, False)
+    except Exception as exc:
+        return DECODER_FAILED, str(exc)
+    if not is_function_calling_format_output(decoded):
+        return WRONG_OUTPUT_FORMAT, repr(decoded)
+    return "calls", repr(decoded)
 
 
 def copy(value: Any) -> Any:

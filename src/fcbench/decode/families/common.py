@@ -9,10 +9,11 @@ handler uses decides what multi-turn executes, so both exist here under their ow
 from __future__ import annotations
 
 import ast
+import builtins
 import json
 from typing import Any
 
-from fcbench.decode.arithmetic import evaluate
+from fcbench.decode.arithmetic import UnsafeExpression, evaluate
 
 
 def call_string(name: Any, arguments: Any, separator: str = ",") -> str:
@@ -53,7 +54,29 @@ def literal_eval(text: Any) -> Any:
         raise TypeError("eval() arg 1 must be a string, bytes or code object")
     # eval drops leading spaces and tabs, and names its source "<string>" in errors
     tree = ast.parse(text.lstrip(" \t"), filename="<string>", mode="eval")
-    return evaluate(tree.body)
+    try:
+        return evaluate(tree.body)
+    except UnsafeExpression:
+        name = first_name(tree.body)
+        if name is None or name in dir(builtins):
+            raise
+        raise NameError(f"name '{name}' is not defined") from None
+
+
+def first_name(node: ast.AST) -> str | None:
+    """The first name Python would look up evaluating `node` (what `eval` fails on)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    children: list[ast.AST]
+    if isinstance(node, ast.Dict):  # evaluated key, value, key, value...
+        children = [n for pair in zip(node.keys, node.values, strict=True) for n in pair if n]
+    else:
+        children = list(ast.iter_child_nodes(node))
+    for child in children:
+        found = first_name(child)
+        if found is not None:
+            return found
+    return None
 
 
 def require_list_of_dicts(result: Any) -> list[dict[Any, Any]]:
