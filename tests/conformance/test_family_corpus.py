@@ -27,19 +27,19 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models" / "families"))
-from family_handlers import (  # noqa: E402
+from family_handlers import (
     make_handler,
     official_decoder,
     official_handlers,
     ours_ast,
     theirs_ast,
 )
-from official_bfcl import official_function  # noqa: E402
 
-from fcbench.dataset.categories import Language  # noqa: E402
-from fcbench.decode.encoding import Encoding  # noqa: E402
-from fcbench.decode.execute import decode_execute  # noqa: E402
-from fcbench.models.families import output_encoding  # noqa: E402
+from fcbench.dataset.categories import Language
+from fcbench.decode.encoding import Encoding
+from fcbench.decode.execute import decode_execute
+from fcbench.models.families import output_encoding
+from official_bfcl import official_function
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "v1"
 MODELS: dict[str, list[str]] = {
@@ -49,8 +49,8 @@ MODELS: dict[str, list[str]] = {
 }
 DECODERS = ["default", "phi", "qwen-fc", "falcon-fc", "phi-fc", "mistral-fc", "xlam-llama",
             "bitagent", "hammer", "think-agent", "llama-3.1", "glm", "granite-20b",
-            "functiongemma"]
-"""One name per distinct decoder pair (`decode.families`; MiniCPM-FC's needs its extra)."""
+            "functiongemma", "minicpm-fc"]
+"""One name per distinct decoder pair (`decode.families`)."""
 CATEGORIES = ["simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
               "parallel_multiple", "irrelevance"]
 

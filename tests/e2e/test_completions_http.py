@@ -27,7 +27,7 @@ from fcbench.models import families
 from fcbench.models.ground_truth import parse_call, signatures
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models" / "families"))
-from family_handlers import writer  # noqa: E402
+from family_handlers import writer
 
 RESULTS_SEEN = {
     "qwen-fc": "<|im_start|>user\n<tool_response>\n",

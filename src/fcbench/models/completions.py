@@ -146,6 +146,22 @@ class CompletionsBackend:
         await self.transport.aclose()
 
 
+def _check_requirements(family: Family) -> None:
+    """A family whose prompt needs an extra says so in one line."""
+    import importlib
+
+    from fcbench.models.registry import BackendSetupError
+
+    for module in family.requires:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            raise BackendSetupError(
+                f"--prompt-format {family.name} needs {module}: "
+                f"pip install 'fcbench[{family.extra}]'"
+            ) from None
+
+
 def from_options(options: BackendOptions) -> CompletionsBackend:
     """The registry's factory: the family from `--prompt-format`, else from the model name."""
     import os
@@ -173,6 +189,7 @@ def from_options(options: BackendOptions) -> CompletionsBackend:
         family = families.get(name)
     except families.UnknownPromptFormat as exc:
         raise BackendSetupError(str(exc)) from None
+    _check_requirements(family)
     return CompletionsBackend(
         options.model, urls, family, served_as=families.served_name(options.model),
         chosen_by=chosen_by, api_key=options.api_key, sampling=options.sampling,

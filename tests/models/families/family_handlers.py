@@ -17,11 +17,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from official_bfcl import bare, official_package
-
 from fcbench.dataset.categories import Language
 from fcbench.decode.encoding import Encoding, decode_ast
 from fcbench.decode.errors import DECODER_FAILED, WRONG_OUTPUT_FORMAT, DecodeError
+from official_bfcl import bare, official_package
 
 HANDLERS: dict[str, tuple[str, str, str]] = {
     "qwen": ("qwen", "QwenHandler", "Qwen/Qwen3-8B"),
@@ -48,6 +47,7 @@ HANDLERS: dict[str, tuple[str, str, str]] = {
     "phi-4-mini": ("phi", "PhiHandler", "microsoft/Phi-4-mini-instruct"),
     "phi-fc": ("phi_fc", "PhiFCHandler", "microsoft/Phi-4-mini-instruct"),
     "minicpm": ("minicpm", "MiniCPMHandler", "openbmb/MiniCPM3-4B"),
+    "minicpm-fc": ("minicpm_fc", "MiniCPMFCHandler", "openbmb/MiniCPM3-4B"),
     "mistral-fc": ("mistral_fc", "MistralFCHandler", "mistralai/Ministral-8B-Instruct-2410"),
     "deepseek-r1": ("deepseek_reasoning", "DeepseekReasoningHandler", "deepseek-ai/DeepSeek-R1"),
     "bielik": ("bielik", "BielikHandler", "speakleash/Bielik-11B-v2.3-Instruct"),

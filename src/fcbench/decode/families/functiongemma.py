@@ -119,7 +119,7 @@ def _primitive(text: str) -> Any:
 
 
 def parse_calls(result: Any) -> list[tuple[str, dict[str, Any]]]:
-    calls = []
+    calls: list[tuple[str, dict[str, Any]]] = []
     for match in _CALLS.findall(result):
         match = match.strip()
         if not match.startswith(_PREFIX):

@@ -8,6 +8,7 @@ dropped silently. Generation uses it too (the assistant message keeps the parsed
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import Any
@@ -23,10 +24,8 @@ def extract_tool_calls(text: str) -> list[Any]:
     """The JSON values of the well-formed `<tool_call>` blocks of `text`."""
     found = []
     for body in TOOL_CALL_BLOCK.findall(text):
-        try:
+        with contextlib.suppress(ValueError):
             found.append(json.loads(body))
-        except ValueError:
-            pass
     return found
 
 

@@ -92,6 +92,9 @@ class Family:
     `underscore_to_dot`)."""
     decoder: str | None = None
     """Its output decoders' name in `decode.families` (default: the family's name)."""
+    requires: tuple[str, ...] = ()
+    """Modules its prompt needs (from the pip extra `extra`)."""
+    extra: str | None = None
     docs: Literal["benchmark", "openai"] = "benchmark"
     """What `render` is given: the benchmark's docs (with the language hints), or those docs
     converted to OpenAI tools (`convert_to_tool`: names with underscores, JSON-schema types)."""

@@ -8,6 +8,6 @@ from fcbench.models.families.xlam_llama import llama_turn, xlam_prompt
 
 BITAGENT_SYSTEM = "You are a helpful Assistant named BitAgent that is designed to use tools."
 
-render = xlam_prompt(llama_turn, "<|begin_of_text|>", "ipython", BITAGENT_SYSTEM)  # type: ignore[arg-type]
+render = xlam_prompt(llama_turn, "<|begin_of_text|>", "ipython", BITAGENT_SYSTEM)
 
 FAMILY = Family("bitagent", "bitagent.py BitAgentHandler", render, own_system_prompt)

@@ -5,6 +5,7 @@ wrapped in `<escape>` tokens, keys sorted, types upper-cased; assistant calls re
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -78,7 +79,8 @@ def _properties(properties: dict[str, Any]) -> str:
 
 def declaration(doc: Doc) -> str:
     function = doc["function"] if isinstance(doc.get("function"), dict) else doc
-    out = f"declaration:{function.get('name', '')}{{description:{esc(function.get('description', ''))}"
+    description = esc(function.get("description", ""))
+    out = f"declaration:{function.get('name', '')}{{description:{description}"
     params = function.get("parameters", {})
     if params:
         if params.get("properties", {}):
@@ -109,10 +111,8 @@ def _model_turn(message: Message) -> str:
         function = call.get("function", {})
         args = function.get("arguments")
         if isinstance(args, str):
-            try:
+            with contextlib.suppress(json.JSONDecodeError):
                 args = json.loads(args)
-            except json.JSONDecodeError:
-                pass
         out += f"<start_function_call>call:{function.get('name')}"
         out += value_text(args, False) if isinstance(args, dict) else f"{{value:{esc(args)}}}"
         out += "<end_function_call>"

@@ -42,7 +42,8 @@ def render(messages: list[Message], functions: list[Doc]) -> str:
     out = "<bos>"
     for index, message in enumerate(messages):
         first = prefix if index == 0 else ""
-        out += f"<start_of_turn>{message['role']}\n{first}{message['content'].strip()}<end_of_turn>\n"
+        text = message["content"].strip()
+        out += f"<start_of_turn>{message['role']}\n{first}{text}<end_of_turn>\n"
     return out + "<start_of_turn>model\n"
 
 

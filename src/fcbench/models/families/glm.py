@@ -9,7 +9,7 @@ import json
 from fcbench.models.families.base import Doc, Family, Message, own_system_prompt
 
 SYSTEM = (
-    "[gMASK]<sop><|system|>\n你是一个名为 ChatGLM 的人工智能助手。你是基于智谱AI训练的语言模型 GLM-4 "
+    "[gMASK]<sop><|system|>\n你是一个名为 ChatGLM 的人工智能助手。你是基于智谱AI训练的语言模型 GLM-4 "  # noqa: E501
     "模型开发的，你的任务是针对用户的问题和要求提供适当的答复和支持。\n\n# 可用工具"
 )
 CALL_NOTE = "\n在调用上述函数时，请使用 Json 格式表示调用的参数。"

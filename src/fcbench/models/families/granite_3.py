@@ -32,7 +32,8 @@ def render(messages: list[Message], functions: list[Doc]) -> str:
         system = DEFAULT_SYSTEM + (TOOLS_SENTENCE if functions else "")
     out = f"<|start_of_role|>system<|end_of_role|>{system}<|end_of_text|>\n"
     if functions:
-        out += f"<|start_of_role|>tools<|end_of_role|>{json.dumps(functions, indent=4)}<|end_of_text|>\n"
+        docs = json.dumps(functions, indent=4)
+        out += f"<|start_of_role|>tools<|end_of_role|>{docs}<|end_of_text|>\n"
     return out + "".join(
         f"<|start_of_role|>{m['role']}<|end_of_role|>{m['content']}<|end_of_text|>\n"
         for m in messages
@@ -40,7 +41,8 @@ def render(messages: list[Message], functions: list[Doc]) -> str:
 
 
 def parse(text: str) -> Parsed:
-    body = text.lstrip("ASSISTANT:").lstrip()  # [quirk] strips those letters, not the word
+    # [quirk] the handler strips any leading run of these letters, not the word
+    body = text.lstrip("ASSINT:").lstrip()  # noqa: B005
     if "<tool_call>" in body:
         matches = _TAG.findall(body.replace("</tool_call>", ""))
     else:

@@ -38,7 +38,7 @@ def _system(messages: list[Message], functions: list[Doc]) -> str:
     if functions:
         tools = TOOLS_PREFIX + "".join("\n" + json.dumps(doc) for doc in functions) + TOOLS_SUFFIX
     if messages[0]["role"] == "system":
-        text = messages[0]["content"]
+        text = str(messages[0]["content"])
         return text + "\n\n" + tools if tools else text
     return tools or DEFAULT_SYSTEM
 

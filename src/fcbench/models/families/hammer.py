@@ -72,7 +72,8 @@ def render(messages: list[Message], functions: list[Doc]) -> str:
     tools = tools_at_step(functions, render_count(messages))
     content = f"[BEGIN OF TASK INSTRUCTION]\n{TASK_INSTRUCTION}\n[END OF TASK INSTRUCTION]\n\n"
     content += f"[BEGIN OF AVAILABLE TOOLS]\n{json.dumps(tools)}\n[END OF AVAILABLE TOOLS]\n\n"
-    content += f"[BEGIN OF FORMAT INSTRUCTION]\n{FORMAT_INSTRUCTION}\n[END OF FORMAT INSTRUCTION]\n\n"
+    content += (f"[BEGIN OF FORMAT INSTRUCTION]\n{FORMAT_INSTRUCTION}\n"
+                "[END OF FORMAT INSTRUCTION]\n\n")
     turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
     return (f"<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
             f"<|im_start|>user\n{content}<|im_end|>\n{turns}<|im_start|>assistant\n")

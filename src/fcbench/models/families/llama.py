@@ -8,10 +8,14 @@ Llama 4 (`llama-4`) is the same layout with Llama 4's tokens.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fcbench.models.families.base import Doc, Family, Message
 
 
-def header_prompt(start: str, end: str, eot: str) -> object:
+def header_prompt(
+    start: str, end: str, eot: str
+) -> Callable[[list[Message], list[Doc]], str]:
     """A renderer for `<|begin_of_text|>` + one `start role end \\n\\n text eot` per message."""
 
     def render(messages: list[Message], functions: list[Doc]) -> str:
@@ -23,12 +27,14 @@ def header_prompt(start: str, end: str, eot: str) -> object:
     return render
 
 
-def ipython_results(calls: list[str], results: list[str], tool_call_ids: list[str]) -> list[Message]:
+def ipython_results(
+    calls: list[str], results: list[str], tool_call_ids: list[str]
+) -> list[Message]:
     """Llama's results: one `ipython` message per result."""
     return [{"role": "ipython", "content": result} for result in results]
 
 
 render = header_prompt("<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>")
 
-FAMILY = Family("llama", "llama.py LlamaHandler", render,  # type: ignore[arg-type]
+FAMILY = Family("llama", "llama.py LlamaHandler", render,
                 results=ipython_results)

@@ -8,5 +8,5 @@ from fcbench.models.families.llama import header_prompt, ipython_results
 
 render = header_prompt("<|header_start|>", "<|header_end|>", "<|eot|>")
 
-FAMILY = Family("llama-4", "llama.py LlamaHandler (Llama-4 models)", render,  # type: ignore[arg-type]
+FAMILY = Family("llama-4", "llama.py LlamaHandler (Llama-4 models)", render,
                 results=ipython_results, fc=True)

@@ -46,7 +46,8 @@ def _body(message: Message) -> str:
             args = function["arguments"]
             if isinstance(args, dict):
                 args = json.dumps(args, ensure_ascii=False)
-            out += f'<tool_call>\n{{"name": "{function["name"]}", "arguments": {args}}}\n</tool_call>'
+            name = function["name"]
+            out += f'<tool_call>\n{{"name": "{name}", "arguments": {args}}}\n</tool_call>'
         return out + (content if content else "")
     if role == "user" and isinstance(content, str):
         return content

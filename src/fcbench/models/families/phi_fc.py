@@ -5,6 +5,7 @@ and keeps the raw text in the history."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import Any
@@ -34,10 +35,8 @@ def read_calls(matches: list[str]) -> list[Any]:
         if not match.startswith("[") and not match.endswith("]"):
             match = "[" + match + "]"
         value: Any = match
-        try:
+        with contextlib.suppress(ValueError):
             value = json.loads(match)
-        except ValueError:
-            pass
         if type(value) is list:
             found.extend(literal_eval(item) if type(item) is str else item for item in value)
         else:

@@ -25,8 +25,12 @@ XLAM_INSTRUCTIONS = (
 )
 
 
+Turn = Callable[[str, "str | None"], str]
+"""A chat template's turn markup: `turn(role, text)`; None text opens the role's turn."""
+
+
 def xlam_prompt(
-    turn: Callable[[str, str], str], start: str, tool_role: str, default_system: str
+    turn: Turn, start: str, tool_role: str, default_system: str
 ) -> Callable[[list[Message], list[Doc]], str]:
     """The xLAM layout over a chat template's turn markup (`turn(role, text)`)."""
 
@@ -43,12 +47,14 @@ def xlam_prompt(
     return render
 
 
-def _message(message: Message, turn: Callable[[str, str | None], str], tool_role: str) -> str:
+def _message(message: Message, turn: Turn, tool_role: str) -> str:
     content = message["content"]
     if message["role"] == "tool":
-        return turn(tool_role, json.dumps(content) if isinstance(content, (dict, list)) else content)
+        text = json.dumps(content) if isinstance(content, (dict, list)) else content
+        return turn(tool_role, text)
     if message.get("tool_calls"):
-        calls = [{"name": c["function"]["name"], "arguments": json.loads(c["function"]["arguments"])}
+        calls = [{"name": c["function"]["name"],
+                  "arguments": json.loads(c["function"]["arguments"])}
                  for c in message["tool_calls"]]
         return turn("assistant", json.dumps(calls))
     return turn(message["role"], content.strip())
@@ -60,7 +66,7 @@ def llama_turn(role: str, text: str | None) -> str:
     return head if text is None else f"{head}{text}<|eot_id|>"
 
 
-render = xlam_prompt(llama_turn, "<|begin_of_text|>", "ipython", XLAM_SYSTEM)  # type: ignore[arg-type]
+render = xlam_prompt(llama_turn, "<|begin_of_text|>", "ipython", XLAM_SYSTEM)
 
 FAMILY = Family("xlam-llama", "salesforce_llama.py SalesforceLlamaHandler", render,
                 own_system_prompt, fc=False)

@@ -12,7 +12,7 @@ def chatml_turn(role: str, text: str | None) -> str:
     return head if text is None else f"{head}{text}<|im_end|>"
 
 
-render = xlam_prompt(chatml_turn, "", "tool", XLAM_SYSTEM)  # type: ignore[arg-type]
+render = xlam_prompt(chatml_turn, "", "tool", XLAM_SYSTEM)
 
 FAMILY = Family("xlam-qwen", "salesforce_qwen.py SalesforceQwenHandler", render,
                 own_system_prompt)
