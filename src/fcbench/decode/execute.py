@@ -25,7 +25,7 @@ from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.python_calls import bracketed, python_calls
 
-__all__ = ["decode_execute", "is_empty_execution", "render_decoded"]
+__all__ = ["decode_execute", "fc_json_string_calls", "is_empty_execution", "render_decoded"]
 
 
 def decode_execute(raw: Any, encoding: Encoding) -> list[str]:
@@ -39,7 +39,7 @@ def decode_execute(raw: Any, encoding: Encoding) -> list[str]:
             return _prompt_mode(raw)
         if encoding.fc_args == "object":
             return _fc_object(raw)
-        return _fc_json_string(raw)
+        return fc_json_string_calls(raw)
     except DecodeError:
         raise
     except (Exception, RecursionError) as exc:  # any upstream failure drops the step
@@ -93,8 +93,9 @@ def _render_value(value: Any) -> str:
 # --- FC modes ------------------------------------------------------------------------------
 
 
-def _fc_json_string(raw: Any) -> list[str]:
-    """OpenAI-style: a lone dict counts as one item; string arguments are JSON-decoded."""
+def fc_json_string_calls(raw: Any) -> list[str]:
+    """OpenAI-style (the official `convert_to_function_call`): a lone dict counts as one
+    item; string arguments are JSON-decoded; `name(k1=v1,k2=v2)` without spaces."""
     items = [raw] if type(raw) is dict else raw
     if not isinstance(items, (list, str)):
         raise DecodeError(f"'{type(items).__name__}' object is not iterable")

@@ -21,6 +21,7 @@ the runner owns retries, backoff and rate limits, so every backend gets the same
 from __future__ import annotations
 
 import marshal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -188,9 +189,11 @@ class TurnLayout(Protocol):
     output_encoding: Any
     """The `decode.encoding.Encoding` of its results."""
 
-    def turns(self, case: TestCase, prompted: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-        """Every turn's messages before the first step, given the case and its first turn
-        with the benchmark's system prompt (`prompted`)."""
+    def turns(
+        self, case: TestCase, prompted: Callable[[], list[dict[str, Any]]]
+    ) -> list[list[dict[str, Any]]]:
+        """Every turn's messages before the first step, given the case and a maker of its
+        first turn with the benchmark's system prompt (`prompted()`, built on demand)."""
         ...
 
     def result_messages(

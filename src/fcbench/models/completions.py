@@ -18,7 +18,7 @@ long that this overflows the context fails on the server, recorded on the case).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset.model import TestCase
@@ -64,7 +64,9 @@ class CompletionsBackend:
 
     # --- the conversation layout (TurnLayout) --------------------------------------------
 
-    def turns(self, case: TestCase, prompted: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    def turns(
+        self, case: TestCase, prompted: Callable[[], list[dict[str, Any]]]
+    ) -> list[list[dict[str, Any]]]:
         return self.family.prepare(case, prompted)
 
     def result_messages(
@@ -131,7 +133,7 @@ class CompletionsBackend:
             "official_handler": self.family.handler,
             "sampling": self.sampling.describe(),
             "max_tokens": self.sampling.max_tokens or DEFAULT_MAX_TOKENS,
-            "extra_body": dict(self.family.extra_body),
+            "family_settings": dict(self.family.extra_body),
             "timeout": self.transport.timeout,
         }
 

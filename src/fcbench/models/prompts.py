@@ -171,11 +171,15 @@ def layout_request(
 ) -> tuple[ChatRequest, list[list[Any]]]:
     """The first request of a backend with its own layout, and every turn as it lays them
     out (prompt mode; the docs also as OpenAI tools, for families that render those)."""
-    prompted = build_request(case, "prompt", texts)
-    turns = layout.turns(case, prompted.messages)
-    tools = convert_tools(prompted.functions or [], texts.type_map)
-    request = ChatRequest(turns[0] if turns else [], tools, "prompt", prompted.functions,
-                          prompted.context)
+    functions = with_language_hints(case.functions, language_of(case))
+
+    def prompted() -> list[dict[str, Any]]:  # built only for families that use it
+        return build_request(case, "prompt", texts).messages
+
+    turns = layout.turns(case, prompted)
+    tools = convert_tools(functions, texts.type_map)
+    request = ChatRequest(turns[0] if turns else [], tools, "prompt", functions,
+                          StepContext(case))
     return request, turns
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from fcbench.decode.arithmetic import UnsafeExpression
+from fcbench.decode.errors import DecodeError
 from fcbench.decode.families.common import (
     call_string,
     convert_to_function_call,
@@ -69,7 +70,7 @@ def test_convert_to_function_call_reads_json_arguments() -> None:
     assert convert_to_function_call({"f": '{"a": [1]}'}) == ["f(a=[1])"]
     assert convert_to_function_call([{"f": {}}, {"g": {"b": None}}]) == ["f()", "g(b=None)"]
     assert convert_to_function_call("") == []
-    with pytest.raises(AttributeError):
+    with pytest.raises(DecodeError, match="'str' object has no attribute 'items'"):
         convert_to_function_call("text")
-    with pytest.raises(TypeError):
+    with pytest.raises(DecodeError, match="not iterable"):
         convert_to_function_call(5)

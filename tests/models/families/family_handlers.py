@@ -66,10 +66,28 @@ def official_handlers(wheel: Path, folder: Path) -> Iterator[types.SimpleNamespa
             loaded = importlib.import_module(f"bfcl_eval.model_handler.local_inference.{module}")
             classes[name] = getattr(loaded, cls)
         falcon = importlib.import_module("bfcl_eval.model_handler.local_inference.falcon_fc")
+        _remember_generated_code()
         yield types.SimpleNamespace(
             classes=classes, falcon=falcon.Falcon3FCHandler, style=ModelStyle.OSSMODEL,
             load=load_dataset_entry,
         )
+
+
+def _remember_generated_code() -> None:
+    """The MiniCPM-FC handler runs datamodel-code-generator on every doc at every rendering
+    (~0.1 s each): its `jsonschema_to_code` is remembered by argument for the oracle tests
+    (a pure function, so the prompts are unchanged)."""
+    module = importlib.import_module("bfcl_eval.model_handler.local_inference.minicpm_fc")
+    generate = module.jsonschema_to_code
+    remembered: dict[str, Any] = {}
+
+    def jsonschema_to_code(schema: dict[str, Any]) -> Any:
+        key = json.dumps(schema)
+        if key not in remembered:
+            remembered[key] = generate(schema)
+        return remembered[key]
+
+    module.jsonschema_to_code = jsonschema_to_code
 
 
 def make_handler(official: types.SimpleNamespace, family: str) -> Any:

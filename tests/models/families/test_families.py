@@ -34,7 +34,7 @@ def test_served_names_drop_the_registry_fc_marker() -> None:
 
 
 def test_unknown_names_say_which_exist() -> None:
-    with pytest.raises(families.UnknownPromptFormat, match="unknown prompt format 'x'.*qwen-fc"):
+    with pytest.raises(families.UnknownPromptFormat, match=r"unknown prompt format 'x'.*qwen-fc"):
         families.get("x")
 
 

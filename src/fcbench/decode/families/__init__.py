@@ -23,6 +23,7 @@ names share one decoder (every family that keeps the benchmark's Python-call out
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -83,22 +84,15 @@ DECODERS: dict[str, str] = {
 }
 """Family name -> `module:attribute` of its FamilyDecoder (imported when first used)."""
 
-_LOADED: dict[str, FamilyDecoder] = {}
-
-
 def names() -> tuple[str, ...]:
     return tuple(DECODERS)
 
 
+@functools.cache
 def decoder(name: str) -> FamilyDecoder:
     """The decoders of family `name` (UnknownFamily with the known names otherwise)."""
-    found = _LOADED.get(name)
-    if found is not None:
-        return found
-    target = DECODERS.get(name)
-    if target is None:
+    if name not in DECODERS:
         raise UnknownFamily(f"unknown output format {name!r} (one of {', '.join(DECODERS)})")
-    module_name, _, attribute = target.partition(":")
-    loaded: FamilyDecoder = getattr(importlib.import_module(module_name), attribute)
-    _LOADED[name] = loaded
-    return loaded
+    module, _, attribute = DECODERS[name].partition(":")
+    found: FamilyDecoder = getattr(importlib.import_module(module), attribute)
+    return found

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import json
 from typing import Any
 
 from fcbench.decode.arithmetic import UnsafeExpression, evaluate
@@ -25,25 +24,10 @@ def call_string(name: Any, arguments: Any, separator: str = ",") -> str:
 
 def convert_to_function_call(calls: Any) -> list[str]:
     """The official `convert_to_function_call`: `[{name: args}]` (a lone dict allowed,
-    JSON-string arguments decoded) -> call strings without spaces."""
-    if type(calls) is dict:
-        calls = [calls]
-    rendered = []
-    for call in _iterate(calls):
-        if not isinstance(call, dict):
-            raise AttributeError(f"'{type(call).__name__}' object has no attribute 'items'")
-        for name, value in call.items():
-            if type(value) is str:
-                value = json.loads(value)
-            rendered.append(call_string(name, value))
-    return rendered
+    JSON-string arguments decoded) -> call strings without spaces; the FC mode's renderer."""
+    from fcbench.decode.execute import fc_json_string_calls
 
-
-def _iterate(value: Any) -> list[Any]:
-    """What a Python `for` over the value yields (text iterates by character)."""
-    if isinstance(value, (list, tuple, str, dict)):
-        return list(value)
-    raise TypeError(f"'{type(value).__name__}' object is not iterable")
+    return fc_json_string_calls(calls)
 
 
 def literal_eval(text: Any) -> Any:

@@ -9,6 +9,7 @@ Adding a family = one module + one line in `FAMILIES` (+ its model names).
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import TYPE_CHECKING
 
@@ -109,9 +110,6 @@ MODEL_FAMILIES: dict[str, str] = {
 _SERVED_AS_IS = ("X-Humanoid/Pelican1.0-VL-235B-A22B-FC", "X-Humanoid/Pelican1.0-VL-30B-A3B-FC")
 """Registry names whose `-FC` is part of the served model's own name."""
 
-_LOADED: dict[str, Family] = {}
-
-
 class UnknownPromptFormat(ValueError):
     """A prompt-format name no family has."""
 
@@ -120,16 +118,12 @@ def names() -> tuple[str, ...]:
     return tuple(FAMILIES)
 
 
+@functools.cache
 def get(name: str) -> Family:
     """The family called `name` (UnknownPromptFormat with the known names otherwise)."""
-    found = _LOADED.get(name)
-    if found is not None:
-        return found
-    module = FAMILIES.get(name)
-    if module is None:
+    if name not in FAMILIES:
         raise UnknownPromptFormat(f"unknown prompt format {name!r} (one of {', '.join(FAMILIES)})")
-    family: Family = importlib.import_module(module).FAMILY
-    _LOADED[name] = family
+    family: Family = importlib.import_module(FAMILIES[name]).FAMILY
     return family
 
 

@@ -51,7 +51,7 @@ def render(messages: list[Message], functions: list[Doc]) -> str:
             out += f"{IM_START}{role}" + (f"\n{content}" if content else "")
             out += _calls(message) + f"{IM_END}\n"
         elif role == "tool":
-            out += tool_response(messages, index, "user")
+            out += tool_response(messages, index)
     return out + f"{IM_START}assistant\n"
 
 

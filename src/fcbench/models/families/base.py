@@ -4,7 +4,8 @@ An official local-inference handler (`bfcl_eval/model_handler/local_inference/*.
 from the others in at most these points, each a field here:
 
 * `prepare` (`_pre_query_processing_prompting`): the turns as the model will see them, given
-  the case and its first turn with the benchmark's system prompt (`prompted`). Most families
+  the case and a maker of its first turn with the benchmark's system prompt (`prompted()`,
+  built on demand). Most families
   either keep that (`benchmark_system_prompt`) or use their own system prompt and take the
   case's turns as they are (`own_system_prompt`);
 * `render` (`_format_prompt`): the whole conversation so far (OpenAI-layout messages) and the
@@ -49,13 +50,18 @@ class Parsed:
     tool_call_ids: list[str] = field(default_factory=list)
 
 
-def benchmark_system_prompt(case: TestCase, prompted: list[Message]) -> list[list[Message]]:
+Prompted = Callable[[], list[Message]]
+"""Makes the case's first turn with the benchmark's system prompt (on demand: the docs are
+written into it, which costs time for families that never use it)."""
+
+
+def benchmark_system_prompt(case: TestCase, prompted: Prompted) -> list[list[Message]]:
     """The benchmark's system prompt in the first turn (`system_prompt_pre_processing_chat_
     model`); later turns as they are."""
-    return [plain_copy(prompted), *plain_copy(case.question[1:])]
+    return [prompted(), *plain_copy(case.question[1:])]
 
 
-def own_system_prompt(case: TestCase, prompted: list[Message]) -> list[list[Message]]:
+def own_system_prompt(case: TestCase, prompted: Prompted) -> list[list[Message]]:
     """The family brings its own system prompt: every turn as the data has it."""
     return plain_copy(case.question)  # type: ignore[no-any-return]
 
@@ -81,7 +87,7 @@ class Family:
     handler: str
     """The official handler it reproduces (`module.py ClassName`)."""
     render: Callable[[list[Message], list[Doc]], str]
-    prepare: Callable[[TestCase, list[Message]], list[list[Message]]] = benchmark_system_prompt
+    prepare: Callable[[TestCase, Prompted], list[list[Message]]] = benchmark_system_prompt
     parse: Callable[[str], Parsed] = plain_text
     results: Callable[[list[str], list[str], list[str]], list[Message]] = named_tool_messages
     extra_body: Mapping[str, Any] = field(default_factory=dict)

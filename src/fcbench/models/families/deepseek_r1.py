@@ -12,13 +12,20 @@ handler records (it cuts the already-cut answer again).
 from __future__ import annotations
 
 from fcbench.dataset.model import TestCase
-from fcbench.models.families.base import Doc, Family, Message, Parsed, benchmark_system_prompt
+from fcbench.models.families.base import (
+    Doc,
+    Family,
+    Message,
+    Parsed,
+    Prompted,
+    benchmark_system_prompt,
+)
 from fcbench.models.families.gemma import combine_users
 
 BOS = "<｜begin▁of▁sentence｜>"
 
 
-def prepare(case: TestCase, prompted: list[Message]) -> list[list[Message]]:
+def prepare(case: TestCase, prompted: Prompted) -> list[list[Message]]:
     turns = benchmark_system_prompt(case, prompted)
     for turn in turns:
         for message in turn:

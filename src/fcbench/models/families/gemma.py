@@ -11,6 +11,7 @@ from fcbench.models.families.base import (
     Doc,
     Family,
     Message,
+    Prompted,
     benchmark_system_prompt,
 )
 
@@ -26,7 +27,7 @@ def combine_users(messages: list[Message]) -> list[Message]:
     return combined
 
 
-def prepare(case: TestCase, prompted: list[Message]) -> list[list[Message]]:
+def prepare(case: TestCase, prompted: Prompted) -> list[list[Message]]:
     turns = [combine_users(turn) for turn in benchmark_system_prompt(case, prompted)]
     for turn in turns:
         for message in turn:

@@ -13,7 +13,7 @@ from typing import Any
 
 from fcbench.decode.families.tagged import extract_tool_calls
 from fcbench.models.families.base import Doc, Family, Message, Parsed, own_system_prompt
-from fcbench.models.families.qwen import tool_call_blocks
+from fcbench.models.families.qwen import tool_call_blocks, tool_response
 
 START, END_ROLE, END = "<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>"
 TOOLS_PREFIX = (
@@ -43,16 +43,6 @@ def _system(messages: list[Message], functions: list[Doc]) -> str:
     return tools or DEFAULT_SYSTEM
 
 
-def _tool(messages: list[Message], index: int) -> str:
-    out = ""
-    if index == 0 or messages[index - 1]["role"] != "tool":
-        out += f"{START}user{END_ROLE}"
-    out += f"\n<tool_response>\n{messages[index]['content']}\n</tool_response>"
-    if index == len(messages) - 1 or messages[index + 1]["role"] != "tool":
-        out += f"{END}\n"
-    return out
-
-
 def render(messages: list[Message], functions: list[Doc]) -> str:
     out = f"{START}system{END_ROLE}{_system(messages, functions)}{END}\n"
     first = 1 if messages[0]["role"] == "system" else 0
@@ -67,7 +57,7 @@ def render(messages: list[Message], functions: list[Doc]) -> str:
                 out += tool_call_blocks(message, content)
             out += f"{END}\n"
         elif role == "tool":
-            out += _tool(messages, index)
+            out += tool_response(messages, index, f"{START}user{END_ROLE}", f"{END}\n")
     return out + f"{START}assistant{END_ROLE}"
 
 

@@ -17,7 +17,14 @@ from typing import Any
 
 from fcbench.dataset.model import TestCase
 from fcbench.models.base import plain_copy
-from fcbench.models.families.base import Doc, Family, Message, counted_text, render_count
+from fcbench.models.families.base import (
+    Doc,
+    Family,
+    Message,
+    Prompted,
+    counted_text,
+    render_count,
+)
 
 TASK_INSTRUCTION = """You are a tool calling assistant. In order to complete the user's request, you need to select one or more appropriate tools from the following tools and fill in the correct values for the tool parameters. Your specific tasks are:
 1. Make one or more function/tool calls to meet the request based on the question.
@@ -79,7 +86,7 @@ def render(messages: list[Message], functions: list[Doc]) -> str:
             f"<|im_start|>user\n{content}<|im_end|>\n{turns}<|im_start|>assistant\n")
 
 
-def prepare(case: TestCase, prompted: list[Message]) -> list[list[Message]]:
+def prepare(case: TestCase, prompted: Prompted) -> list[list[Message]]:
     turns: list[list[Message]] = plain_copy(case.question)
     for message in turns[0] if turns else []:
         if message["role"] == "system":

@@ -15,6 +15,7 @@ system message again at every step. The family repeats that once per step taken.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -57,7 +58,13 @@ func2(params)
 
 
 def schema_code(schema: dict[str, Any]) -> str:
-    """The pydantic models `datamodel-code-generator` writes for a JSON schema."""
+    """The pydantic models `datamodel-code-generator` writes for a JSON schema (remembered:
+    a run renders the same docs at every step, and each takes the generator ~0.1 s)."""
+    return _schema_code(json.dumps(schema))
+
+
+@functools.lru_cache(maxsize=4096)
+def _schema_code(schema_json: str) -> str:
     import datamodel_code_generator as generator
     from datamodel_code_generator import DataModelType, PythonVersion
     from datamodel_code_generator.model import get_data_model_types
@@ -69,7 +76,7 @@ def schema_code(schema: dict[str, Any]) -> str:
     types = get_data_model_types(DataModelType.PydanticBaseModel,
                                  target_python_version=PythonVersion.PY_310)
     parser = JsonSchemaParser(
-        source=json.dumps(schema), data_model_type=types.data_model,
+        source=schema_json, data_model_type=types.data_model,
         data_model_root_type=types.root_model, data_model_field_type=types.field_model,
         data_type_manager_type=types.data_type_manager,
         target_python_version=PythonVersion.PY_311,

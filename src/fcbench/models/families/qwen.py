@@ -87,18 +87,22 @@ def render_turns(messages: list[Message], with_calls: bool) -> str:
                 out += tool_call_blocks(message, content)
             out += f"{IM_END}\n"
         elif role == "tool":
-            out += tool_response(messages, index, "user")
+            out += tool_response(messages, index)
     return out + f"{IM_START}assistant\n"
 
 
-def tool_response(messages: list[Message], index: int, role: str) -> str:
-    """One `<tool_response>` block; a run of tool messages shares one `role` turn."""
+def tool_response(
+    messages: list[Message], index: int, opening: str = f"{IM_START}user",
+    closing: str = f"{IM_END}\n",
+) -> str:
+    """One `<tool_response>` block; a run of tool messages shares one turn (`opening` before
+    the first, `closing` after the last)."""
     out = ""
     if index == 0 or messages[index - 1]["role"] != "tool":
-        out += f"{IM_START}{role}"
+        out += opening
     out += f"\n<tool_response>\n{messages[index]['content']}\n</tool_response>"
     if index == len(messages) - 1 or messages[index + 1]["role"] != "tool":
-        out += f"{IM_END}\n"
+        out += closing
     return out
 
 
