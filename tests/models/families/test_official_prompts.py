@@ -4,12 +4,12 @@ The oracle is the official package from the shared wheel: its own loader reads t
 its handler pre-processes them (`_pre_query_processing_prompting`) and renders the prompt.
 fcbench goes its own way from its own loader: `build_request` with the completions backend
 as the layout, then the backend's `prompt`. Single-turn: every case of every single-turn
-category (MiniCPM-FC: the first 8 of each, see `SAMPLED`). Multi-turn: every case of the four multi-turn categories, at its first step, at the
-step after a call's results came back, and at the first step of the next turn (after a
-plain answer); miss_func cases go on, turn by turn, to the turn that releases the held-out
-functions — the
-conversation is grown by fcbench's own conversation loop (`runner.conversation`) on one
-side and by the handler's methods on the other, from the same scripted completions.
+category (MiniCPM-FC: the first 8 of each, see `SAMPLED`). Multi-turn: every case of the
+four multi-turn categories, at its first step, at the step after a call's results came
+back, and at the first step of the next turn (after a plain answer); miss_func cases go on,
+turn by turn, to the turn that releases the held-out functions. The conversation is grown
+by fcbench's own conversation loop (`runner.conversation`) on one side and by the
+handler's methods on the other, from the same scripted completions.
 """
 
 from __future__ import annotations
