@@ -39,7 +39,7 @@ def test_refusals(fetched_home: Path, tmp_path: Path) -> None:
     out = ["--result-dir", str(tmp_path / "r")]
     no_url = cli("generate", "--model", "m", "--categories", "simple_python", *out)
     assert no_url.exit_code == 2 and "--base-url" in no_url.output
-    multi = cli("generate", "--model", "ground-truth", "--categories", "web_search_base", *out)
+    multi = cli("generate", "--model", "ground-truth", "--categories", "multi_turn_composite", *out)
     assert multi.exit_code == 2 and "can generate" in multi.output
     unknown = cli("generate", "--model", "ground-truth", "--categories", "nope", *out)
     assert unknown.exit_code == 2 and "unknown category" in unknown.output

@@ -21,7 +21,7 @@ from fcbench.runner.generate import ProgressSink
 
 if TYPE_CHECKING:
     from fcbench.evaluation.types import Evaluation
-    from fcbench.run import Prepared, RunConfig
+    from fcbench.pipeline import Prepared, RunConfig
     from fcbench.runner.generate import GenerateReport, GenerationJob
 
 GROUND_TRUTH = "ground-truth"
@@ -97,6 +97,18 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--release", default=None, help="Dataset release (default: newest known)."),
         click.option("--data-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
                      help="A dataset folder laid out like the official data/."),
+        click.option("--web-provider", type=click.Choice(["serpapi", "ddgs", "replay"]),
+                     default="serpapi", show_default=True,
+                     help="Who answers web searches: serpapi (the official, SERPAPI_API_KEY; "
+                          "the only one comparable with the leaderboard), ddgs (keyless), "
+                          "replay (from --web-record)."),
+        click.option("--web-record", type=click.Path(path_type=Path), default=None,
+                     help="Folder recording every search and page (default: the model "
+                          "folder's agentic/web_record); replay serves from it."),
+        click.option("--serpapi-max-wait", type=float, default=600.0, show_default=True,
+                     help="Most seconds to keep retrying SerpAPI rate limits for one search."),
+        click.option("--serpapi-endpoint", default=None,
+                     help="Another SerpAPI host, e.g. a proxy (default https://serpapi.com)."),
         click.option("--quiet", "-q", is_flag=True, help="No progress display."),
     ]
     for decorator in reversed(decorators):
@@ -122,16 +134,22 @@ def run(**kwargs: Any) -> None:
     config = _config(kwargs)
     prepared, report = _run_generation(kwargs["model"], config)
     _print_generation(report, prepared.folder)
-    evaluation = _evaluate(config, prepared.folder, [job.category.name for job in report.jobs])
+    evaluation = _evaluate(config, prepared.folder, scored_categories(report))
     if kwargs["model"] == GROUND_TRUTH:
         _print_health(evaluation, prepared.folder, config.mode)
     if report.errors:
         sys.exit(1)
 
 
+def scored_categories(report: GenerateReport) -> list[str]:
+    from fcbench.pipeline import scored_categories as scored
+
+    return scored(report)
+
+
 def _config(kwargs: dict[str, Any]) -> RunConfig:
     """The flags as the library's options."""
-    from fcbench.run import RunConfig
+    from fcbench.pipeline import RunConfig
 
     options = dict(kwargs)
     options.pop("model")
@@ -148,7 +166,7 @@ def _run_generation(model: str, config: RunConfig) -> tuple[Prepared, GenerateRe
     from fcbench.dataset.categories import UnknownCategoryError
     from fcbench.dataset.fetch import DataError
     from fcbench.models.registry import BackendSetupError
-    from fcbench.run import generate_prepared, prepare
+    from fcbench.pipeline import generate_prepared, prepare
     from fcbench.runner.store import StoreBusyError
 
     try:

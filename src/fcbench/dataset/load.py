@@ -49,6 +49,7 @@ __all__ = [
     "load_category",
     "load_memory_prereqs",
     "question_file",
+    "scoring_sizes",
 ]
 
 
@@ -108,6 +109,8 @@ def load_category(
     docs are still moved to extras, as objects shared between entries (do not edit them).
     """
     cat = _category(category)
+    if cat.prerequisite:
+        return load_memory_prereqs(categories.prerequisite_of(cat), release, data_root)
     if cat.name == "format_sensitivity":
         raise DataError(
             "format_sensitivity cannot be loaded yet (its 200 items x 26 prompt configurations "
@@ -282,6 +285,8 @@ def dataset_size(
     there; a user's folder that lacks the file is an error, as when loading it.
     """
     cat = _category(category)
+    if cat.prerequisite:
+        return len(load_memory_prereqs(categories.prerequisite_of(cat), release, data_root))
     src = source(release, data_root)
     if cat.name == "format_sensitivity":
         rel = src.naming.format_sensitivity_file()
@@ -318,3 +323,20 @@ def _count(src: Source, rel: str, cat: Category) -> int:
         return FORMAT_SENSITIVITY_CONFIGS * sum(len(ids) for ids in selected.values())
     except (ValueError, AttributeError, TypeError):
         raise DataError(f"{src.label(rel)}: not a JSON object of id lists") from None
+
+
+def scoring_sizes(release: str = DEFAULT_RELEASE, data_root: Path | str | None = None
+                  ) -> dict[str, int]:
+    """The size of every category the official formulas name (V4 and v1): a category
+    without results counts 0 over it. A user's folder may lack some: they have no cases."""
+    wanted = set(categories.ALL_SCORING) | set(categories.V1)
+    sizes: dict[str, int] = {}
+    for category in categories.CATEGORIES:
+        if category.name in wanted:
+            try:
+                sizes[category.name] = dataset_size(category, release, data_root)
+            except DataError:
+                if data_root is None:
+                    raise
+                sizes[category.name] = 0
+    return sizes

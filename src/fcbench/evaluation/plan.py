@@ -74,6 +74,8 @@ def plan_model(
         if wanted is not None and file.category not in wanted:
             continue
         category = categories.get(file.category)
+        if category.prerequisite:
+            continue  # memory prerequisites prepare state; they are never scored
         if not is_scored(category):
             unscored.append(category.name)
         elif category.name in planned:

@@ -60,12 +60,27 @@ class GroundTruthBackend:
         case = request.context.case
         if case is None:
             raise PermanentError("the ground-truth model needs the case in the request context")
+        if case.category.removesuffix("_prereq") in categories.AGENTIC:
+            return agentic_reply(case)
         if "involved_classes" in case.extras and isinstance(case.possible_answer, list):
             return turn_reply(case, request)
         return Reply(result=answer(case, request.mode), input_tokens=0, output_tokens=0)
 
     async def aclose(self) -> None:
         return None
+
+
+PREREQUISITE_REPLY = "Noted."
+"""What the ground truth says to a memory prerequisite conversation: no call, no memory."""
+
+
+def agentic_reply(case: TestCase) -> Reply:
+    """An agentic question's answer, in the benchmark's answer format, as one message without
+    a call (so it is the final message the checker reads); a prerequisite is acknowledged."""
+    from fcbench.check.agentic import ground_truth_message
+
+    text = PREREQUISITE_REPLY if case.possible_answer is None else ground_truth_message(case)
+    return Reply(result=text, input_tokens=0, output_tokens=0)
 
 
 def turn_reply(case: TestCase, request: ChatRequest) -> Reply:

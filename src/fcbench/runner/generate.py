@@ -20,59 +20,37 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase
 from fcbench.layout import result_path
-from fcbench.models.base import Backend, Mode, PermanentError, Response, TransientError
+from fcbench.models.base import Backend, Mode, Response
 from fcbench.models.prompts import PromptTexts
+from fcbench.runner.queue import WorkQueue, dependencies
+from fcbench.runner.retry import CallFailed, Guard, RateLimiter, RetryPolicy, call_with_retries
 from fcbench.runner.store import ERROR_PREFIX, CategoryStore, is_error
 
-T = TypeVar("T")
+__all__ = [
+    "CallFailed",
+    "GenerateReport",
+    "GenerateSettings",
+    "GenerationJob",
+    "Guard",
+    "ProgressSink",
+    "RateLimiter",
+    "RetryPolicy",
+    "Solver",
+    "call_with_retries",
+    "generate",
+    "plan",
+    "run_jobs",
+]
 
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How often and how patiently a call is retried."""
-
-    max_attempts: int = 8
-    base_delay: float = 0.5
-    max_delay: float = 60.0
-    max_retry_after: float = 300.0
-
-    def delay(self, attempt: int, retry_after: float | None) -> float:
-        """Full-jitter exponential backoff; a Retry-After (capped) is a floor."""
-        backoff = random.uniform(0, min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
-        if retry_after is not None:
-            return max(min(retry_after, self.max_retry_after), backoff)
-        return backoff
-
-
-class RateLimiter:
-    """A token bucket: at most `rate` calls per second on average, bursts up to one second."""
-
-    def __init__(self, rate: float) -> None:
-        self.rate = rate
-        self._tokens = rate
-        self._last = time.monotonic()
-        self._lock = asyncio.Lock()
-
-    async def acquire(self) -> None:
-        async with self._lock:
-            while True:
-                now = time.monotonic()
-                self._tokens = min(self.rate, self._tokens + (now - self._last) * self.rate)
-                self._last = now
-                if self._tokens >= 1:
-                    self._tokens -= 1
-                    return
-                await asyncio.sleep((1 - self._tokens) / self.rate)
 
 
 @dataclass
@@ -84,54 +62,6 @@ class Stats:
     retries: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-
-
-class CallFailed(Exception):
-    """A call that failed for good (permanent error, or every attempt used)."""
-
-    def __init__(self, message: str, attempts: int) -> None:
-        super().__init__(message)
-        self.attempts = attempts
-
-
-async def call_with_retries(
-    call: Callable[[], Awaitable[T]],
-    policy: RetryPolicy,
-    *,
-    limiter: RateLimiter | None = None,
-    on_retry: Callable[[], None] | None = None,
-) -> tuple[T, int]:
-    """(value, attempts) of the first successful call; CallFailed when giving up."""
-    attempt = 0
-    while True:
-        attempt += 1
-        if limiter is not None:
-            await limiter.acquire()
-        try:
-            return await call(), attempt
-        except PermanentError as exc:
-            raise CallFailed(str(exc), attempt) from exc
-        except TransientError as exc:
-            if attempt >= policy.max_attempts:
-                raise CallFailed(f"{exc} (gave up after {attempt} attempts)", attempt) from exc
-            if on_retry is not None:
-                on_retry()
-            await asyncio.sleep(policy.delay(attempt, exc.retry_after))
-
-
-@dataclass
-class Guard:
-    """The retry policy, rate limit and retry counter of one case, for its solver's calls."""
-
-    policy: RetryPolicy
-    limiter: RateLimiter | None = None
-    on_retry: Callable[[], None] | None = None
-
-    async def call(self, call: Callable[[], Awaitable[T]]) -> tuple[T, int]:
-        """(value, attempts) of one guarded call; CallFailed when giving up."""
-        return await call_with_retries(
-            call, self.policy, limiter=self.limiter, on_retry=self.on_retry
-        )
 
 
 Solver = Callable[[TestCase, Guard], Awaitable[tuple[Response, int]]]
@@ -182,7 +112,19 @@ def plan(
         finished = {i for i, e in entries.items() if i not in again and i in known}
         todo = [c for c in cases if c.id not in finished]
         jobs.append(GenerationJob(category, store, todo, len(cases), len(cases) - len(todo)))
+    _drop_unneeded_prerequisites(jobs)
     return jobs
+
+
+def _drop_unneeded_prerequisites(jobs: list[GenerationJob]) -> None:
+    """Prerequisite conversations are asked only for questions still to ask (upstream: when
+    every question of a memory category is done, its prerequisites are not run again)."""
+    needed = {dep for job in jobs if not job.category.prerequisite
+              for case in job.cases for dep in dependencies(case)}
+    for job in (j for j in jobs if j.category.prerequisite):
+        kept = [case for case in job.cases if case.id in needed]
+        job.total -= len(job.cases) - len(kept)
+        job.cases = kept
 
 
 def entry_for(case: TestCase, response: Response, attempts: int) -> dict[str, Any]:
@@ -225,6 +167,9 @@ class GenerateSettings:
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     max_rps: float | None = None
     sync_interval: float = 1.0
+    describe_run: Callable[[], dict[str, Any]] | None = None
+    """More fields for the manifest, asked at the end of the run (e.g. who answered web
+    searches, with counts)."""
 
 
 async def run_jobs(
@@ -236,9 +181,7 @@ async def run_jobs(
     """Ask every pending case of every job with `solve`; returns when all are written."""
     progress = progress or ProgressSink()
     limiter = RateLimiter(settings.max_rps) if settings.max_rps else None
-    queue: Iterator[tuple[GenerationJob, TestCase]] = (
-        (job, case) for job in jobs for case in job.cases
-    )
+    queue = WorkQueue([(job, case) for job in jobs for case in job.cases])
 
     async def answer(job: GenerationJob, case: TestCase) -> None:
         def retried() -> None:
@@ -263,8 +206,11 @@ async def run_jobs(
         progress.update(job)
 
     async def worker() -> None:
-        for job, case in queue:
-            await answer(job, case)
+        while (item := await queue.next()) is not None:
+            try:
+                await answer(*item)
+            finally:
+                await queue.finished(item[1])
 
     async def syncer() -> None:
         while True:
@@ -375,17 +321,22 @@ def generate(
             for category, _ in cases_by_category:
                 result_path(model_dir, category).unlink(missing_ok=True)
         _run(backend, report, cases_by_category, settings, rerun, progress,
-             solver or _default_solver(backend, settings, release))
+             solver or _default_solver(backend, settings, release, model_dir))
+        if settings.describe_run is not None:
+            manifest.update(settings.describe_run())
         finish_manifest(model_dir, manifest, report.summary())
     return report
 
 
-def _default_solver(backend: Backend, settings: GenerateSettings, release: str) -> Solver:
+def _default_solver(
+    backend: Backend, settings: GenerateSettings, release: str, model_dir: Path
+) -> Solver:
     from fcbench.models.prompts import load_texts
     from fcbench.runner.solvers import case_solver, loop_settings
 
     texts = settings.texts or load_texts(release)
-    return case_solver(backend, loop_settings(settings.mode, texts, settings.model_name, release))
+    loop = loop_settings(settings.mode, texts, settings.model_name, release, model_dir)
+    return case_solver(backend, loop)
 
 
 def _run(

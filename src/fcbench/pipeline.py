@@ -14,6 +14,7 @@ encoded, so they score the same whoever produced them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
@@ -60,6 +61,10 @@ class RunOptions(TypedDict, total=False):
     release: str | None
     data_dir: str | Path | None
     model_path: str | Path | None
+    web_provider: str
+    web_record: str | Path | None
+    serpapi_max_wait: float
+    serpapi_endpoint: str | None
     progress: ProgressSink | None
 
 
@@ -92,6 +97,15 @@ class RunConfig:
     release: str | None = None
     data_dir: str | Path | None = None
     model_path: str | Path | None = None
+    web_provider: str = "serpapi"
+    """Who answers web searches: serpapi (the official; SERPAPI_API_KEY), ddgs (keyless),
+    replay (from `web_record`)."""
+    web_record: str | Path | None = None
+    """Where searches and fetched pages are recorded (default: the model folder's
+    `agentic/web_record`), and what `replay` serves from."""
+    serpapi_max_wait: float = 600.0
+    serpapi_endpoint: str | None = None
+    """Another SerpAPI host (a proxy); default https://serpapi.com."""
     progress: ProgressSink | None = field(default=None, repr=False)
 
     @classmethod
@@ -144,7 +158,7 @@ def run(
     report = _generate(prepared, config)
     return api.evaluate(
         config.result_dir, models=[prepared.folder],
-        categories=[job.category.name for job in report.jobs], score_dir=config.score_dir,
+        categories=scored_categories(report), score_dir=config.score_dir,
         release=config.release, data_dir=config.data_path, exec_backend=exec_backend,
     )
 
@@ -168,21 +182,77 @@ def generate_prepared(prepared: Prepared, config: RunConfig) -> GenerateReport:
     return _generate(prepared, config)
 
 
+def scored_categories(report: GenerateReport) -> list[str]:
+    """The generated categories that are scored (not memory prerequisites)."""
+    return [job.category.name for job in report.jobs if not job.category.prerequisite]
+
+
 def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
     from fcbench.runner.generate import GenerateSettings, RetryPolicy
     from fcbench.runner.generate import generate as run_generation
 
+    model_dir = Path(config.result_dir) / prepared.folder
+    services = web_services(prepared, config, model_dir)
+    check_embeddings(prepared)
     settings = GenerateSettings(
         mode=config.mode, release=config.release_name, data_dir=config.data_path,
         model_name=prepared.model_name, concurrency=config.concurrency,
         policy=RetryPolicy(max_attempts=config.max_attempts), max_rps=config.max_rps,
+        describe_run=(lambda: {"web_search": services.describe()}) if services else None,
     )
     chosen = [category for category, _ in prepared.cases]
     rerun = failed_ids(config, prepared.folder, chosen) if config.rerun_failed else None
-    return run_generation(
-        prepared.backend, Path(config.result_dir) / prepared.folder, prepared.cases, settings,
-        rerun=rerun, overwrite=config.overwrite, progress=config.progress,
-    )
+    with contextlib.ExitStack() as stack:
+        if services is not None:
+            from fcbench.envs.web_search import use
+
+            stack.enter_context(use(services))
+        return run_generation(
+            prepared.backend, model_dir, prepared.cases, settings,
+            rerun=rerun, overwrite=config.overwrite, progress=config.progress,
+        )
+
+
+def check_embeddings(prepared: Prepared) -> None:
+    """memory_vector embeds with all-MiniLM-L6-v2: a missing extra or missing weights fail
+    before the first case (ValueError saying what to install), not case by case."""
+    from fcbench.models.registry import GROUND_TRUTH
+
+    wanted = any(c.name == "memory_vector" and cases for c, cases in prepared.cases)
+    if not wanted or prepared.backend.name == GROUND_TRUTH:
+        return
+    from fcbench.envs.memory.embedding import EmbeddingUnavailable, load_encoder
+
+    try:
+        load_encoder()
+    except EmbeddingUnavailable as exc:
+        raise ValueError(f"memory_vector: {exc}") from None
+
+
+def web_services(prepared: Prepared, config: RunConfig, model_dir: Path) -> Any:
+    """The web-search services of a run that asks web-search cases of a real model (the
+    ground truth never searches), checked before the first case (ValueError: why not)."""
+    from fcbench.dataset import categories
+    from fcbench.models.registry import GROUND_TRUTH
+
+    wanted = any(c.name in categories.WEB_SEARCH and cases for c, cases in prepared.cases)
+    if not wanted or prepared.backend.name == GROUND_TRUTH:
+        return None
+    from fcbench.envs.web_search import WebSearchError, create
+    from fcbench.layout import web_record_dir
+
+    record = config.web_record if config.web_record is not None else web_record_dir(model_dir)
+    options: dict[str, Any] = {}
+    if config.web_provider == "serpapi":
+        options["max_wait"] = config.serpapi_max_wait
+        if config.serpapi_endpoint:
+            options["endpoint"] = config.serpapi_endpoint
+    try:
+        services = create(config.web_provider, record, **options)
+        services.check()
+    except WebSearchError as exc:
+        raise ValueError(f"web search: {exc}") from None
+    return services
 
 
 # --------------------------------------------------------------------------- pieces
@@ -228,20 +298,46 @@ def generation_categories(names: Sequence[str] | str) -> list[Category]:
 
 
 def can_generate(category: Category) -> bool:
-    """Single-turn and multi-turn categories of today's benchmark, for now."""
+    """Today's single-turn, multi-turn and agentic categories, for now."""
     from fcbench.dataset.categories import Checker
 
     generated = (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL,
-                 Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN)
+                 Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN, Checker.AGENTIC)
     return category.checker in generated and category.scoring and not category.retired
 
 
 def _load_cases(
     chosen: Sequence[Category], config: RunConfig
 ) -> list[tuple[Category, list[TestCase]]]:
+    """Each category's cases, in the order upstream schedules them: memory prerequisite
+    conversations first, then web search, single-turn, multi-turn, memory questions (which
+    wait for their scenario's prerequisites)."""
+    from fcbench.dataset import categories
     from fcbench.dataset.load import load_category
+    from fcbench.runner.agentic import question_dependencies
 
-    return [(c, load_category(c, config.release_name, config.data_path)) for c in chosen]
+    loaded: list[tuple[Category, list[TestCase]]] = []
+    for category in chosen:
+        cases = load_category(category, config.release_name, config.data_path)
+        prerequisites = categories.prerequisites(category)
+        if prerequisites is not None:
+            before = load_category(prerequisites, config.release_name, config.data_path)
+            loaded.append((prerequisites, before))
+            cases = question_dependencies(cases, before)
+        loaded.append((category, cases))
+    return sorted(loaded, key=lambda item: _schedule_rank(item[0]))
+
+
+def _schedule_rank(category: Category) -> int:
+    from fcbench.dataset import categories
+
+    if category.prerequisite:
+        return 0
+    if category.name in categories.WEB_SEARCH:
+        return 1
+    if category.name in categories.MEMORY:
+        return 4
+    return 3 if category.group == "multi_turn" else 2
 
 
 def failed_ids(config: RunConfig, folder: str, chosen: Sequence[Category]) -> dict[str, set[str]]:
