@@ -1,7 +1,8 @@
 """A local OpenAI-compatible Chat Completions server for tests and benchmarks (127.0.0.1 only).
 
 A bare asyncio HTTP/1.1 server (keep-alive, Content-Length bodies) running in a background
-thread. It answers `POST .../chat/completions` with whatever its responder returns, and can
+thread. It answers `POST .../chat/completions` (and `.../completions`, `.../messages`: the same
+answer in those APIs' shapes) with whatever its responder returns, and can
 inject faults decided per request: HTTP 429 with Retry-After, 500/503, a stall beyond the
 client's timeout, a dropped connection, malformed bodies. `GET .../models` lists `models`
 (and `GET .../models/<name>` describes one), as preflight checks ask; with `api_key` every
@@ -240,6 +241,8 @@ class FakeOpenAI:
         if path.endswith("/v1/messages"):
             message = self.responder(anthropic_as_chat(request) if self.chat_view else request)
             answer = _anthropic_message(request, message)
+        elif path.endswith("/completions") and not path.endswith("/chat/completions"):
+            answer = _text_completion(request, self.responder(request))
         else:
             answer = self._completion(request, self.responder(request))
         status, payload = 200, json.dumps(answer).encode()
@@ -287,6 +290,19 @@ class FakeOpenAI:
                 "total_tokens": prompt_tokens // 4 + 7,
             },
         }
+
+
+def _text_completion(request: dict[str, Any], message: Message) -> dict[str, Any]:
+    """The answer's `content` as a `/v1/completions` response (one text choice)."""
+    prompt = str(request.get("prompt", ""))
+    return {
+        "id": "cmpl-1", "object": "text_completion", "created": 0,
+        "model": request.get("model", "fake"),
+        "choices": [{"index": 0, "text": message.get("content") or "", "logprobs": None,
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 7,
+                  "total_tokens": len(prompt) // 4 + 7},
+    }
 
 
 def anthropic_as_chat(request: dict[str, Any]) -> dict[str, Any]:

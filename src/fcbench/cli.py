@@ -5,12 +5,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from fcbench import __version__
 from fcbench.cli_flags import selection_options
+from fcbench.decode.families import names as decoder_names
+
+if TYPE_CHECKING:
+    from fcbench.decode.encoding import Encoding
 
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module:attribute, one-line help shown by `fcbench --help`)
@@ -132,6 +136,13 @@ def _fail(message: str, status: int = 2) -> NoReturn:
     default=None,
     help="Override model.json: FC arguments are JSON strings or objects.",
 )
+@click.option(
+    "--output-format",
+    type=click.Choice(decoder_names()),
+    default=None,
+    help="Override model.json: outputs of an official open-model handler's family, decoded "
+    "by its own decode_ast / decode_execute (e.g. qwen-fc, llama-3.1, xlam-llama).",
+)
 @click.option("--release", default=None, help="Dataset release (default: the newest known).")
 @click.option(
     "--data-dir",
@@ -164,6 +175,7 @@ def evaluate(
     mode: str | None,
     fc_names: str | None,
     fc_args: str | None,
+    output_format: str | None,
     release: str | None,
     data_dir: Path | None,
     exec_backend: str,
@@ -187,7 +199,9 @@ def evaluate(
             category_names = tuple(c.name for c in selection.categories())
         _check_categories(category_names)
         encoding = None
-        if mode or fc_names or fc_args:
+        if output_format:
+            encoding = _family_encoding(output_format, fc_names)
+        elif mode or fc_names or fc_args:
             chosen = mode or "prompt"
             encoding = Encoding(
                 chosen,
@@ -227,6 +241,16 @@ def _check_categories(names: Sequence[str]) -> None:
 
     if names and not categories.resolve(names):
         _fail("--categories names no category (it is empty)")
+
+
+def _family_encoding(output_format: str, fc_names: str | None) -> Encoding:
+    """`--output-format FAMILY`: the family's decoders, names as its handler sends them."""
+    import dataclasses
+
+    from fcbench.models.families import output_encoding
+
+    encoding = output_encoding(output_format)
+    return dataclasses.replace(encoding, fc_names=fc_names) if fc_names else encoding
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from fcbench.cli_flags import run_control_options, selection_options, serve_options
+from fcbench.models.families import names as prompt_format_names
 from fcbench.runner.generate import ProgressSink
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 GROUND_TRUTH = "ground-truth"
 OUTPUT_FORMATS = ("hermes", "llama3", "mistral", "python")
+PROMPT_FORMATS = prompt_format_names()
 
 
 class RunError(click.ClickException):
@@ -42,12 +44,18 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
     decorators = [
         click.option("--model", required=True,
                      help=f"Model name sent to the endpoint, or `{GROUND_TRUTH}` (no endpoint)."),
-        click.option("--backend", type=click.Choice(["openai", "anthropic", "google", "hf"]),
+        click.option("--backend",
+                     type=click.Choice(["openai", "anthropic", "google", "hf", "completions"]),
                      default="openai", show_default=True,
                      help="openai: any OpenAI-compatible endpoint; anthropic: the Messages API "
                           "(optional extra: pip install 'fcbench[anthropic]'); google: the "
                           "Gemini API (pip install 'fcbench[google]'); hf: a local transformers "
-                          "model, --model-path (pip install 'fcbench[hf]')."),
+                          "model, --model-path (pip install 'fcbench[hf]'); completions: "
+                          "/v1/completions with an official open-model prompt format."),
+        click.option("--prompt-format", type=click.Choice(PROMPT_FORMATS), default=None,
+                     help="Prompt the model as the official handler of this open-model family "
+                          "does, over /v1/completions (default with --backend completions: "
+                          "the family the official registry gives --model)."),
         click.option("--model-path", type=click.Path(path_type=Path, file_okay=False),
                      default=None,
                      help="--backend hf: the local model folder (default: --model); "

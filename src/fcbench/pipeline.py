@@ -56,6 +56,7 @@ class RunOptions(TypedDict, total=False):
     max_tokens: int | None
     extra_body: dict[str, Any] | None
     output_format: str | None
+    prompt_format: str | None
     concurrency: int
     timeout: float
     max_attempts: int
@@ -104,6 +105,9 @@ class RunConfig:
     max_tokens: int | None = None
     extra_body: dict[str, Any] | None = None
     output_format: str | None = None
+    prompt_format: str | None = None
+    """An official open-model prompt format (`models.families`): implies the `completions`
+    backend and prompt mode."""
     concurrency: int = 8
     timeout: float = 300.0
     max_attempts: int = 8
@@ -249,6 +253,7 @@ def web_api_check(config: RunConfig, chosen: Sequence[Category]) -> PreflightRep
 
 def prepare(model: ModelLike, config: RunConfig) -> Prepared:
     """Resolve the categories, load their cases, build the backend (errors: ValueError)."""
+    from fcbench.models.base import layout_of
     from fcbench.runner.serve import plan_server
 
     selection = config.selection
@@ -263,6 +268,9 @@ def prepare(model: ModelLike, config: RunConfig) -> Prepared:
     if serve is not None:
         config = replace(config, base_url=serve.base_url)
     backend, name = make_backend(model, config)
+    if layout_of(backend) is not None:  # open-model prompt formats run the prompting loop
+        config.mode = "prompt"
+        name = getattr(backend, "run_name", name)
     folder = run_folder_name(name, config.mode, config.name)
     return Prepared(backend, name, folder, _load_cases(chosen, config, selection), serve)
 
@@ -384,6 +392,8 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
         wrapped = CallableBackend(model)
         return wrapped, wrapped.name
     backend_name = GROUND_TRUTH if model == GROUND_TRUTH else config.backend
+    if config.prompt_format and backend_name == "openai":
+        backend_name = "completions"
     spec = BACKENDS.get(backend_name)
     urls = (config.base_url,) if isinstance(config.base_url, str) else tuple(config.base_url)
     sampling = Sampling(config.temperature, config.top_p, config.max_tokens,
@@ -395,7 +405,8 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
         model, config.mode, urls, api_key(spec, config.api_key_env) if spec else None,
         sampling, config.timeout, config.output_format, config.concurrency,
         Path(config.model_path) if config.model_path is not None else None,
-        variable if backend_name != GROUND_TRUTH else None,
+        key_variable=variable if backend_name != GROUND_TRUTH else None,
+        prompt_format=config.prompt_format,
     )
     return create(backend_name, options), model
 

@@ -1,7 +1,9 @@
 """How a model's outputs are encoded, and the decoder that follows from it.
 
-A result folder says this in its `model.json` (`mode`, `fc_names`, `fc_args`); the same keys
-exist as command-line flags. Checkers never see the encoding except `underscore_names`.
+A result folder says this in its `model.json` (`mode`, `fc_names`, `fc_args`, and `family`
+for the official open-model handlers' own output formats); the same keys exist as
+command-line flags (`--output-format` for the family). Checkers never see the encoding
+except `underscore_names`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import Any
 
 from fcbench.dataset.categories import Language
 from fcbench.dataset.model import Call
+from fcbench.decode.calls import calls_from_decoded
+from fcbench.decode.errors import DecodeError
 from fcbench.decode.python_calls import ReturnFormat, decode_prompt
 from fcbench.decode.tool_calls import ArgsEncoding, decode_tool_calls
 
@@ -32,6 +36,9 @@ class Encoding:
     fc_args: str | None = None
     return_format: ReturnFormat = ReturnFormat.PYTHON
     tool_call_tag: bool = False
+    family: str | None = None
+    """An official open-model handler's output format (`decode.families`): its own
+    `decode_ast` / `decode_execute` replace the mode's decoders."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -40,6 +47,13 @@ class Encoding:
             raise EncodingError(f"fc_names must be one of {FC_NAMES}, not {self.fc_names!r}")
         if self.fc_args is not None and self.fc_args not in FC_ARGS:
             raise EncodingError(f"fc_args must be one of {FC_ARGS}, not {self.fc_args!r}")
+        if self.family is not None:
+            from fcbench.decode import families
+
+            if self.family not in families.DECODERS:
+                raise EncodingError(
+                    f"unknown output format {self.family!r} (one of {', '.join(families.names())})"
+                )
 
     @property
     def is_fc(self) -> bool:
@@ -47,7 +61,8 @@ class Encoding:
 
     @property
     def underscore_names(self) -> bool:
-        return self.is_fc and self.fc_names == "underscore"
+        """Dotted names were sent with underscores (FC APIs; a few open-model families)."""
+        return (self.is_fc or self.family is not None) and self.fc_names == "underscore"
 
     @classmethod
     def default_for(cls, model_name: str) -> Encoding:
@@ -69,6 +84,7 @@ class Encoding:
             mode=mode,
             fc_names=data.get("fc_names") or ("underscore" if mode == "fc" else "dot"),
             fc_args=data.get("fc_args") or ("json_string" if mode == "fc" else None),
+            family=data.get("family") or None,
         )
 
 
@@ -78,6 +94,8 @@ _ARGS_ENCODINGS.update((a.value, a) for a in ArgsEncoding)
 
 def decode_ast(raw: Any, encoding: Encoding, language: Language = Language.PYTHON) -> list[Call]:
     """Decode a single-turn answer for the AST checker (raises DecodeError)."""
+    if encoding.family is not None:
+        return calls_from_decoded(family_decoded(raw, encoding.family, language))
     if encoding.is_fc:
         return decode_tool_calls(raw, _ARGS_ENCODINGS[encoding.fc_args])
     if language is Language.JAVA:
@@ -91,9 +109,20 @@ def decode_ast(raw: Any, encoding: Encoding, language: Language = Language.PYTHO
     return decode_prompt(raw, encoding.return_format, encoding.tool_call_tag)
 
 
-def _prompt_text(raw: Any) -> str:
-    from fcbench.decode.errors import DecodeError
+def family_decoded(raw: Any, family: str, language: Language = Language.PYTHON) -> Any:
+    """The official decoded form a family's `decode_ast` gives (raises DecodeError with the
+    handler's message where it fails)."""
+    from fcbench.decode import families
 
+    try:
+        return families.decoder(family).ast(raw, language)
+    except DecodeError:
+        raise
+    except (Exception, RecursionError) as exc:  # whatever the handler raised
+        raise DecodeError(str(exc)) from None
+
+
+def _prompt_text(raw: Any) -> str:
     if not isinstance(raw, str):
         raise DecodeError(f"'{type(raw).__name__}' object has no attribute 'strip'")
     return raw
@@ -111,11 +140,12 @@ def contains_call(raw: Any, encoding: Encoding) -> tuple[bool, str | None, Any]:
     error None unless decoding raised.
     """
     from fcbench.decode.calls import calls_as_decoded
-    from fcbench.decode.errors import WRONG_OUTPUT_FORMAT, DecodeError
+    from fcbench.decode.errors import WRONG_OUTPUT_FORMAT
 
     plain = _PLAIN.get(encoding)
     if plain is None:
-        plain = _PLAIN[encoding] = Encoding(encoding.mode, encoding.fc_names, encoding.fc_args)
+        plain = _PLAIN[encoding] = Encoding(encoding.mode, encoding.fc_names, encoding.fc_args,
+                                            family=encoding.family)
     try:
         calls = decode_ast(raw, plain, Language.PYTHON)
     except DecodeError as exc:

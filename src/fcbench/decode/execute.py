@@ -11,7 +11,9 @@ character for character:
 * FC mode with JSON-string arguments (OpenAI-style handlers) json-decodes each item's
   arguments and writes `name(k1=repr(v1),k2=repr(v2))`, with no space after the commas;
 * FC mode with object arguments (Gemini-style handlers) writes the same form from the
-  already-decoded arguments.
+  already-decoded arguments;
+* an open-model family (`Encoding.family`) uses its handler's own `decode_execute`
+  (`decode.families`).
 """
 
 from __future__ import annotations
@@ -23,17 +25,21 @@ from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.python_calls import bracketed, python_calls
 
-__all__ = ["decode_execute", "is_empty_execution", "render_decoded"]
+__all__ = ["decode_execute", "fc_json_string_calls", "is_empty_execution", "render_decoded"]
 
 
 def decode_execute(raw: Any, encoding: Encoding) -> list[str]:
     """The call strings of one step; raises DecodeError wherever the official one raises."""
     try:
+        if encoding.family is not None:
+            from fcbench.decode import families
+
+            return families.decoder(encoding.family).execute(raw)  # type: ignore[no-any-return]
         if not encoding.is_fc:
             return _prompt_mode(raw)
         if encoding.fc_args == "object":
             return _fc_object(raw)
-        return _fc_json_string(raw)
+        return fc_json_string_calls(raw)
     except DecodeError:
         raise
     except (Exception, RecursionError) as exc:  # any upstream failure drops the step
@@ -87,8 +93,9 @@ def _render_value(value: Any) -> str:
 # --- FC modes ------------------------------------------------------------------------------
 
 
-def _fc_json_string(raw: Any) -> list[str]:
-    """OpenAI-style: a lone dict counts as one item; string arguments are JSON-decoded."""
+def fc_json_string_calls(raw: Any) -> list[str]:
+    """OpenAI-style (the official `convert_to_function_call`): a lone dict counts as one
+    item; string arguments are JSON-decoded; `name(k1=v1,k2=v2)` without spaces."""
     items = [raw] if type(raw) is dict else raw
     if not isinstance(items, (list, str)):
         raise DecodeError(f"'{type(items).__name__}' object is not iterable")

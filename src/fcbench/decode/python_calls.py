@@ -125,6 +125,12 @@ def dotted_name(func: ast.expr) -> str:
     return ".".join(reversed(parts))
 
 
+def resolve_call(node: ast.Call) -> dict[Any, Any]:
+    """`{dotted.name: {kw: value}}` of one parsed call (for decoders that find calls in
+    statements rather than in one bracketed expression)."""
+    return _call(node)
+
+
 def _call(node: ast.Call) -> dict[Any, Any]:
     """Keyword arguments only: the official decoder silently drops positional ones."""
     args: dict[Any, Any] = {}

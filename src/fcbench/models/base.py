@@ -21,6 +21,7 @@ the runner owns retries, backoff and rate limits, so every backend gets the same
 from __future__ import annotations
 
 import marshal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -91,7 +92,8 @@ class ChatRequest:
 
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] | None = None
-    """Function docs converted to OpenAI tools (FC mode), None in prompt mode."""
+    """Function docs converted to OpenAI tools (FC mode, and for backends with their own
+    `TurnLayout`), None in prompt mode."""
     mode: Mode = "fc"
     functions: list[dict[str, Any]] | None = None
     """The function docs as the benchmark states them (with the language hints), for
@@ -195,6 +197,36 @@ class SupportsPreflight(Protocol):
     async def preflight(self) -> None:
         """Raise PreflightError with the cause, or return when every endpoint is usable."""
         ...
+
+
+@runtime_checkable
+class TurnLayout(Protocol):
+    """A backend that lays the conversation out its own way (the official open-model
+    handlers): the runner asks it for the turns a case starts with and for the messages that
+    feed a step's execution results back, instead of using the mode's defaults. Its replies'
+    `message` is already the family's assistant message, and its `output_encoding` is how
+    its results decode (the family's own `decode_execute`)."""
+
+    output_encoding: Any
+    """The `decode.encoding.Encoding` of its results."""
+
+    def turns(
+        self, case: TestCase, prompted: Callable[[], list[dict[str, Any]]]
+    ) -> list[list[dict[str, Any]]]:
+        """Every turn's messages before the first step, given the case and a maker of its
+        first turn with the benchmark's system prompt (`prompted()`, built on demand)."""
+        ...
+
+    def result_messages(
+        self, reply: Reply, calls: list[str], results: list[str]
+    ) -> list[dict[str, Any]]:
+        """The messages appended after a step whose `calls` returned `results`."""
+        ...
+
+
+def layout_of(backend: object) -> TurnLayout | None:
+    """The backend's own conversation layout, or None for the mode's default one."""
+    return backend if isinstance(backend, TurnLayout) else None
 
 
 @runtime_checkable

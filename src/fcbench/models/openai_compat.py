@@ -120,20 +120,23 @@ class OpenAICompatBackend:
 
     async def complete(self, request: ChatRequest) -> tuple[dict[str, Any], float, str]:
         """Send one request; (parsed JSON body, latency in s, endpoint)."""
-        index = self._pick()
         messages = [public_fields(m) for m in request.messages]
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         if request.tools:
             body["tools"] = request.tools
         body.update(self.sampling.body_fields())
+        return await self.post("/chat/completions", body)
+
+    async def post(self, path: str, body: dict[str, Any]) -> tuple[dict[str, Any], float, str]:
+        """POST `body` to `path` of the least-loaded endpoint; (parsed JSON body with
+        `choices`, latency in s, endpoint). Failures are Transient/PermanentError."""
+        index = self._pick()
         self._in_flight[index] += 1
         start = time.perf_counter()
         try:
             # The client's generic POST (its documented way to send any body): the body is
             # already plain JSON, so the SDK's per-field request transform is not needed.
-            content = await self._client(index).post(
-                "/chat/completions", body=body, cast_to=str
-            )
+            content = await self._client(index).post(path, body=body, cast_to=str)
         except Exception as exc:
             raise classify(exc, self.base_urls[index]) from exc
         finally:

@@ -25,7 +25,7 @@ from fcbench.dataset.categories import Language
 from fcbench.dataset.format_sensitivity import PromptConfig, PromptConfigError, split_id
 from fcbench.dataset.hints import HINTS, with_language_hints
 from fcbench.dataset.model import TestCase
-from fcbench.models.base import ChatRequest, Mode, StepContext, plain_copy
+from fcbench.models.base import ChatRequest, Mode, StepContext, TurnLayout, plain_copy
 from fcbench.models.doc_formats import render_docs
 from fcbench.models.tools import convert_tools
 
@@ -127,10 +127,35 @@ def language_of(case: TestCase) -> Language:
         return Language.PYTHON
 
 
-def build_request(case: TestCase, mode: Mode, texts: PromptTexts) -> ChatRequest:
+def layout_request(
+    case: TestCase, texts: PromptTexts, layout: TurnLayout
+) -> tuple[ChatRequest, list[list[Any]]]:
+    """The first request of a backend with its own layout, and every turn as it lays them
+    out (prompt mode; the docs also as OpenAI tools, for families that render those)."""
+    functions = with_language_hints(case.functions, language_of(case))
+
+    def prompted() -> list[dict[str, Any]]:  # built only for families that use it
+        return build_request(case, "prompt", texts).messages
+
+    turns = layout.turns(case, prompted)
+    tools = convert_tools(functions, texts.type_map)
+    request = ChatRequest(turns[0] if turns else [], tools, "prompt", functions,
+                          StepContext(case))
+    return request, turns
+
+
+def build_request(
+    case: TestCase, mode: Mode, texts: PromptTexts, layout: TurnLayout | None = None
+) -> ChatRequest:
     """The Chat Completions request the official handler sends for a case's first turn; the
     case itself travels in the request's context, and the docs (with the language hints) in
-    `functions`, for backends that render prompts themselves."""
+    `functions`, for backends that render prompts themselves.
+
+    A backend with its own `layout` (open-model prompt formats, always prompt mode) gets the
+    first turn it lays out, and the docs also as OpenAI tools for families that render those.
+    """
+    if layout is not None:
+        return layout_request(case, texts, layout)[0]
     functions = with_language_hints(case.functions, language_of(case))
     messages: list[dict[str, Any]] = plain_copy(case.question[0]) if case.question else []
     context = StepContext(case)

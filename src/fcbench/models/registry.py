@@ -37,6 +37,8 @@ class BackendOptions:
     model_path: Path | None = None
     key_variable: str | None = None
     """The variable the key was read from (named when a needed key is missing)."""
+    prompt_format: str | None = None
+    """An official open-model prompt format (`models.families`), for `completions`."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,9 @@ BACKENDS: dict[str, BackendSpec] = {
         BackendSpec("hf", "fcbench.models.hf_local:from_options",
                     "a local transformers model (--model-path)", ("torch", "transformers"),
                     "hf"),
+        BackendSpec("completions", "fcbench.models.completions:from_options",
+                    "an OpenAI-compatible /v1/completions endpoint prompted in an official "
+                    "open-model format (--prompt-format)", key_variable="OPENAI_API_KEY"),
         BackendSpec("ground-truth", "fcbench.models.ground_truth:from_options",
                     "the benchmark's own answers (a self-check; no endpoint)"),
     )

@@ -9,7 +9,9 @@ way:
 * FC mode: the assistant message, then one `tool` message per call answering its id (each
   backend puts these into its own API's layout);
 * prompt mode: one `user` message holding the Python repr of a list of
-  `{"role": "tool", "name": <call string>, "content": <result>}`.
+  `{"role": "tool", "name": <call string>, "content": <result>}`;
+* a backend with its own `TurnLayout` (the open-model prompt formats): the turns and the
+  result messages it lays out (e.g. one `tool` message per call, named by its call string).
 
 A step that does not decode, or decodes to no call, ends the turn. Past the step limit
 (`MAXIMUM_STEP_LIMIT` of the release, 20) within a turn the case is force-quit: that turn is
@@ -42,9 +44,17 @@ from fcbench.models.base import (
     Reply,
     Response,
     StepContext,
+    TurnLayout,
+    layout_of,
     plain_copy,
 )
-from fcbench.models.prompts import PromptTexts, build_request, language_of, with_language_hints
+from fcbench.models.prompts import (
+    PromptTexts,
+    build_request,
+    language_of,
+    layout_request,
+    with_language_hints,
+)
 from fcbench.models.tools import convert_tools
 from fcbench.runner import agentic
 from fcbench.runner.generate import Guard
@@ -85,11 +95,19 @@ def step_limit(texts: PromptTexts) -> int:
 class Conversation:
     """The messages (and FC tools) sent at each step, grown the official way."""
 
-    def __init__(self, case: TestCase, mode: Mode, texts: PromptTexts) -> None:
+    def __init__(
+        self, case: TestCase, mode: Mode, texts: PromptTexts, layout: TurnLayout | None = None
+    ) -> None:
         self.case = case
         self.mode = mode
         self.texts = texts
-        first = build_request(case, mode, texts)  # turn 0 as single-turn sends it
+        self.layout = layout
+        self.question = case.question
+        """The turns as asked (a backend with its own layout may rewrite them)."""
+        if layout is None:
+            first = build_request(case, mode, texts)  # turn 0 as single-turn sends it
+        else:
+            first, self.question = layout_request(case, texts, layout)
         self.first_turn = first.messages
         self.messages: list[dict[str, Any]] = []
         self.functions = with_language_hints(case.functions, language_of(case))
@@ -121,6 +139,9 @@ class Conversation:
         self.messages.append(reply.history_message())
 
     def add_results(self, reply: Reply, calls: list[str], results: list[str]) -> None:
+        if self.layout is not None:
+            self.messages.extend(self.layout.result_messages(reply, calls, results))
+            return
         if self.mode == "fc":
             # zip truncates like upstream: a call without an id gets no answer
             for result, call_id in zip(results, reply.tool_call_ids, strict=False):
@@ -199,7 +220,7 @@ async def run_conversation(
     case = loop.case
     holdout: dict[str, list[dict[str, Any]]] = case.extras.get("missed_function") or {}
     loop.log_state()
-    for turn, messages in enumerate(case.question):
+    for turn, messages in enumerate(loop.conversation.question):
         if str(turn) in holdout:
             messages = loop.conversation.holdout_message(holdout[str(turn)])
         await loop.run_turn(turn, loop.conversation.begin_turn(turn, messages))
@@ -220,7 +241,8 @@ class _Loop:
         agentic.restore_chain(case, settings.model_dir)
         self.env = Scenario(case, settings.model_name, settings.release)
         self.case = agentic.first_turn_case(case, self.env, settings.texts)
-        self.conversation = Conversation(self.case, settings.mode, settings.texts)
+        self.conversation = Conversation(self.case, settings.mode, settings.texts,
+                                         layout_of(backend))
         self.encoding = step_encoding(settings.mode, backend)
         self.backend = backend
         self.guard = guard
@@ -294,7 +316,11 @@ def _decode(raw: Any, encoding: Encoding, log: list[dict[str, Any]]) -> list[str
 
 
 def step_encoding(mode: Mode, backend: Backend) -> Encoding:
-    """How the loop decodes a step: FC results with the backend's argument encoding."""
+    """How the loop decodes a step: FC results with the backend's argument encoding; a
+    backend with its own layout says how its results decode."""
+    layout = layout_of(backend)
+    if layout is not None:
+        return layout.output_encoding  # type: ignore[no-any-return]
     if mode == "fc":
         return Encoding("fc", "underscore", getattr(backend, "fc_args", "json_string"))
     return Encoding()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench.layout import manifest_path
-from fcbench.models.base import Backend, Mode
+from fcbench.models.base import Backend, Mode, layout_of
 from fcbench.runner.store import write_json_atomic
 
 
@@ -25,7 +25,13 @@ class ManifestError(ValueError):
 
 def encoding_fields(mode: Mode, backend: Backend) -> dict[str, Any]:
     """The keys `Encoding.from_file` reads: FC names are sent with underscores (every API
-    fcbench speaks requires it) and arguments stored as the backend stores them."""
+    fcbench speaks requires it) and arguments stored as the backend stores them; a backend
+    with its own layout (open-model prompt formats) names its output format (`family`)."""
+    layout = layout_of(backend)
+    if layout is not None:
+        encoding = layout.output_encoding
+        return {"mode": "prompt", "fc_names": encoding.fc_names, "fc_args": None,
+                "family": encoding.family}
     if mode == "fc":
         return {"mode": "fc", "fc_names": "underscore",
                 "fc_args": getattr(backend, "fc_args", "json_string")}

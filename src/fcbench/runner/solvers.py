@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fcbench.dataset.model import TestCase
-from fcbench.models.base import Backend, Response
+from fcbench.models.base import Backend, Response, layout_of
 from fcbench.models.prompts import PromptTexts, build_request
 from fcbench.runner.conversation import LoopSettings, has_environments, run_conversation
 from fcbench.runner.generate import Guard, Solver
@@ -23,7 +23,7 @@ def case_solver(backend: Backend, settings: LoopSettings) -> Solver:
     async def solve(case: TestCase, guard: Guard) -> tuple[Response, int]:
         if has_environments(case):
             return await run_conversation(case, backend, guard, settings)
-        request = build_request(case, settings.mode, settings.texts)
+        request = build_request(case, settings.mode, settings.texts, layout_of(backend))
         reply, attempts = await guard.call(lambda: backend.step(request))
         return Response.of(reply), attempts
 

@@ -1,0 +1,64 @@
+"""The family registry: names, the official model names, and the pieces families share."""
+
+from __future__ import annotations
+
+import pytest
+
+from fcbench.decode import families as decoders
+from fcbench.models import families
+from fcbench.models.families.base import STEP_MARK, render_count
+from fcbench.models.families.hammer import tools_at_step
+
+
+def test_every_family_loads_under_its_name_with_known_decoders() -> None:
+    for name in families.names():
+        family = families.get(name)
+        assert family.name == name
+        assert family.decoder_name in decoders.DECODERS
+        assert family.handler.split()[0].endswith(".py")
+
+
+def test_official_model_names_map_to_families() -> None:
+    assert set(families.MODEL_FAMILIES.values()) <= set(families.names())
+    assert families.family_for_model("Qwen/Qwen3-8B-FC") == "qwen-fc"
+    assert families.family_for_model("Qwen/Qwen3-8B") == "qwen"
+    assert families.family_for_model("meta-llama/Llama-3.1-8B-Instruct-FC") == "llama-3.1"
+    assert families.family_for_model("meta-llama/Llama-4-Scout-17B-16E-Instruct-FC") == "llama-4"
+    assert families.family_for_model("someone/else") is None
+
+
+def test_served_names_drop_the_registry_fc_marker() -> None:
+    assert families.served_name("Qwen/Qwen3-8B-FC") == "Qwen/Qwen3-8B"
+    assert families.served_name("X-Humanoid/Pelican1.0-VL-30B-A3B-FC").endswith("-FC")
+    assert families.served_name("my/model-FC") == "my/model-FC"  # not a registry name
+
+
+def test_unknown_names_say_which_exist() -> None:
+    with pytest.raises(families.UnknownPromptFormat, match=r"unknown prompt format 'x'.*qwen-fc"):
+        families.get("x")
+
+
+def test_output_encodings_follow_the_handlers_naming() -> None:
+    assert families.output_encoding("glm").underscore_names
+    assert not families.output_encoding("qwen-fc").underscore_names
+    assert families.output_encoding("phi-4-mini").family == "phi"
+    assert families.output_encoding("falcon-fc").family == "falcon-fc"
+
+
+def test_render_count_counts_only_model_steps() -> None:
+    history = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "data"},
+               {"role": "assistant", "content": "step", STEP_MARK: True}]
+    assert render_count(history) == 2
+
+
+def test_hammer_rewrites_its_docs_once_per_step() -> None:
+    docs = [{"name": "f", "description": "d", "parameters": {"type": "dict", "properties": {
+        "unit": {"type": "string", "description": "The unit.", "default": "cm"},
+        "box": {"type": "dict", "description": "b", "properties": {"w": {"type": "integer"}},
+                "required": ["w"]}}, "required": ["box"]}}]
+    first = tools_at_step(docs, 1)[0]["parameters"]
+    assert first["unit"]["description"] == "The unit.default is 'cm'"
+    assert first["box"] == {"w": {"type": "integer", "required": True}, "required": True}
+    third = tools_at_step(docs, 3)[0]["parameters"]
+    assert third["unit"]["description"] == "The unit." + "default is 'cm'" * 3
+    assert docs[0]["parameters"]["properties"]["unit"]["description"] == "The unit."  # a copy
