@@ -34,3 +34,11 @@ def fetched_home(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> 
         mp.setenv("FCBENCH_HOME", str(home))
         fetch(DEFAULT_RELEASE, source=bfcl_wheel)
         yield home
+
+
+@pytest.fixture(autouse=True)
+def _private_response_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Generation tests make their own requests: the response cache is off unless a test
+    asks for it (`--cache`, or deleting FCBENCH_CACHE), and each test has its own folder."""
+    monkeypatch.setenv("FCBENCH_CACHE", "off")
+    monkeypatch.setenv("FCBENCH_CACHE_DIR", str(tmp_path / "response-cache"))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from fcbench.dataset.categories import Category
+from fcbench.dataset.custom import DataDirs
 from fcbench.dataset.model import TestCase
 from fcbench.evaluation.types import Evaluation
 from fcbench.layout import run_folder_name, score_path
@@ -37,7 +38,7 @@ ModelLike = str | Backend | Callable[..., Any]
 class RunOptions(TypedDict, total=False):
     """The options of `generate` and `run` (the command line's flags, by the same names)."""
 
-    categories: Sequence[str] | str
+    categories: Sequence[str] | str | None
     mode: Literal["fc", "prompt"]
     backend: str
     base_url: Sequence[str] | str
@@ -57,16 +58,20 @@ class RunOptions(TypedDict, total=False):
     rerun_failed: bool
     overwrite: bool
     release: str | None
-    data_dir: str | Path | None
+    data_dir: DataDirs
     model_path: str | Path | None
     progress: ProgressSink | None
+    cache: Literal["auto", "always", "off"] | None
+    cache_dir: str | Path | None
 
 
 @dataclass
 class RunConfig:
     """`RunOptions` with their defaults (`RunConfig.of(options)` checks the names)."""
 
-    categories: Sequence[str] | str = ("single_turn",)
+    categories: Sequence[str] | str | None = None
+    """Categories or collections; None: single_turn, or the categories of the custom
+    datasets among `data_dir` when there are any."""
     mode: Literal["fc", "prompt"] = "fc"
     backend: str = "openai"
     base_url: Sequence[str] | str = ()
@@ -86,9 +91,14 @@ class RunConfig:
     rerun_failed: bool = False
     overwrite: bool = False
     release: str | None = None
-    data_dir: str | Path | None = None
+    data_dir: DataDirs = None
+    """A folder laid out like the official data/, and/or custom datasets (`fcbench.json`)."""
     model_path: str | Path | None = None
     progress: ProgressSink | None = field(default=None, repr=False)
+    cache: Literal["auto", "always", "off"] | None = None
+    """The response cache (`runner.cached`): auto, always, off; None: `$FCBENCH_CACHE`,
+    else auto."""
+    cache_dir: str | Path | None = None
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> RunConfig:
@@ -106,7 +116,19 @@ class RunConfig:
 
     @property
     def data_path(self) -> Path | None:
-        return Path(self.data_dir) if self.data_dir is not None else None
+        """The official-layout folder among `data_dir`; custom datasets there are registered
+        (DataError when one cannot be read)."""
+        from fcbench.dataset.custom import use_data_dirs
+
+        return use_data_dirs(self.data_dir)
+
+    @property
+    def category_names(self) -> Sequence[str] | str:
+        if self.categories is not None:
+            return self.categories
+        from fcbench.dataset.custom import datasets_in
+
+        return [dataset.name for dataset in datasets_in(self.data_dir)] or ["single_turn"]
 
 
 @dataclass
@@ -147,8 +169,10 @@ def run(
 
 def prepare(model: ModelLike, config: RunConfig) -> Prepared:
     """Resolve the categories, load their cases, build the backend (errors: ValueError)."""
-    chosen = generation_categories(config.categories)
+    config.data_path  # noqa: B018 - registers the custom datasets before names are resolved
+    chosen = generation_categories(config.category_names)
     backend, name = make_backend(model, config)
+    backend = cached_backend(backend, name, config, from_registry=isinstance(model, str))
     folder = run_folder_name(name, config.mode, config.name)
     return Prepared(backend, name, folder, _load_cases(chosen, config))
 
@@ -193,14 +217,34 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     backend_name = GROUND_TRUTH if model == GROUND_TRUTH else config.backend
     spec = BACKENDS.get(backend_name)
     urls = (config.base_url,) if isinstance(config.base_url, str) else tuple(config.base_url)
-    sampling = Sampling(config.temperature, config.top_p, config.max_tokens,
-                        dict(config.extra_body or {}))
     options = BackendOptions(
         model, config.mode, urls, api_key(spec, config.api_key_env) if spec else None,
-        sampling, config.timeout, config.output_format, config.concurrency,
+        sampling_of(config), config.timeout, config.output_format, config.concurrency,
         Path(config.model_path) if config.model_path is not None else None,
     )
     return create(backend_name, options), model
+
+
+def sampling_of(config: RunConfig) -> Sampling:
+    return Sampling(config.temperature, config.top_p, config.max_tokens,
+                    dict(config.extra_body or {}))
+
+
+def cached_backend(
+    backend: Backend, name: str, config: RunConfig, *, from_registry: bool
+) -> Backend:
+    """The backend behind the response cache as `config.cache` says (ValueError when the
+    cache file cannot be opened)."""
+    from fcbench.runner.cache import CacheError
+    from fcbench.runner.cached import CacheSettings, cache_mode, with_cache
+
+    folder = Path(config.cache_dir) if config.cache_dir is not None else None
+    try:
+        settings = CacheSettings(cache_mode(config.cache), folder)
+        return with_cache(backend, name, settings, sampling=sampling_of(config),
+                          from_registry=from_registry)
+    except CacheError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def generation_categories(names: Sequence[str] | str) -> list[Category]:
@@ -216,11 +260,13 @@ def generation_categories(names: Sequence[str] | str) -> list[Category]:
 
 
 def can_generate(category: Category) -> bool:
-    """Single-turn and multi-turn categories of today's benchmark, for now."""
+    """Single-turn and multi-turn categories of today's benchmark, and the executable ones of
+    custom datasets (the official executable categories are retired), for now."""
     from fcbench.dataset.categories import Checker
 
     generated = (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL,
-                 Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN)
+                 Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN,
+                 Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL)
     return category.checker in generated and category.scoring and not category.retired
 
 

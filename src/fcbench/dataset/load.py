@@ -37,7 +37,7 @@ from fcbench.dataset.categories import Category, Checker
 from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError
 from fcbench.dataset.model import TestCase
 from fcbench.dataset.naming import Naming
-from fcbench.dataset.source import FUNC_DOC_FILES, Source, source
+from fcbench.dataset.source import FUNC_DOC_FILES, Source, source, source_for
 from fcbench.layout import VERSION_PREFIX
 
 __all__ = [
@@ -68,14 +68,16 @@ def question_file(
     category: Category | str, release: str = DEFAULT_RELEASE, data_root: Path | str | None = None
 ) -> str:
     """The question file of a category in that data, relative to `data/`."""
-    return source(release, data_root).naming.question_file(_category(category))
+    cat = _category(category)
+    return source_for(cat, release, data_root).naming.question_file(cat)
 
 
 def answer_file(
     category: Category | str, release: str = DEFAULT_RELEASE, data_root: Path | str | None = None
 ) -> str:
     """The possible-answer file of a category in that data, relative to `data/`."""
-    return source(release, data_root).naming.answer_file(_category(category))
+    cat = _category(category)
+    return source_for(cat, release, data_root).naming.answer_file(cat)
 
 
 def has_category(
@@ -83,7 +85,7 @@ def has_category(
 ) -> bool:
     """Whether that data holds the category's question file (older releases lack some)."""
     cat = _category(category)
-    src = source(release, data_root)
+    src = source_for(cat, release, data_root)
     if cat.name == "format_sensitivity":
         return src.has(src.naming.format_sensitivity_file())
     return src.has(src.naming.question_file(cat))
@@ -113,7 +115,7 @@ def load_category(
             "format_sensitivity cannot be loaded yet (its 200 items x 26 prompt configurations "
             "are assembled from other categories); load those categories instead"
         )
-    src = source(release, data_root)
+    src = source_for(cat, release, data_root)
     qfile = src.naming.question_file(cat)
     answers = _answers(src, cat) if cat.has_possible_answer else None
     cases: list[TestCase] = []
@@ -282,7 +284,7 @@ def dataset_size(
     there; a user's folder that lacks the file is an error, as when loading it.
     """
     cat = _category(category)
-    src = source(release, data_root)
+    src = source_for(cat, release, data_root)
     if cat.name == "format_sensitivity":
         rel = src.naming.format_sensitivity_file()
     else:

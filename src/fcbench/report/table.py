@@ -63,7 +63,8 @@ def print_scores(
     (0 over the dataset size, as the official summaries count them); `skipped`: cases per
     model that could not be judged (executable cases needing an unreachable service), shown
     whenever there are any."""
-    names = [c.name for c in categories.CATEGORIES if any(c.name in s for s in per_model.values())]
+    names = [c.name for c in categories.all_categories()
+             if any(c.name in s for s in per_model.values())]
     labels = _labels(names)
     summaries = {model: displayed_summaries(per_model[model], complete[model], labels)
                  for model in per_model}
@@ -84,7 +85,7 @@ def print_scores(
 
 def ranked_table(complete: Scores, title: str = "leaderboard (accuracy %)") -> Table:
     """Models ranked by V4 Overall (ties by name), one row each, summary columns only."""
-    names = [c.name for c in categories.CATEGORIES
+    names = [c.name for c in categories.all_categories()
              if any(c.name in s and s[c.name].evaluated for s in complete.values())]
     labels = [label for label in _labels(names) if label in (*SUMMARIES, V1_LABEL)]
     summaries = {m: displayed_summaries(s, s, labels) for m, s in complete.items()}

@@ -306,6 +306,8 @@ class GenerateReport:
     started_at: str
     finished_at: str = ""
     seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Further summary entries from the backend (`run_summary()`, e.g. the cache's counts)."""
 
     @property
     def asked(self) -> int:
@@ -332,6 +334,7 @@ class GenerateReport:
             "errors": self.errors,
             "retries": self.retries,
             "seconds": round(self.seconds, 3),
+            **self.extra,
         }
 
 
@@ -376,8 +379,16 @@ def generate(
                 result_path(model_dir, category).unlink(missing_ok=True)
         _run(backend, report, cases_by_category, settings, rerun, progress,
              solver or _default_solver(backend, settings, release))
+        report.extra.update(_backend_summary(backend))
         finish_manifest(model_dir, manifest, report.summary())
     return report
+
+
+def _backend_summary(backend: Backend) -> dict[str, Any]:
+    """What a backend adds to the run summary (a cached backend: its hit counts)."""
+    summary = getattr(backend, "run_summary", None)
+    found = summary() if callable(summary) else None
+    return dict(found) if isinstance(found, dict) else {}
 
 
 def _default_solver(backend: Backend, settings: GenerateSettings, release: str) -> Solver:
