@@ -50,6 +50,7 @@ __all__ = [
     "DataDirs",
     "datasets_in",
     "is_custom",
+    "read_category",
     "read_dataset",
     "registered",
     "run_identity",
@@ -125,8 +126,10 @@ class CustomCategory:
     """The JSONL file's conversion (None for BFCL files)."""
 
 
-@dataclass
+@dataclass(eq=False)
 class CustomDataset:
+    """One read of a dataset folder (compared and hashed by identity)."""
+
     spec: DatasetSpec
     categories: list[CustomCategory]
 
@@ -164,11 +167,15 @@ def read_dataset(folder: Path, problems: list[str]) -> CustomDataset | None:
     spec = read_spec(Path(folder), problems)
     if spec is None:
         return None
-    found = [c for c in (_category(spec, s, problems) for s in spec.categories) if c]
+    found = [c for c in (read_category(spec, s, problems) for s in spec.categories) if c]
     return CustomDataset(spec, found)
 
 
-def _category(spec: DatasetSpec, cat: CategorySpec, problems: list[str]) -> CustomCategory | None:
+def read_category(
+    spec: DatasetSpec, cat: CategorySpec, problems: list[str]
+) -> CustomCategory | None:
+    """One category of the dataset (its JSONL file converted; problems appended), or None
+    when its file is missing or unreadable."""
     if cat.file is not None:
         converted = _convert(spec.folder / cat.file, cat, problems)
         if converted is None:

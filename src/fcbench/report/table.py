@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from fcbench.dataset import categories
 from fcbench.score.aggregate import CategoryScore
+from fcbench.score.custom import NOTE as CUSTOM_NOTE
+from fcbench.score.custom import custom_summaries
 from fcbench.score.formulas import format_percent, summary_rows, v1_rows
 
 if TYPE_CHECKING:
@@ -66,8 +68,10 @@ def print_scores(
     names = [c.name for c in categories.all_categories()
              if any(c.name in s for s in per_model.values())]
     labels = _labels(names)
-    summaries = {model: displayed_summaries(per_model[model], complete[model], labels)
-                 for model in per_model}
+    custom = {model: custom_summaries(per_model[model]) for model in per_model}
+    labels += list(dict.fromkeys(label for values in custom.values() for label in values))
+    summaries = {model: {**displayed_summaries(per_model[model], complete[model], labels),
+                         **custom[model]} for model in per_model}
     shown_skipped = skipped if skipped and any(skipped.values()) else None
     table = _by_category(per_model, names, labels, summaries, shown_skipped)
     if not _too_wide(console, table):
@@ -81,6 +85,8 @@ def print_scores(
             console.print(_by_model(per_model, v1_labels, summaries, shown_skipped,
                                     "the original benchmark, 2024 leaderboard (accuracy %)"))
     _print_notes(console, per_model, shown_skipped is not None)
+    if any(custom.values()):
+        console.print(f"[yellow]custom:[/] {CUSTOM_NOTE}", highlight=False)
 
 
 def ranked_table(complete: Scores, title: str = "leaderboard (accuracy %)") -> Table:

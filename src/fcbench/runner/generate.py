@@ -362,17 +362,19 @@ def generate(
     first, `rerun` (category -> ids) asks those cases again. `solver` defaults to
     `runner.solvers.case_solver` (one step, or a conversation for cases with environments).
     """
-    from fcbench.dataset.fetch import DEFAULT_RELEASE, dataset_identity
+    from fcbench.dataset.custom import run_identity
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.runner.manifest import finish_manifest, start_manifest
     from fcbench.runner.store import FolderLock
 
     release = settings.release or DEFAULT_RELEASE
     report = GenerateReport(model_dir, [], now_iso())
+    names = [c.name for c, _ in cases_by_category]
     with FolderLock(model_dir):
         manifest = start_manifest(
             model_dir, model=settings.model_name, mode=settings.mode, backend=backend,
-            dataset=dataset_identity(release, settings.data_dir),
-            categories=[c.name for c, _ in cases_by_category], started_at=report.started_at,
+            dataset=run_identity(release, settings.data_dir, names),
+            categories=names, started_at=report.started_at,
         )
         if overwrite:
             for category, _ in cases_by_category:
