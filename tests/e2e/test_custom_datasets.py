@@ -133,7 +133,7 @@ def test_run_scores_both_formats(fetched_home: Path, tmp_path: Path, mode: str) 
     assert (results / "acme_multi_turn" / "BFCL_v4_acme_multi_turn_result.json").is_file()
     assert (results / "shop" / "BFCL_v4_shop_search_result.json").is_file()
     dataset = json.loads((results / "model.json").read_text())["dataset"]
-    assert [d["name"] for d in dataset["custom"]] == ["acme", "shop"]
+    assert sorted(d["name"] for d in dataset["custom"]) == ["acme", "shop"]
 
 
 def test_evaluate_compare_and_list(fetched_home: Path, tmp_path: Path) -> None:
