@@ -76,7 +76,7 @@ def test_a_damaged_row_is_a_miss(tmp_path: Path) -> None:
 
 def test_a_file_that_is_not_a_cache_is_a_one_line_error(tmp_path: Path) -> None:
     (tmp_path / "responses.sqlite3").write_bytes(b"this is not a database" * 100)
-    with pytest.raises(CacheError, match="not a usable response cache.*--no-cache"):
+    with pytest.raises(CacheError, match=r"not a usable response cache.*--no-cache"):
         ResponseCache(tmp_path)
 
 

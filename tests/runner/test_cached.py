@@ -12,8 +12,8 @@ import pytest
 from fcbench.models.base import ChatRequest, PermanentError, Reply, Sampling, StepContext
 from fcbench.runner.cache import CacheError
 from fcbench.runner.cached import (
-    CacheSettings,
     CachedBackend,
+    CacheSettings,
     backend_identity,
     cache_mode,
     describe_counts,

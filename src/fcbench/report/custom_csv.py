@@ -40,7 +40,7 @@ def custom_lines(entries: Sequence[ModelEntry]) -> list[str] | None:
     for entry in entries:
         evaluated = {n: s for n, s in entry.scores.items() if s.evaluated}
         overall = _pass_rate(evaluated, names, sizes)
-        summaries = custom_summaries(evaluated, sizes)
+        summaries = custom_summaries(evaluated, sizes, names)
         cells = [overall, *(summaries.get(f"{g} (custom)") for g in groups),
                  *(_accuracy(evaluated.get(n)) for n in names)]
         rows.append((entry.model, cells))

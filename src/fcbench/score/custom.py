@@ -59,20 +59,25 @@ def _group(name: str) -> str:
 
 
 def custom_summaries(
-    evaluated: Mapping[str, CategoryScore], sizes: Mapping[str, int] | None = None
+    evaluated: Mapping[str, CategoryScore],
+    sizes: Mapping[str, int] | None = None,
+    names: Iterable[str] | None = None,
 ) -> dict[str, float | None]:
-    """`<group> (custom)` -> the group's pass rate; None when none of it was evaluated."""
+    """`<group> (custom)` -> the group's pass rate; None when none of it was evaluated.
+
+    The groups are those of `names` (default: the evaluated categories), so that models
+    compared side by side are summed over the same categories."""
     from fcbench.dataset.load import dataset_size
 
     values: dict[str, float | None] = {}
-    for group, names in custom_groups(evaluated).items():
+    for group, members in custom_groups(evaluated if names is None else names).items():
         correct = total = 0
-        for name in names:
+        for name in members:
             score = evaluated.get(name)
             if score is not None and score.evaluated:
                 correct, total = correct + score.correct, total + score.total
             else:
                 total += (sizes or {}).get(name) or dataset_size(name)
-        run = any(n in evaluated and evaluated[n].evaluated for n in names)
+        run = any(n in evaluated and evaluated[n].evaluated for n in members)
         values[custom_label(group)] = correct / total if run and total else (0.0 if run else None)
     return values
