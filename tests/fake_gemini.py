@@ -23,8 +23,25 @@ def as_chat(request: dict[str, Any]) -> dict[str, Any]:
         messages.append({"role": "system", "content": text})
     for content in request.get("contents", []):
         role = "assistant" if content.get("role") == "model" else content.get("role", "user")
-        text = "".join(str(p.get("text", "")) for p in content.get("parts", []))
-        messages.append({"role": role, "content": text})
+        parts = content.get("parts", [])
+        for part in parts:
+            if "functionResponse" in part:  # a tool result, answering a call by name
+                response = part["functionResponse"]
+                messages.append({"role": "tool", "name": response.get("name"),
+                                 "content": response.get("response", {}).get("result")})
+        calls = [p["functionCall"] for p in parts if "functionCall" in p]
+        texts = [p for p in parts if "functionCall" not in p and "functionResponse" not in p]
+        if not texts and not calls:
+            continue
+        message: dict[str, Any] = {"role": role,
+                                   "content": "".join(str(p.get("text", "")) for p in texts)}
+        if calls:
+            message["tool_calls"] = [
+                {"id": f"g{i}", "type": "function",
+                 "function": {"name": c["name"], "arguments": json.dumps(c.get("args", {}))}}
+                for i, c in enumerate(calls)
+            ]
+        messages.append(message)
     tools = [
         {"type": "function", "function": declaration}
         for tool in request.get("tools", [])

@@ -82,8 +82,11 @@ class FakeOpenAI:
         retry_after: str = "0.05",
         delay: float = 0.0,
         port: int = 0,
+        chat_view: bool = False,
     ) -> None:
+        """`chat_view`: show Anthropic requests to the responder in Chat Completions shape."""
         self.responder = responder
+        self.chat_view = chat_view
         self.faults = faults
         self.stall_seconds = stall_seconds
         self.retry_after = retry_after
@@ -173,11 +176,11 @@ class FakeOpenAI:
             return await self._fault(fault, writer)
         if self.delay:
             await asyncio.sleep(self.delay)
-        message = self.responder(request)
         if path.endswith("/v1/messages"):
+            message = self.responder(anthropic_as_chat(request) if self.chat_view else request)
             answer = _anthropic_message(request, message)
         else:
-            answer = self._completion(request, message)
+            answer = self._completion(request, self.responder(request))
         status, payload = 200, json.dumps(answer).encode()
         writer.write(_http(status, payload))
         await writer.drain()
@@ -223,6 +226,33 @@ class FakeOpenAI:
                 "total_tokens": prompt_tokens // 4 + 7,
             },
         }
+
+
+def anthropic_as_chat(request: dict[str, Any]) -> dict[str, Any]:
+    """A Messages API request seen as a Chat Completions one: the system field first, text
+    blocks joined, tool uses as `tool_calls`, tool results as `tool` messages."""
+    messages: list[dict[str, Any]] = []
+    if request.get("system"):
+        messages.append({"role": "system", "content": _text(request["system"])})
+    for message in request.get("messages", []):
+        blocks = message["content"]
+        if isinstance(blocks, str):
+            messages.append({"role": message["role"], "content": blocks})
+            continue
+        results = [b for b in blocks if b.get("type") == "tool_result"]
+        messages += [{"role": "tool", "content": b["content"], "tool_call_id": b["tool_use_id"]}
+                     for b in results]
+        uses = [b for b in blocks if b.get("type") == "tool_use"]
+        texts = [b for b in blocks if b.get("type") == "text"]
+        if texts or uses:
+            chat: dict[str, Any] = {"role": message["role"], "content": _text(texts) or None}
+            if uses:
+                chat["tool_calls"] = [_tool_call(b["name"], b["input"], 0) | {"id": b["id"]}
+                                      for b in uses]
+            messages.append(chat)
+    tools = [{"type": "function", "function": {"name": t["name"], "parameters": t["input_schema"]}}
+             for t in request.get("tools", [])]
+    return {"messages": messages, **({"tools": tools} if "tools" in request else {})}
 
 
 def _anthropic_message(request: dict[str, Any], message: Message) -> dict[str, Any]:

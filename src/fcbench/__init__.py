@@ -1,20 +1,61 @@
 """fcbench: a faithful, fast, light re-implementation of the BFCL evaluation.
 
-The public API (`evaluate`, `load_dataset`) is imported lazily so that `import fcbench` and
-`fcbench --help` stay fast.
+    import fcbench
+    evaluation = fcbench.run(my_model, categories=["simple_python", "multi_turn_base"])
+    evaluation.models["my_model-FC"].overall          # the V4 Overall, 0-1
+    fcbench.evaluate("result/", score_dir="score/")   # score existing result files
+    fcbench.load_dataset("simple_python")             # list[TestCase]
+
+The names below are imported lazily (on first use), so `import fcbench` and `fcbench --help`
+stay fast; type checkers see them as the real objects.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["evaluate", "load_dataset"]
+__all__ = [
+    "Backend",
+    "ChatRequest",
+    "Encoding",
+    "Evaluation",
+    "Reply",
+    "TestCase",
+    "Verdict",
+    "evaluate",
+    "generate",
+    "load_dataset",
+    "run",
+]
+
+if TYPE_CHECKING:
+    from fcbench.api import evaluate, load_dataset
+    from fcbench.dataset.model import TestCase, Verdict
+    from fcbench.decode.encoding import Encoding
+    from fcbench.evaluation.types import Evaluation
+    from fcbench.models.base import Backend, ChatRequest, Reply
+    from fcbench.pipeline import generate, run
+
+_WHERE = {
+    "evaluate": "fcbench.api",
+    "load_dataset": "fcbench.api",
+    "run": "fcbench.pipeline",
+    "generate": "fcbench.pipeline",
+    "Evaluation": "fcbench.evaluation.types",
+    "TestCase": "fcbench.dataset.model",
+    "Verdict": "fcbench.dataset.model",
+    "Backend": "fcbench.models.base",
+    "ChatRequest": "fcbench.models.base",
+    "Reply": "fcbench.models.base",
+    "Encoding": "fcbench.decode.encoding",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from fcbench import api
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fcbench' has no attribute {name!r}")
+    import importlib
 
-        return getattr(api, name)
-    raise AttributeError(f"module 'fcbench' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

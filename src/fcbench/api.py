@@ -89,22 +89,9 @@ def dataset_sizes(release: str, data_dir: Path | None) -> dict[str, int]:
 
     A user's dataset folder may hold only some categories: the others have no cases there.
     """
-    from fcbench.dataset.custom import is_custom
-    from fcbench.dataset.fetch import DataError
-    from fcbench.dataset.load import dataset_size
+    from fcbench.dataset.load import scoring_sizes
 
-    wanted = set(categories.ALL_SCORING) | set(categories.V1)
-    sizes: dict[str, int] = {}
-    for category in categories.all_categories():
-        if category.name not in wanted and not is_custom(category):
-            continue
-        try:
-            sizes[category.name] = dataset_size(category, release, data_dir)
-        except DataError:
-            if data_dir is None:
-                raise
-            sizes[category.name] = 0
-    return sizes
+    return scoring_sizes(release, data_dir)
 
 
 def write_leaderboards(

@@ -22,8 +22,8 @@ def _fail(message: str) -> NoReturn:
 
 
 def _sizes(release: str | None, data_dir: Path | None) -> dict[str, int]:
-    from fcbench.api import dataset_sizes
     from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.dataset.load import scoring_sizes as dataset_sizes
 
     return dataset_sizes(release or DEFAULT_RELEASE, data_dir)
 

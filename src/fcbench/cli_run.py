@@ -20,7 +20,7 @@ from fcbench.runner.generate import ProgressSink
 
 if TYPE_CHECKING:
     from fcbench.evaluation.types import Evaluation
-    from fcbench.run import Prepared, RunConfig
+    from fcbench.pipeline import Prepared, RunConfig
     from fcbench.runner.generate import GenerateReport, GenerationJob
 
 GROUND_TRUTH = "ground-truth"
@@ -135,7 +135,7 @@ def run(**kwargs: Any) -> None:
 
 def _config(kwargs: dict[str, Any]) -> RunConfig:
     """The flags as the library's options."""
-    from fcbench.run import RunConfig
+    from fcbench.pipeline import RunConfig
 
     options = dict(kwargs)
     options.pop("model")
@@ -154,7 +154,7 @@ def _run_generation(model: str, config: RunConfig) -> tuple[Prepared, GenerateRe
     from fcbench.dataset.categories import UnknownCategoryError
     from fcbench.dataset.fetch import DataError
     from fcbench.models.registry import BackendSetupError
-    from fcbench.run import generate_prepared, prepare
+    from fcbench.pipeline import generate_prepared, prepare
     from fcbench.runner.store import StoreBusyError
 
     try:

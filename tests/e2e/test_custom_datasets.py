@@ -170,11 +170,11 @@ def test_evaluate_compare_and_list(fetched_home: Path, tmp_path: Path) -> None:
 
 
 def test_python_api_runs_a_custom_dataset(fetched_home: Path, tmp_path: Path) -> None:
-    import fcbench.run as runner
+    import fcbench
 
     cases = [c for c in all_cases() if c.id.startswith("shop_")]
     with FakeOpenAI(ScriptedModel(cases, WRONG_FC)) as server:
-        report = runner.run("scripted", base_url=server.base_url, data_dir=SHOP,
+        report = fcbench.run("scripted", base_url=server.base_url, data_dir=SHOP,
                             result_dir=tmp_path / "r", score_dir=tmp_path / "s")
     model = report.models["scripted-FC"]
     shop = [n for n in SIZES if n.startswith("shop_")]

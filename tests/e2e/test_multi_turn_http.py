@@ -260,3 +260,52 @@ def test_kill_9_mid_case_loses_only_that_case(fetched_home: Path, tmp_path: Path
                                  check=True, capture_output=True, text=True, timeout=120)
     assert "asked 2 case(s)" in resumed.stderr and "1 already done" in resumed.stderr
     assert answers(tmp_path / "killed") == answers(tmp_path / "clean")
+
+
+def _vendor_server(backend: str, player: GroundTruthPlayer) -> Any:
+    if backend == "anthropic":
+        return FakeOpenAI(player, chat_view=True)
+    from fake_gemini import FakeGemini
+
+    return FakeGemini(player)
+
+
+@pytest.mark.parametrize("backend", ["anthropic", "google"])
+@pytest.mark.parametrize("mode", ["fc", "prompt"])
+def test_vendor_backends_run_multi_turn_cases(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: str, mode: str
+) -> None:
+    """The Anthropic and Gemini backends hold whole conversations in their own layouts
+    (tool uses answered by tool_result blocks; function calls by function responses), and the
+    multi-step case scores as the ground truth it replays."""
+    pytest.importorskip("anthropic" if backend == "anthropic" else "google.genai")
+    monkeypatch.setenv("FCBENCH_TEST_KEY", "k")
+    data, case = data_folder(tmp_path, "multi_turn_base", 0)
+    player = GroundTruthPlayer(case)
+    with _vendor_server(backend, player) as server:
+        url = f"http://127.0.0.1:{server.port}"
+        args = ["run", "--backend", backend, "--model", "scripted", "--name",
+                f"scripted-{mode}", "--mode", mode, "--base-url", url, "--api-key-env",
+                "FCBENCH_TEST_KEY", "--categories", "multi_turn_base", "--data-dir", str(data),
+                "--result-dir", str(tmp_path / "result"), "--score-dir", str(tmp_path / "score"),
+                "--quiet"]
+        result = CliRunner().invoke(main, args, catch_exceptions=False)
+        bodies = [body for _, body in getattr(server, "bodies", [])]
+    assert result.exit_code == 0, result.output
+    entry = stored(tmp_path, mode, "multi_turn_base")
+    assert [len(turn) for turn in entry["result"]] == [4, 3, 2, 5]
+    assert len(player.requests) == 14
+    assert verdict(tmp_path, mode, "multi_turn_base", data) == (True, None)
+    last = player.requests[-1]["messages"]
+    if mode == "fc":
+        tools = [m for m in last if m["role"] == "tool"]
+        assert len(tools) == 10 and tools[0]["content"] == (
+            '{"current_working_directory": "document"}')
+    else:
+        feedback = [m for m in last if str(m["content"]).startswith(TOOL_RESULTS_PREFIX)]
+        assert len(feedback) == 10
+    if backend == "google" and mode == "fc":
+        parts = [p for c in bodies[-1]["contents"] for p in c["parts"]]
+        calls = [p["functionCall"]["name"] for p in parts if "functionCall" in p]
+        answers = [p["functionResponse"]["name"] for p in parts if "functionResponse" in p]
+        assert calls == answers and len(calls) == 10

@@ -37,7 +37,7 @@ from fcbench.dataset.categories import Category, Checker
 from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError
 from fcbench.dataset.model import TestCase
 from fcbench.dataset.naming import Naming
-from fcbench.dataset.source import FUNC_DOC_FILES, Source, source, source_for
+from fcbench.dataset.source import FUNC_DOC_FILES, Source, has_own_source, source, source_for
 from fcbench.layout import VERSION_PREFIX
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "load_category",
     "load_memory_prereqs",
     "question_file",
+    "scoring_sizes",
 ]
 
 
@@ -320,3 +321,21 @@ def _count(src: Source, rel: str, cat: Category) -> int:
         return FORMAT_SENSITIVITY_CONFIGS * sum(len(ids) for ids in selected.values())
     except (ValueError, AttributeError, TypeError):
         raise DataError(f"{src.label(rel)}: not a JSON object of id lists") from None
+
+
+def scoring_sizes(release: str = DEFAULT_RELEASE, data_root: Path | str | None = None
+                  ) -> dict[str, int]:
+    """The size of every category the official formulas name (V4 and v1), and of every
+    category of a registered custom dataset: a category without results counts 0 over it.
+    A user's folder may lack some: they have no cases."""
+    wanted = set(categories.ALL_SCORING) | set(categories.V1)
+    sizes: dict[str, int] = {}
+    for category in categories.all_categories():
+        if category.name in wanted or has_own_source(category):
+            try:
+                sizes[category.name] = dataset_size(category, release, data_root)
+            except DataError:
+                if data_root is None:
+                    raise
+                sizes[category.name] = 0
+    return sizes

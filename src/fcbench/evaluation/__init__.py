@@ -14,6 +14,7 @@ from pathlib import Path
 from fcbench.check.registry import JudgeSettings
 from fcbench.dataset import categories
 from fcbench.dataset.fetch import DEFAULT_RELEASE
+from fcbench.dataset.load import scoring_sizes
 from fcbench.decode.encoding import Encoding
 from fcbench.evaluation.jobs import JobRequest, JobResult, run_jobs
 from fcbench.evaluation.plan import group_jobs, model_encoding, plan_model, select_models
@@ -77,8 +78,10 @@ def evaluate(
     for result in run_jobs(group_jobs(planned), request, workers):
         _merge(report, result)
     order = {c.name: i for i, c in enumerate(categories.all_categories())}
+    sizes = scoring_sizes(release, data_root) if report.models else {}
     for model in report.models.values():
         model.categories = dict(sorted(model.categories.items(), key=lambda kv: order[kv[0]]))
+        model.dataset_sizes = sizes
     return report
 
 

@@ -9,6 +9,7 @@ from fcbench.dataset.categories import Category
 from fcbench.dataset.model import Verdict
 from fcbench.decode.encoding import Encoding
 from fcbench.score.aggregate import CategoryScore
+from fcbench.score.formulas import V1Summary, V4Summary, v1_overall, v4_summary
 from fcbench.score.usage import Usage
 
 
@@ -49,16 +50,45 @@ class CategoryEvaluation:
 
 @dataclass
 class ModelEvaluation:
+    """One model's scores: per category, and the official aggregates over them."""
+
     model: str
     encoding: Encoding
     categories: dict[str, CategoryEvaluation] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     """Tokens and latencies recorded in the result files scored (for the CSV columns)."""
+    dataset_sizes: dict[str, int] = field(default_factory=dict, repr=False)
+    """Every scoring category's size: a category not scored counts 0 over it."""
+
+    @property
+    def scores(self) -> dict[str, CategoryScore]:
+        """Every scoring category's score; one without results is 0 over its size (N/A)."""
+        scores = {name: c.score for name, c in self.categories.items()}
+        missing = {n: s for n, s in self.dataset_sizes.items() if n not in scores}
+        return {**scores, **{n: CategoryScore.missing(n, size) for n, size in missing.items()}}
+
+    @property
+    def v4(self) -> V4Summary:
+        """The V4 aggregates (Non-Live, Live, Irrelevance, Multi-Turn, Web Search, Memory,
+        Agentic, Overall), official formulas: a category not scored counts as 0."""
+        return v4_summary(self.scores)
+
+    @property
+    def overall(self) -> float:
+        """The V4 Overall accuracy (0-1), as the leaderboard computes it."""
+        return self.v4.overall.accuracy
+
+    @property
+    def v1(self) -> V1Summary:
+        """The 2024 (v1) aggregates: Overall, AST and Exec summaries, the nine groups."""
+        return v1_overall(self.scores)
 
 
 @dataclass
 class Evaluation:
+    """What `evaluate` (and `run`) report: every model's scores, and what went wrong."""
+
     models: dict[str, ModelEvaluation] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 

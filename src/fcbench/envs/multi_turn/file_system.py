@@ -14,92 +14,20 @@ compares, so they are kept verbatim, as are several odd behaviours of the offici
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
 from fcbench.envs.multi_turn import long_context
+from fcbench.envs.multi_turn.file_tree import (
+    _SIZE_UNITS,
+    _WC_MODES,
+    Directory,
+    File,
+    Node,
+    _byte_size,
+    _name_is_valid,
+)
 
-# Characters a file or directory name created or read by name may not contain.
-_FORBIDDEN_NAME_CHARS = '|/\\?%*:"><'
-_WC_MODES = ("l", "w", "c")
-_SIZE_UNITS = ("B", "KB", "MB", "GB", "TB")
-
-
-class File:
-    """A named blob of text; equal to another file with the same name and text."""
-
-    def __init__(self, name: str, content: str = "") -> None:
-        self.name = name
-        self.content = content
-
-    def _write(self, new_content: str) -> None:
-        self.content = new_content
-
-    def _read(self) -> str:
-        return self.content
-
-    def __repr__(self) -> str:
-        return f"<<File: {self.name}, Content: {self.content}>>"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, File) and self.name == other.name and self.content == other.content
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-Node = Union[File, "Directory"]
-
-
-class Directory:
-    """A named folder; `parent` is kept for `cd ..`/`pwd` but ignored by equality."""
-
-    def __init__(self, name: str, parent: Directory | None = None) -> None:
-        self.name = name
-        self.parent = parent
-        self.contents: dict[str, Node] = {}
-
-    def _add_file(self, file_name: str, content: str = "") -> None:
-        """Insert a new file; a taken name raises (the message reaches the model)."""
-        if file_name in self.contents:
-            raise ValueError(f"File '{file_name}' already exists in directory '{self.name}'.")
-        self.contents[file_name] = File(file_name, content)
-
-    def _add_directory(self, dir_name: str) -> None:
-        """Insert a new empty child directory whose parent is this one."""
-        if dir_name in self.contents:
-            raise ValueError(f"Directory '{dir_name}' already exists in directory '{self.name}'.")
-        self.contents[dir_name] = Directory(dir_name, self)
-
-    def _get_item(self, item_name: str) -> Node | None:
-        """A child by name; `.` means this directory itself."""
-        if item_name == ".":
-            return self
-        return self.contents.get(item_name)
-
-    def __repr__(self) -> str:
-        parent_name = self.parent.name if self.parent else None
-        return f"<Directory: {self.name}, Parent: {parent_name}, Contents: {self.contents}>"
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Directory)
-            and self.name == other.name
-            and self.contents == other.contents
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-def _name_is_valid(name: str) -> bool:
-    """Whether a name is free of path and shell-special characters."""
-    return not any(char in name for char in _FORBIDDEN_NAME_CHARS)
-
-
-def _byte_size(node: Node) -> int:
-    """Bytes of UTF-8 text under a node (directories count only their files)."""
-    if isinstance(node, File):
-        return len(node._read().encode("utf-8"))
-    return sum(_byte_size(child) for child in node.contents.values())
-
+__all__ = ["Directory", "File", "GorillaFileSystem"]
 
 class GorillaFileSystem:
     """The file-system backend; state is `root` (the tree) and `long_context`."""

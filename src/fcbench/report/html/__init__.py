@@ -33,8 +33,8 @@ def write_report(
     `result_dirs` None means: each score folder's sibling `result`, when it exists (the
     layout `run` and `evaluate` make). Returns the files written.
     """
-    from fcbench.api import dataset_sizes
     from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.dataset.load import scoring_sizes as dataset_sizes
     from fcbench.report.html.collect import collect
     from fcbench.report.runs import RunError, model_dirs
     from fcbench.score.disputed import load_disputed

@@ -1,0 +1,160 @@
+"""`fcbench.run` / `fcbench.generate` from Python: a plain function as the model.
+
+The function sees only what a served model sees (the messages and, in FC mode, the tools),
+finds the case they come from, and answers with its ground truth: single-turn cases with the
+first acceptable answer, multi-turn cases with each turn's calls in one step and then a text.
+It must score as the built-in ground-truth model does, and the run must leave a `model.json`
+that says how its outputs are encoded.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import fcbench
+from fcbench.dataset.load import load_category
+from fcbench.dataset.model import TestCase
+from fcbench.models.ground_truth import answer, parse_call, signatures
+
+CATEGORIES = ["simple_python", "multiple", "parallel", "multi_turn_base"]
+FEEDBACK = "[{'role': 'tool'"
+
+
+def first_user(messages: list[dict[str, Any]]) -> str:
+    return str(next(m["content"] for m in messages if m["role"] == "user"))
+
+
+class GroundTruthFunction:
+    """`fn(messages, tools)`: the ground truth of the case the messages belong to."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.cases: dict[str, list[TestCase]] = {}
+        for name in CATEGORIES:
+            for case in load_category(name):
+                self.cases.setdefault(first_user(case.question[0]), []).append(case)
+        self.calls = 0
+
+    def __call__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+                 ) -> str | dict[str, Any]:
+        self.calls += 1
+        assert (tools is not None) == (self.mode == "fc")
+        case = self._case(messages, tools)
+        if "involved_classes" in case.extras:
+            return self._turn(case, messages)
+        stored = answer(case, "fc" if self.mode == "fc" else "prompt")
+        if self.mode == "prompt":
+            return str(stored)
+        return {"content": None, "tool_calls": [
+            {"id": f"c{i}", "function": {"name": name, "arguments": args}}
+            for i, call in enumerate(stored) for name, args in call.items()
+        ]}
+
+    def _case(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+              ) -> TestCase:
+        candidates = self.cases[first_user(messages)]
+        if len(candidates) == 1:
+            return candidates[0]
+        if tools is not None:
+            offered = [t["function"]["name"] for t in tools]
+        else:  # the docs are the JSON list at the end of the system prompt
+            system = str(messages[0]["content"])
+            offered = [d["name"] for d in json.loads(system[system.index("[\n"):].strip())]
+        matching = [c for c in candidates if offered == [
+            d["name"].replace(".", "_") if tools is not None else d["name"] for d in c.functions
+        ]]
+        asked = [str(m["content"]) for m in messages
+                 if m["role"] == "user" and not str(m["content"]).startswith(FEEDBACK)]
+        # multi-turn cases can share a first turn: the later turns tell them apart, and
+        # while they cannot, their answers so far are the same
+        matching = [c for c in matching
+                    if [first_user(t) for t in c.question[:len(asked)] if t] == asked]
+        return matching[0]
+
+    def _turn(self, case: TestCase, messages: list[dict[str, Any]]) -> str | dict[str, Any]:
+        """Turn t's calls at its first step, then a text that ends the turn."""
+        turn, step = -1, 0
+        for message in messages:
+            if message["role"] == "user" and not str(message["content"]).startswith(FEEDBACK):
+                turn, step = turn + 1, 0
+            elif message["role"] == "assistant":
+                step += 1
+        calls = case.possible_answer[turn] if step == 0 else []
+        if not calls:
+            return "Done."
+        methods = signatures(case.extras["involved_classes"])
+        parsed = [parse_call(text, methods) for text in calls]
+        if self.mode == "prompt":
+            rendered = ", ".join(
+                f"{n}({', '.join(f'{k}={v!r}' for k, v in a.items())})" for n, a in parsed
+            )
+            return f"[{rendered}]"
+        return {"content": None, "tool_calls": [
+            {"function": {"name": n, "arguments": a}} for n, a in parsed
+        ]}
+
+
+def verdicts(evaluation: fcbench.Evaluation, folder: str) -> dict[str, tuple[bool, Any]]:
+    return {c.id: (c.verdict.valid, c.verdict.error_type)
+            for category in evaluation.models[folder].categories.values() for c in category.cases}
+
+
+@pytest.mark.parametrize("mode", ["fc", "prompt"])
+def test_a_function_answering_with_the_ground_truth_scores_like_the_builtin_model(
+    fetched_home: Path, tmp_path: Path, mode: str
+) -> None:
+    model = GroundTruthFunction(mode)
+    options: dict[str, Any] = {"categories": CATEGORIES, "mode": mode,
+                               "result_dir": tmp_path / "result", "score_dir": tmp_path / "score",
+                               "concurrency": 16}
+    ours = fcbench.run(model, name="gt-function", **options)
+    builtin = fcbench.run("ground-truth", **options)
+    folder = "ground-truth-FC" if mode == "fc" else "ground-truth"
+    assert verdicts(ours, "gt-function") == verdicts(builtin, folder)
+    scored = ours.models["gt-function"].categories
+    assert [(name, c.correct, c.total) for name, c in scored.items()] == [
+        ("simple_python", 400, 400), ("multiple", 200, 200), ("parallel", 200, 200),
+        ("multi_turn_base", 200, 200)]
+    assert model.calls > 1000
+    manifest = json.loads((tmp_path / "result" / "gt-function" / "model.json").read_text())
+    expected = {"fc": ("fc", "underscore", "json_string"), "prompt": ("prompt", "dot", None)}
+    assert (manifest["mode"], manifest["fc_names"], manifest["fc_args"]) == expected[mode]
+    assert manifest["backend"] == "callable" and manifest["runs"][-1]["asked"] == 1000
+    # the aggregates come straight from the evaluation
+    assert ours.models["gt-function"].v4.multi_turn.accuracy == pytest.approx(0.25)
+    assert 0 < ours.models["gt-function"].overall < 1
+
+
+def test_generate_resumes_and_unknown_options_are_refused(
+    fetched_home: Path, tmp_path: Path
+) -> None:
+    calls: list[int] = []
+
+    def refuse(messages: list[dict[str, Any]], tools: Any) -> str:
+        calls.append(1)
+        return "I cannot help with that."
+
+    first = fcbench.generate(refuse, categories="irrelevance", result_dir=tmp_path)
+    again = fcbench.generate(refuse, categories="irrelevance", result_dir=tmp_path)
+    assert (first.asked, again.asked, again.skipped, len(calls)) == (240, 0, 240, 240)
+    with pytest.raises(TypeError, match="unknown option"):
+        fcbench.generate(refuse, categorie="irrelevance")  # type: ignore[call-arg]
+
+
+def test_a_failing_function_fails_its_case_only(fetched_home: Path, tmp_path: Path) -> None:
+    def flaky(messages: list[dict[str, Any]], tools: Any) -> str:
+        if "area" in first_user(messages):
+            raise RuntimeError("model crashed")
+        return "[f()]"
+
+    report = fcbench.generate(flaky, categories=["simple_python"], mode="prompt",
+                              result_dir=tmp_path, max_attempts=1)
+    path = tmp_path / "flaky" / "non_live" / "BFCL_v4_simple_python_result.json"
+    entries = [json.loads(line) for line in path.read_text().splitlines()]
+    failed = [e for e in entries if "error" in e]
+    assert report.errors == len(failed) > 0 and len(entries) == 400
+    assert "RuntimeError: model crashed" in failed[0]["error"]
