@@ -42,3 +42,13 @@ def _private_response_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     asks for it (`--cache`, or deleting FCBENCH_CACHE), and each test has its own folder."""
     monkeypatch.setenv("FCBENCH_CACHE", "off")
     monkeypatch.setenv("FCBENCH_CACHE_DIR", str(tmp_path / "response-cache"))
+
+
+@pytest.fixture(autouse=True)
+def _forget_custom_datasets() -> Iterator[None]:
+    """Custom datasets a test registers (`--data-dir`) are forgotten after it, so that the
+    category registry every other test sees is the built-in one."""
+    yield
+    from fcbench.dataset.custom import unregister_all
+
+    unregister_all()

@@ -116,3 +116,17 @@ def test_the_run_identity_names_the_datasets(fetched_home: Path, tmp_path: Path)
     (shop / "search.jsonl").write_text((shop / "search.jsonl").read_text() + "\n")
     assert datasets_in(shop)[0].identity()["checksum"] != before
     assert "custom" not in run_identity("2026.3.23", None, ["simple_python"])
+
+
+def test_unregistering_forgets_everything(tmp_path: Path) -> None:
+    from fcbench.dataset.custom import registered, unregister_all
+    from fcbench.dataset.source import has_own_source
+
+    use_data_dirs(copy_of(tmp_path, "custom_shop"))
+    row = categories.get("shop_exec")
+    unregister_all()
+    assert registered() == [] and not has_own_source(row)
+    assert "shop" not in categories.COLLECTIONS and "custom" not in categories.COLLECTIONS
+    with pytest.raises(categories.UnknownCategoryError):
+        categories.get("shop_exec")
+    assert len(categories.all_categories()) == len(categories.CATEGORIES)

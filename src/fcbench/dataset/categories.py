@@ -187,6 +187,17 @@ def register(category: Category, *, replace: bool = False) -> Category:
     return category
 
 
+def unregister(name: str) -> None:
+    """Forget a row registered at run time, and collections of that name (built-in rows and
+    collections stay)."""
+    row = BY_NAME.get(name)
+    if row is not None and row in _REGISTERED:
+        _REGISTERED.remove(row)
+        del BY_NAME[name]
+    if name not in BUILTIN_COLLECTIONS:
+        COLLECTIONS.pop(name, None)
+
+
 def all_categories() -> tuple[Category, ...]:
     """Every row: the built-in ones in registry order, then those registered at run time."""
     return CATEGORIES + tuple(_REGISTERED)

@@ -54,6 +54,7 @@ __all__ = [
     "read_dataset",
     "registered",
     "run_identity",
+    "unregister_all",
     "use_data_dirs",
 ]
 
@@ -345,6 +346,18 @@ def _refuse_clashes(datasets: Iterable[CustomDataset]) -> None:
             if name in owner and owner[name] != dataset.folder:
                 raise DataError(f"{name!r} is defined by both {owner[name]} and {dataset.folder}")
             owner[name] = dataset.folder
+
+
+def unregister_all() -> None:
+    """Forget every registered custom dataset: its categories, collections and sources
+    (tests; a long-lived process switching datasets)."""
+    for dataset in registered():
+        categories.unregister(dataset.name)
+    for name in list(_REGISTERED):
+        categories.unregister(name)
+        bind_source(name, None)
+        del _REGISTERED[name]
+    categories.unregister(RESERVED)
 
 
 def registered() -> list[CustomDataset]:

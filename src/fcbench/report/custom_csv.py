@@ -5,7 +5,7 @@ Written next to the official CSVs only when some model has a score for a custom 
 a score folder of official categories gets exactly the official files. Same cell conventions
 as the official tables (`NN.NN%`, `N/A` for a category not run, no quoting). Columns: Rank,
 Model, Custom Overall (the share of every custom case passed, a category not run counting 0),
-one `<group> (custom)` summary per group (`score.custom`), then each category. Ranked by
+one `<group> (custom)` summary per group (`score.custom_groups`), then each category. Ranked by
 Custom Overall.
 """
 
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from fcbench.dataset.model import UNENCODABLE
 from fcbench.score.aggregate import CategoryScore
-from fcbench.score.custom import custom_groups, custom_summaries
+from fcbench.score.custom_groups import custom_groups, custom_summaries
 from fcbench.score.formulas import format_percent
 
 if TYPE_CHECKING:

@@ -179,8 +179,8 @@ def entry_json(entry: ModelEntry) -> dict[str, Any]:
 
 
 def _custom_json(entry: ModelEntry) -> dict[str, Any]:
-    """The custom groups' summaries (`score.custom`), when the model has custom scores."""
-    from fcbench.score.custom import custom_summaries
+    """The custom groups' summaries (`score.custom_groups`), when the model has custom scores."""
+    from fcbench.score.custom_groups import custom_summaries
 
     found = custom_summaries({n: s for n, s in entry.scores.items() if s.evaluated},
                              {n: s.dataset_size for n, s in entry.scores.items()})

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from fcbench.dataset import categories
 from fcbench.score.aggregate import CategoryScore
-from fcbench.score.custom import NOTE as CUSTOM_NOTE
-from fcbench.score.custom import custom_summaries
+from fcbench.score.custom_groups import NOTE as CUSTOM_NOTE
+from fcbench.score.custom_groups import custom_summaries
 from fcbench.score.formulas import format_percent, summary_rows, v1_rows
 
 if TYPE_CHECKING:

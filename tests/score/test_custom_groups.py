@@ -8,7 +8,7 @@ from pathlib import Path
 from fcbench.dataset.categories import ALL_SCORING
 from fcbench.dataset.custom import use_data_dirs
 from fcbench.score.aggregate import CategoryScore, with_missing
-from fcbench.score.custom import custom_groups, custom_summaries, is_custom_name
+from fcbench.score.custom_groups import custom_groups, custom_summaries, is_custom_name
 from fcbench.score.formulas import v4_summary
 
 
