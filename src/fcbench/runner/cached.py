@@ -4,7 +4,8 @@ Every generation path (single-turn, each step of a multi-turn or agentic convers
 through `Backend.step`, so wrapping the backend caches them all. A step's key is the sha256 of
 everything that decides the reply: the backend kind and its settings as the run manifest
 records them (sampling, output format, ...; not the endpoint URLs, which name replicas of one
-model and change between runs of a local server, nor the timeout), the endpoint model name,
+model and change between runs of a local server, nor the timeout or a local model's batch
+size), the endpoint model name,
 the mode, the messages (fcbench's `_native` annotations included: they are what is sent back),
 the tools and the function docs. The API key is never part of it (it is not in the settings).
 
@@ -58,7 +59,8 @@ meant as "as deterministic as the API allows", and the local transformers backen
 greedily below 0.01."""
 KEY_FORMAT = 1
 """Bump when what goes into a key changes, so that old entries are no longer matched."""
-_NOT_IN_KEY = frozenset({"endpoints", "timeout"})
+_NOT_IN_KEY = frozenset({"endpoints", "timeout", "batch_size"})
+"""Settings that change how a reply is fetched, not what it says."""
 _NEVER_AUTO = frozenset({"callable"})
 
 
@@ -202,14 +204,14 @@ def with_cache(
     from_registry: bool,
 ) -> Backend:
     """The backend the run uses: wrapped (see the module docstring for when the cache is
-    used; a bypassed cache still reports why), or itself with `mode="off"`.
+    used; a bypassed cache still reports why), or itself with `mode="off"` and for the
+    ground truth.
 
     CacheError when the cache is wanted but its file cannot be opened."""
     if settings.mode == "off":
         return backend
     if backend.describe().get("backend") == "ground-truth":
-        # it answers from the case in the request's context, which is no part of the key
-        return CachedBackend(backend, None, model, "the ground truth is never cached")
+        return backend  # it answers from the case in the request's context, not in the key
     reason = "" if settings.mode == "always" else _auto_bypass(backend, sampling, from_registry)
     if reason:
         return CachedBackend(backend, None, model, reason)
