@@ -39,7 +39,7 @@ def test_refusals(fetched_home: Path, tmp_path: Path) -> None:
     out = ["--result-dir", str(tmp_path / "r")]
     no_url = cli("generate", "--model", "m", "--categories", "simple_python", *out)
     assert no_url.exit_code == 2 and "--base-url" in no_url.output
-    multi = cli("generate", "--model", "ground-truth", "--categories", "web_search_base", *out)
+    multi = cli("generate", "--model", "ground-truth", "--categories", "multi_turn_composite", *out)
     assert multi.exit_code == 2 and "can generate" in multi.output
     unknown = cli("generate", "--model", "ground-truth", "--categories", "nope", *out)
     assert unknown.exit_code == 2 and "unknown category" in unknown.output
@@ -116,3 +116,21 @@ def test_rich_progress_draws(tmp_path: Path) -> None:
 def test_help(args: list[str]) -> None:
     result = cli(*args)
     assert result.exit_code == 0 and "--concurrency" in result.output
+
+
+def test_ground_truth_exec_self_check_counts_skipped_apart(
+    fetched_home: Path, tmp_path: Path
+) -> None:
+    out = ["--result-dir", str(tmp_path / "r"), "--score-dir", str(tmp_path / "s")]
+    result = cli("run", "--model", "ground-truth", "--categories", "exec_simple", *out)
+    assert result.exit_code == 0, result.output
+    assert "fail 0 case(s)" in result.output
+    assert "(38 executable case(s) skipped" in result.output
+    resumed = cli("generate", "--model", "ground-truth", "--categories", "exec_simple", *out)
+    assert "asked 0 case(s)" in resumed.output and "100 already done" in resumed.output
+    replay = cli("run", "--model", "ground-truth", "--categories", "exec_simple",
+                 "--exec-backend", "replay", *out)
+    assert replay.exit_code == 2
+    assert replay.output.strip().splitlines() == [
+        "fcbench: error: --exec-backend replay needs --exec-replay-dir, a folder of recorded "
+        "responses (got None)"]

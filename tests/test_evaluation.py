@@ -60,6 +60,22 @@ def test_missing_category_file_is_reported(fetched_home: Path, tmp_path: Path) -
     assert any("no result file for multiple" in p for p in report.models["my-model"].problems)
 
 
+def test_sql_and_chatable_are_kept_not_scored_and_never_missing(
+    fetched_home: Path, tmp_path: Path
+) -> None:
+    folder = write_model(tmp_path, [GOOD])
+    (folder / "non_live" / "BFCL_v4_sql_result.json").write_text(
+        json.dumps({"id": "sql_0", "result": "[sql.execute(sql_keyword='SELECT')]"}))
+    report = evaluate(tmp_path, category_names=["v1"])
+    model = report.models["my-model"]
+    assert model.not_scored == ["sql"] and "sql" not in model.categories
+    problems = "\n".join(model.problems)
+    assert "not scored (the official tool never scored them either), results kept: sql" in (
+        problems)
+    missing = next(p for p in model.problems if "no result file" in p)
+    assert "exec_simple" in missing and "chatable" not in missing and "sql" not in missing
+
+
 def test_unknown_model_and_folder(fetched_home: Path, tmp_path: Path) -> None:
     write_model(tmp_path, [GOOD])
     with pytest.raises(EvaluationError, match="no results for model"):

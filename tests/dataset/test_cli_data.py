@@ -16,7 +16,8 @@ from fcbench.dataset.fetch import DEFAULT_RELEASE
 
 def test_data_is_a_click_group() -> None:
     assert isinstance(data, click.Group)
-    assert set(data.commands) == {"fetch", "list", "releases", "validate", "diff"}
+    assert set(data.commands) == {"fetch", "fetch-embeddings", "list", "releases", "validate",
+                                  "diff"}
 
 
 def test_import_is_cheap() -> None:

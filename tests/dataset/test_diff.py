@@ -148,7 +148,8 @@ def test_a_release_against_itself_and_its_older_naming(home: Path, v3_data: Path
     older = diff_datasets(DataSpec(DEFAULT_RELEASE), DataSpec(DEFAULT_RELEASE, v3_data))
     assert older.totals()["changed"] == 0 and older.totals()["added"] == 0
     only_today = {c.category for c in older.categories if not c.in_b}
-    assert only_today == {*categories.AGENTIC, "format_sensitivity"}
+    prerequisites = {f"{name}_prereq" for name in categories.MEMORY}
+    assert only_today == {*categories.AGENTIC, *prerequisites, "format_sensitivity"}
 
 
 def test_the_command(modified: tuple[Path, Expected], home: Path) -> None:

@@ -29,6 +29,7 @@ COUNTS = {
     "multi_turn_long_context": 200,
     "web_search_base": 100, "web_search_no_snippet": 100,
     "memory_kv": 155, "memory_vector": 155, "memory_rec_sum": 155,
+    "memory_kv_prereq": 37, "memory_vector_prereq": 37, "memory_rec_sum_prereq": 37,
     "exec_simple": 100, "exec_multiple": 50, "exec_parallel": 50, "exec_parallel_multiple": 40,
     "rest": 70, "sql": 100, "chatable": 200, "multi_turn_composite": 200,
 }

@@ -158,8 +158,3 @@ def test_multi_turn_and_agentic() -> None:
     assert answer["ground_truth"] == [["add(a=1, b=2)"], ["multiply(a=2, b=3)"], [], []]
     assert "involved_classes" in out.problems[0][2] and "unknown field(s) tools" in \
         out.problems[1][2]
-    agentic = convert([{"involved_classes": ["WebSearchAPI"], "question": "Who?",
-                        "expected": ["Ada"]}, {"involved_classes": ["WebSearchAPI"],
-                                               "question": "Who?", "expected": [1]}], "agentic")
-    assert rows(agentic.answers)[0]["ground_truth"] == ["Ada"]
-    assert [p[0] for p in agentic.problems] == [2]

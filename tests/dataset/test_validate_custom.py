@@ -76,22 +76,23 @@ def test_broken_bfcl_files_and_manifest(fetched_home: Path, tmp_path: Path) -> N
     spec["categories"].append({"name": "acme_web", "checker": "agentic", "file": "web.jsonl"})
     spec["categories"].append({"name": "acme_odd", "checker": "astt"})
     (acme / "fcbench.json").write_text(json.dumps(spec))
-    (acme / "web.jsonl").write_text(json.dumps({"involved_classes": ["WebSearchAPI"],
-                                                "question": "Who?", "expected": ["Ada"]}) + "\n")
+    (acme / "web.jsonl").write_text("{}\n")
     kinds = {(severity, kind, file, case) for severity, kind, file, _, case in found(acme)}
     assert kinds == {
-        ("error", "manifest", "fcbench.json", None),
+        ("error", "manifest", "fcbench.json", None),  # agentic refused; checker "astt"
         ("error", "missing-file", "BFCL_v4_acme_java.json", None),
         ("error", "schema", "possible_answer/BFCL_v4_acme_exec_parallel.json",
          "acme_exec_parallel_0"),
         ("warning", "orphan-answer", "possible_answer/BFCL_v4_acme_simple.json",
          "acme_simple_9"),
         ("error", "missing-answer", "BFCL_v4_acme_simple.json", "acme_simple_1"),
-        ("warning", "unscored-checker", "web.jsonl", None),
         ("warning", "unknown-file", "possible_answer/BFCL_v4_acme_java.json", None),
+        ("warning", "unknown-file", "web.jsonl", None),
     }
     result = CliRunner().invoke(main, ["data", "validate", str(acme), "--json"])
-    assert result.exit_code == 1 and json.loads(result.output)["errors"] == 4
+    assert result.exit_code == 1 and json.loads(result.output)["errors"] == 5
+    messages = [f["message"] for f in json.loads(result.output)["findings"]]
+    assert any("agentic categories cannot be custom yet" in m for m in messages)
 
 
 def test_an_unreadable_manifest(tmp_path: Path) -> None:

@@ -24,7 +24,10 @@ from fcbench.models.prompts import build_request, load_texts
 
 CATEGORIES = ["simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
               "parallel_multiple", "irrelevance", "live_simple", "live_multiple",
-              "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance"]
+              "live_parallel", "live_parallel_multiple", "live_irrelevance", "live_relevance",
+              # the retired v1 categories: the official handlers asked them like the others
+              "exec_simple", "exec_multiple", "exec_parallel", "exec_parallel_multiple", "rest",
+              "sql", "chatable"]
 class _Condition:
     """Stands for a tenacity retry condition (conditions are combined with `|`)."""
 
@@ -108,7 +111,8 @@ def test_requests_equal_the_official(fetched_home: Path, official: Any, category
 
 
 @pytest.mark.parametrize("category", ["simple_python", "simple_java", "live_multiple",
-                                      "live_relevance", "irrelevance"])
+                                      "live_relevance", "irrelevance", "exec_parallel_multiple",
+                                      "rest", "chatable"])
 def test_anthropic_requests_equal_the_official_claude_handler(
     fetched_home: Path, official: Any, category: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

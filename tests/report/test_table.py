@@ -98,3 +98,18 @@ def test_ranked_table_orders_by_overall() -> None:
     rows = [line.split() for line in console.export_text().splitlines()]
     ranked = [row[:2] for row in rows if row and row[0].isdigit()]
     assert ranked == [["1", "a"], ["2", "b"], ["3", "c"]]
+
+
+def test_kept_unscored_categories_and_all_skipped_ones_show_so() -> None:
+    scores = {"m": {"simple_python": CategoryScore("simple_python", 30, 40, 400),
+                    "rest": CategoryScore("rest", 0, 0, 70)}}
+    complete = {"m": with_missing(scores["m"], categories.ALL_SCORING, SIZES)}
+    console = Console(record=True, width=250)
+    print_scores(console, scores, complete, {"m": 70}, {"m": ["sql", "chatable"]})
+    text = console.export_text()
+    lines = {line.split("│")[1].strip(): line for line in text.splitlines()
+             if line.startswith("│")}
+    assert "N/A (not scored)" in lines["sql"] and "N/A (not scored)" in lines["chatable"]
+    assert "N/A" in lines["rest"] and "0.00" not in lines["rest"]  # every case skipped
+    assert "not scored: sql, chatable: results kept, not scored (the official tool never " in (
+        text.replace("\n", " "))

@@ -21,84 +21,46 @@ cannot reach is *skipped*: its verdict carries `extras["skipped"]` (the reason) 
 from __future__ import annotations
 
 import json
-import os
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from fcbench.check.exec_sandbox import Limits, Outcome, Sandbox
+from fcbench.check.exec_runner import (
+    ExecRunner,
+    Unanswerable,
+    close_runners,
+    limits_for,
+    shared_runner,
+    skip_if_unavailable,
+)
+from fcbench.check.exec_sandbox import Outcome
 from fcbench.dataset.categories import Category, Checker
 from fcbench.dataset.model import TestCase, Verdict
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.execute import decode_execute
-from fcbench.envs.exec_functions import OFFICIAL_NAMES, REST_NAME
+from fcbench.envs.exec_functions import REST_NAME
 from fcbench.envs.exec_functions.backends import HttpResponse
 
 SKIPPED = "fcbench:skipped"
+CHECKER_CRASH = "fcbench:checker_crash"
 REAL_TIME_TOLERANCE = 0.2
+__all__ = [
+    "CHECKER_CRASH",
+    "SKIPPED",
+    "ExecRunner",
+    "Unanswerable",
+    "check_result",
+    "close_runners",
+    "is_skipped",
+    "judge_exec",
+    "limits_for",
+    "rest_verdict",
+    "shared_runner",
+]
 WRONG_FORMAT_MESSAGE = (
     "Did not output in the specified format. Note: the model_result is wrapped in a string "
     "to ensure json serializability."
 )
-
-
-class _Skip(Exception):
-    """A call needed for the verdict could not be answered (service unavailable)."""
-
-
-@dataclass
-class ExecRunner:
-    """Runs call strings in a sandbox, remembering every outcome for the run.
-
-    Ground-truth results are computed once per run (as upstream did per category); model
-    calls repeat across models, so their outcomes are remembered too.
-    """
-
-    backend: str = "offline"
-    replay_dir: Path | None = None
-    limits: Limits = field(default_factory=Limits)
-    _sandbox: Sandbox | None = field(default=None, init=False, repr=False)
-    _memo: dict[str, Outcome] = field(default_factory=dict, init=False, repr=False)
-
-    def run(self, calls: Sequence[str]) -> list[Outcome]:
-        missing = list(dict.fromkeys(c for c in calls if c not in self._memo))
-        if missing:
-            if self._sandbox is None:
-                self._sandbox = Sandbox(OFFICIAL_NAMES, self.backend, self.replay_dir, self.limits)
-            for call, outcome in zip(missing, self._sandbox.run(missing), strict=True):
-                self._memo[call] = outcome
-        return [self._memo[c] for c in calls]
-
-    def close(self) -> None:
-        if self._sandbox is not None:
-            self._sandbox.close()
-            self._sandbox = None
-
-
-_RUNNERS: dict[tuple[int, str, str], ExecRunner] = {}
-
-
-def shared_runner(backend: str = "offline", replay_dir: Path | None = None) -> ExecRunner:
-    """This process's runner for a backend (a forked child gets its own)."""
-    key = (os.getpid(), backend, str(replay_dir))
-    if key not in _RUNNERS:
-        _RUNNERS[key] = ExecRunner(backend, replay_dir, limits_for(backend))
-    return _RUNNERS[key]
-
-
-def limits_for(backend: str) -> Limits:
-    """Live calls wait on the network (and on the original's sleeps: 2 s before geocoding,
-    up to 31 s of Amazon retries), which costs wall-clock time but no CPU."""
-    return Limits(wall_seconds=90.0) if backend == "live" else Limits()
-
-
-def close_runners() -> None:
-    """Stop this process's sandbox workers (they also stop when the process ends)."""
-    for key in [k for k in _RUNNERS if k[0] == os.getpid()]:
-        _RUNNERS.pop(key).close()
 
 
 # --------------------------------------------------------------------------- entry point
@@ -121,8 +83,14 @@ def judge_exec(
             verdict = _judge_rest(case, calls, runner)
         else:
             verdict = _judge_calls(case, category, calls, runner)
-    except _Skip as skip:
+    except Unanswerable as skip:
         return Verdict.fail(SKIPPED, str(skip), skipped=str(skip), decoded=calls)
+    except Exception as exc:  # a checker bug must not lose the run
+        return Verdict.fail(
+            CHECKER_CRASH,
+            f"The checker could not judge this case ({type(exc).__name__}: {exc}).",
+            decoded=calls,
+        )
     if verdict.valid:
         return verdict
     return Verdict(False, verdict.error_type, verdict.errors, {"decoded": calls, **verdict.extras})
@@ -161,10 +129,18 @@ def _judge_calls(
         )
     expected = _expected_results(ground_truth, runner)
     outcomes = runner.run(calls)
-    _skip_if_unavailable(outcomes, "a model call")
+    skip_if_unavailable(outcomes, "a model call")
+    kinds = match_kinds(kinds, len(expected))
     if category.checker == Checker.EXEC_SIMPLE:
-        return _check_one(calls[0], outcomes[0], expected[0], kinds[0])
+        return check_result(calls[0], outcomes[0], expected[0], kinds[0])
     return _match_unordered(calls, outcomes, expected, kinds)
+
+
+def match_kinds(kinds: list[str], count: int) -> list[str]:
+    """One comparison kind per ground-truth call. Upstream reads them by the call's index, so
+    extra kinds are ignored (exec_parallel_multiple_30 lists three for two calls); a missing
+    one, where upstream would crash, is compared exactly."""
+    return [kinds[i] if i < len(kinds) else "exact_match" for i in range(count)]
 
 
 def _is_call_strings(calls: Any) -> bool:
@@ -173,19 +149,13 @@ def _is_call_strings(calls: Any) -> bool:
 
 def _expected_results(ground_truth: list[str], runner: ExecRunner) -> list[Any]:
     outcomes = runner.run(ground_truth)
-    _skip_if_unavailable(outcomes, "the ground truth")
+    skip_if_unavailable(outcomes, "the ground truth")
     expected = []
     for call, outcome in zip(ground_truth, outcomes, strict=True):
         if not outcome.ok:
-            raise _Skip(f"the ground truth call {call} failed to run: {outcome.message}")
+            raise Unanswerable(f"the ground truth call {call} failed to run: {outcome.message}")
         expected.append(as_stored(outcome.value))
     return expected
-
-
-def _skip_if_unavailable(outcomes: list[Outcome], whose: str) -> None:
-    for outcome in outcomes:
-        if outcome.kind == "unavailable":
-            raise _Skip(f"{whose} {outcome.message}")
 
 
 def as_stored(value: Any) -> Any:
@@ -202,8 +172,11 @@ def as_stored(value: Any) -> Any:
             sys.set_int_max_str_digits(limit)
 
 
-def _check_one(call: str, outcome: Outcome, expected: Any, kind: str) -> Verdict:
-    """One call against one expected result (upstream `executable_checker_simple`)."""
+def check_result(
+    call: str, outcome: Outcome, expected: Any, kind: str, sanity: bool = False
+) -> Verdict:
+    """One call against one expected result (upstream `executable_checker_simple`); in the
+    API sanity check (`sanity`) a dict result only needs as many keys as the expected one."""
     if not outcome.ok:
         return Verdict.fail(
             "executable_checker:execution_error",
@@ -220,7 +193,7 @@ def _check_one(call: str, outcome: Outcome, expected: Any, kind: str) -> Verdict
         return Verdict.ok()
     if kind == "real_time_match":
         return _real_time(call, output, expected)
-    return _structural(call, output, expected)
+    return _structural(call, output, expected, sanity)
 
 
 def _wrong(error_type: str, message: str, output: Any) -> Verdict:
@@ -244,14 +217,24 @@ def _real_time(call: str, output: Any, expected: Any) -> Verdict:
     )
 
 
-def _structural(call: str, output: Any, expected: Any) -> Verdict:
-    """Same type; dicts with the same keys; lists of the same length."""
+def _structural(call: str, output: Any, expected: Any, sanity: bool = False) -> Verdict:
+    """Same type; dicts with the same keys (the same number of keys in the sanity check,
+    whose recorded answers may hold timestamps as keys); lists of the same length."""
     prefix = f"Wrong execution result pattern for {call!r}."
     if type(output) is not type(expected):
         return _wrong(
             "executable_checker:wrong_result_type",
             f"Wrong execution result type for {call!r}. Expected type: {type(expected)}, "
             f"but got: {type(output)}.",
+            output,
+        )
+    if isinstance(output, dict) and sanity:
+        if len(output) == len(expected):
+            return Verdict.ok()
+        return _wrong(
+            "executable_checker:wrong_result_type:dict_length",
+            f"{prefix} Expect type Dict, but wrong number of elements in the output. "
+            f"Expected length: {len(expected)}, but got: {len(output)}.",
             output,
         )
     if isinstance(output, dict):
@@ -290,7 +273,7 @@ def _match_unordered(
         for index, (call, outcome) in enumerate(zip(calls, outcomes, strict=True)):
             if index in claimed:
                 continue
-            verdict = _check_one(call, outcome, want, kind)
+            verdict = check_result(call, outcome, want, kind)
             if verdict.valid:
                 claimed.add(index)
                 break
@@ -320,9 +303,15 @@ def _sub_error(verdict: Verdict) -> dict[str, Any]:
 def _judge_rest(case: TestCase, calls: list[str], runner: ExecRunner) -> Verdict:
     if not (type(calls) is list and len(calls) == 1 and type(calls[0]) is str):
         return Verdict.fail("executable_decoder:rest_wrong_output_format", WRONG_FORMAT_MESSAGE)
-    call = calls[0].replace("requests_get", REST_NAME)
+    return rest_verdict(calls[0], case.possible_answer, runner)
+
+
+def rest_verdict(call: str, sample: Any, runner: ExecRunner) -> Verdict:
+    """One REST request against a stored sample response (JSON text): status 200 and the
+    same JSON shape (upstream `executable_checker_rest`); raises Unanswerable when unanswerable."""
+    call = call.replace("requests_get", REST_NAME)
     (outcome,) = runner.run([call])
-    _skip_if_unavailable([outcome], "the model's request")
+    skip_if_unavailable([outcome], "the request")
     if not outcome.ok:
         return Verdict.fail(
             "executable_checker_rest:execution_error", f"Execution failed. {outcome.message}"
@@ -339,7 +328,7 @@ def _judge_rest(case: TestCase, calls: list[str], runner: ExecRunner) -> Verdict
             f"Execution result status code is not 200, got {response.status_code}",
         )
     try:
-        return _rest_shape(json.loads(case.possible_answer), response)
+        return _rest_shape(json.loads(sample), response)
     except Exception as exc:
         return Verdict.fail(
             "executable_checker_rest:response_format_error",

@@ -19,7 +19,8 @@ function library (and `os`, `requests`...) in scope. fcbench never evaluates tex
 3. Results come back as tagged JSON (`wire`), never pickles, so the parent only ever builds
    plain values.
 
-The worker writes no files and starts no processes; it exits when its stdin closes.
+The worker writes no files (except, with the live backend and a replay folder, the answers it
+records there) and starts no processes; it exits when its stdin closes.
 """
 
 from __future__ import annotations
@@ -308,13 +309,14 @@ class Sandbox:
 
 
 def _worker_env() -> dict[str, str]:
-    """The worker gets the package path and the API keys, nothing else of the parent's."""
-    from fcbench.envs.exec_functions.backends import KEY_VARIABLES
+    """The worker gets the package path, the API keys and the live routes, nothing else of
+    the parent's."""
+    from fcbench.envs.exec_functions.backends import KEY_VARIABLES, ROUTES_VARIABLE
 
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0"}
     package_root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = package_root
-    for variable in KEY_VARIABLES:
+    for variable in (*KEY_VARIABLES, ROUTES_VARIABLE):
         if variable in os.environ:
             env[variable] = os.environ[variable]
     return env

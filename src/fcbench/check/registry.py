@@ -105,6 +105,15 @@ class CheckSession(ABC):
     def records(self, model: str, category: Category, cases: SlimCategory) -> RecordBuilder:
         """The failure-record builder of one model's score file."""
 
+    def header_fields(self, result_file: Path) -> dict[str, Any]:
+        """Extra fields for a score file's header (after the official ones); none by default.
+        `result_file` is the scored file (its model folder holds the run's manifest)."""
+        return {}
+
+    def notes(self, model: str, category: Category, result_file: Path) -> list[str]:
+        """Warnings about a model's answers to the category as a whole (none by default)."""
+        return []
+
     def skipped_note(self, model: str, category: Category, count: int) -> str:
         """The warning for cases that could not be judged (`Verdict.extras["skipped"]`)."""
         return f"{model}: {category.name}: {count} case(s) skipped, not scored"
@@ -159,6 +168,7 @@ _BUILTIN: dict[str, str] = {
     "exec_parallel": "fcbench.check.kinds.executable:EXEC_PARALLEL",
     "rest": "fcbench.check.kinds.executable:REST",
     "multi_turn": "fcbench.check.kinds.multi_turn:MULTI_TURN",
+    "agentic": "fcbench.check.kinds.agentic:AGENTIC",
 }
 """Built-in kinds: checker name -> `module:attribute` of the kind object."""
 

@@ -36,6 +36,11 @@ class Checker:
     NONE = "none"
 
 
+EXECUTABLE_CHECKERS = (Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL,
+                       Checker.REST)
+"""The checkers that run calls (exec_* and rest): they may need web services."""
+
+
 @dataclass(frozen=True)
 class Category:
     """One registry row.
@@ -45,7 +50,8 @@ class Category:
     the category (v1 = the original 2024 benchmark, v2 = live, v3 = multi-turn, v4 = agentic);
     `data_stem` the question/answer file name stem when it differs from the name; `retired`
     marks categories the official tool no longer scores (their files sit in unused_datasets/);
-    `answers` whether a possible-answer file exists (irrelevance and relevance have none).
+    `answers` whether a possible-answer file exists (irrelevance and relevance have none);
+    `prerequisite` marks conversations that prepare another category's state.
     `checker` is the name of the checker kind that judges it (see `check.registry`).
     """
 
@@ -59,6 +65,8 @@ class Category:
     scoring: bool = True
     legacy_names: tuple[str, ...] = ()
     answers: bool = True
+    prerequisite: bool = False
+    """Conversations run before a category's questions, never scored (memory prereqs)."""
 
     @property
     def stem(self) -> str:
@@ -157,6 +165,12 @@ CATEGORIES: tuple[Category, ...] = (
     _row("memory_kv", "agentic", "v4", C.AGENTIC, data_stem="memory"),
     _row("memory_vector", "agentic", "v4", C.AGENTIC, data_stem="memory"),
     _row("memory_rec_sum", "agentic", "v4", C.AGENTIC, data_stem="memory"),
+    # The memory categories' prerequisite conversations: generated first, never scored.
+    *(
+        _row(f"memory_{backend}_prereq", "agentic", "v4", C.NONE, data_stem="memory",
+             scoring=False, prerequisite=True)
+        for backend in ("kv", "vector", "rec_sum")
+    ),
     _row("format_sensitivity", "format_sensitivity", "v4", C.AST_SIMPLE, scoring=False),
 )
 
@@ -213,6 +227,10 @@ AGENTIC = MEMORY + WEB_SEARCH
 SINGLE_TURN = NON_LIVE + LIVE
 ALL_SCORING = SINGLE_TURN + MULTI_TURN + AGENTIC
 V1 = tuple(c.name for c in CATEGORIES if c.release == "v1" and c.scoring)
+"""The original benchmark's scored categories (1,700 entries)."""
+V1_ALL = tuple(c.name for c in CATEGORIES if c.release == "v1")
+"""The whole original benchmark (2,000 entries): the scored ones plus sql and chatable, which
+are generated and kept but were never scored."""
 EXECUTABLE = ("exec_simple", "exec_multiple", "exec_parallel", "exec_parallel_multiple", "rest")
 
 COLLECTIONS: dict[str, tuple[str, ...]] = {
@@ -240,7 +258,7 @@ COLLECTIONS: dict[str, tuple[str, ...]] = {
     ),
     "non_python": ("simple_java", "simple_javascript"),
     # fcbench additions: the original 2,000-case benchmark and the retired executable ones.
-    "v1": V1,
+    "v1": V1_ALL,
     "executable": EXECUTABLE,
 }
 
@@ -287,3 +305,13 @@ def resolve(names: Iterable[str]) -> list[Category]:
                     "`fcbench data list` shows every category)"
                 )
     return [c for c in all_categories() if c.name in wanted]
+
+
+def prerequisites(category: Category) -> Category | None:
+    """The row of a category's prerequisite conversations (memory categories), if any."""
+    return BY_NAME.get(f"{category.name}_prereq")
+
+
+def prerequisite_of(category: Category) -> Category:
+    """The category whose questions a prerequisite row prepares."""
+    return get(category.name.removesuffix("_prereq"))

@@ -11,14 +11,15 @@ judged and where its files are.
 
 Per category: `name` (letters, digits, `_`; not an official category or collection name),
 `checker` (a checker kind: ast_simple, ast_multiple, ast_parallel, irrelevance, relevance,
-exec_simple, exec_multiple, exec_parallel, multi_turn, agentic, or one registered at run
-time; `ast` / `exec` pick simple, multiple or parallel from the cases: any case expecting
-several calls makes it parallel, else several functions multiple, else simple), `language`
-(python, java, javascript; default python), `group` (the summary group and result folder;
-default the dataset's name), `description`, and its files: `file` (a `.jsonl` file of the
-simple format, `simple_format.py`) or `questions` and `answers` (BFCL files; default
-`BFCL_v4_<name>.json` and `possible_answer/BFCL_v4_<name>.json`). The dataset's `name`
-(default: the folder's name) is also a collection naming all its categories.
+exec_simple, exec_multiple, exec_parallel, multi_turn, or one registered at run time; not
+agentic, whose machinery is that of the official web_search and memory categories; `ast` /
+`exec` pick simple, multiple or parallel from the cases: any case expecting several calls
+makes it parallel, else several functions multiple, else simple), `language` (python, java,
+javascript; default python), `group` (the summary group and result folder; default the
+dataset's name), `description`, and its files: `file` (a `.jsonl` file of the simple format,
+`simple_format.py`) or `questions` and `answers` (BFCL files; default `BFCL_v4_<name>.json`
+and `possible_answer/BFCL_v4_<name>.json`). The dataset's `name` (default: the folder's name)
+is also a collection naming all its categories.
 
 Reading never raises: every problem is a message (`fcbench data validate` lists them all;
 registering a dataset refuses it at the first).
@@ -44,8 +45,14 @@ AUTO_CHECKERS = {"ast": Checker.AST_SIMPLE, "exec": Checker.EXEC_SIMPLE}
 CHECKERS = (
     Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL, Checker.IRRELEVANCE,
     Checker.RELEVANCE, Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL,
-    Checker.MULTI_TURN, Checker.AGENTIC,
+    Checker.MULTI_TURN,
 )
+UNSUPPORTED = {
+    Checker.AGENTIC: "agentic categories cannot be custom yet (their first turns, services "
+                     "and prerequisites are those of the official web_search and memory "
+                     "categories)",
+    Checker.NONE: "categories without a checker are not scored",
+}
 NO_ANSWERS = (Checker.IRRELEVANCE, Checker.RELEVANCE)
 RESERVED = "custom"
 """The collection of every custom category."""
@@ -157,6 +164,9 @@ def _category(entry: Any, index: int, dataset: str, say: _Problems) -> CategoryS
         return None
     assert isinstance(name, str)
     checker = entry.get("checker")
+    if checker in UNSUPPORTED:
+        say(f"{where}: {UNSUPPORTED[checker]}")
+        return None
     if not isinstance(checker, str) or not _known_checker(checker):
         shown = ", ".join([*CHECKERS, *AUTO_CHECKERS])
         say(f"{where}: unknown checker {checker!r} (one of {shown}, or a kind registered with "
@@ -179,7 +189,7 @@ def _known_checker(name: str) -> bool:
         return True
     from fcbench.check import registry  # a kind a user registered (the one look down the chain)
 
-    return registry.is_registered(name) and name != Checker.NONE
+    return registry.is_registered(name)
 
 
 def _language(raw: Any, where: str, say: _Problems) -> Language:

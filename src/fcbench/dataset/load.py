@@ -19,7 +19,8 @@ What a `TestCase` holds (the evaluator's view of an entry, §2 of the spec):
   and every other answer field (the retired exec answers' `execution_result_type`, web
   search `source`/`num_hops`, memory `source`); an answer field whose name is already taken
   by a question field is stored as `answer_<name>`. Web-search entries also get the
-  official `initial_config` `{"WebSearchAPI": {"show_snippet": ...}}`.
+  official `initial_config` `{"WebSearchAPI": {"show_snippet": ...}}`; `rest` entries get
+  `reference_call`, the request that answers them (see `exec_probes`).
 
 Not done here (generation-side steps, §2.5): the agentic answer-format system message, the
 language hints in function descriptions, and the memory entries' `depends_on`/result-dir
@@ -111,6 +112,8 @@ def load_category(
     docs are still moved to extras, as objects shared between entries (do not edit them).
     """
     cat = _category(category)
+    if cat.prerequisite:
+        return load_memory_prereqs(categories.prerequisite_of(cat), release, data_root)
     if cat.name == "format_sensitivity":
         raise DataError(
             "format_sensitivity cannot be loaded yet (its 200 items x 26 prompt configurations "
@@ -126,7 +129,20 @@ def load_category(
         if cat.checker in (Checker.MULTI_TURN, Checker.AGENTIC) and "involved_classes" in entry:
             _populate_functions(entry, src, where, functions)
         cases.append(_test_case(entry, cat, answers, src.label(src.naming.answer_file(cat))))
+    if cat.checker == Checker.REST:
+        _attach_reference_calls(cases, src)
     return cases
+
+
+def _attach_reference_calls(cases: list[TestCase], src: Source) -> None:
+    """`rest` answers are sample responses; the request that gives one is in the release's
+    sanity-check data. It goes to `extras["reference_call"]`, for the ground-truth model."""
+    from fcbench.dataset.exec_probes import rest_calls
+
+    calls = rest_calls(src)
+    for case in cases:
+        if case.id in calls:
+            case.extras["reference_call"] = calls[case.id]
 
 
 def _normalise(
@@ -285,6 +301,8 @@ def dataset_size(
     there; a user's folder that lacks the file is an error, as when loading it.
     """
     cat = _category(category)
+    if cat.prerequisite:
+        return len(load_memory_prereqs(categories.prerequisite_of(cat), release, data_root))
     src = source_for(cat, release, data_root)
     if cat.name == "format_sensitivity":
         rel = src.naming.format_sensitivity_file()

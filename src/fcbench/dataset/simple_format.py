@@ -26,8 +26,7 @@ conversations. So a custom category may be a `.jsonl` file of lines like
 * multi-turn cases: `turns` (each a string, a message, or a list of messages),
   `involved_classes`, `initial_config`, optionally `missed_function` (`{"1": [names]}`),
   and `expected`: per turn, the ground-truth call strings (or call objects). Their tools come
-  from the classes, as in the official data. Agentic cases: `messages`/`turns`,
-  `involved_classes`, and `expected`: the acceptable answer strings;
+  from the classes, as in the official data;
 * `metadata` (anything) is kept with the case; any other field is an error (a misspelt
   `expected` must not silently become "no answer").
 
@@ -49,7 +48,7 @@ from fcbench.dataset.source import json_lines
 __all__ = ["Converted", "Family", "convert_jsonl", "family_of", "gorilla_doc"]
 
 Family = str
-"""How a category's lines are read: "single", "exec", "multi_turn" or "agentic"."""
+"""How a category's lines are read: "single", "exec" or "multi_turn"."""
 
 _JSON_TO_GORILLA = {"object": "dict", "number": "float", "integer": "integer",
                     "string": "string", "boolean": "boolean", "array": "array"}
@@ -58,7 +57,6 @@ _FIELDS: dict[Family, frozenset[str]] = {
     "single": _COMMON | {"messages", "question", "tools"},
     "exec": _COMMON | {"messages", "question", "tools", "execution_result_type"},
     "multi_turn": _COMMON | {"turns", "involved_classes", "initial_config", "missed_function"},
-    "agentic": _COMMON | {"messages", "question", "turns", "involved_classes", "initial_config"},
 }
 
 
@@ -88,8 +86,6 @@ class Converted:
 def family_of(checker: str) -> Family:
     if checker == Checker.MULTI_TURN:
         return "multi_turn"
-    if checker == Checker.AGENTIC:
-        return "agentic"
     if checker.startswith("exec"):
         return "exec"
     return "single"
@@ -301,17 +297,6 @@ def _multi_turn(obj: dict[str, Any], checker: str) -> tuple[dict[str, Any], dict
     return question, {"ground_truth": truth}
 
 
-def _agentic(obj: dict[str, Any], checker: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    _check_fields(obj, "agentic")
-    turns = _turns(obj["turns"]) if "turns" in obj else [_messages(obj)]
-    expected = obj.get("expected")
-    if not isinstance(expected, list) or not expected or not all(
-        isinstance(a, str) for a in expected
-    ):
-        raise FormatError("`expected` must be a non-empty list of acceptable answer strings")
-    return {"question": turns, **_environments(obj)}, {"ground_truth": expected}
-
-
 def _turns(turns: Any) -> list[list[Any]]:
     if not isinstance(turns, list) or not turns:
         raise FormatError("`turns` must be a non-empty list (each a string, a message or a "
@@ -342,5 +327,5 @@ def _environments(obj: dict[str, Any]) -> dict[str, Any]:
 
 _CONVERTERS: dict[Family, Callable[[dict[str, Any], str], tuple[dict[str, Any],
                                                                 dict[str, Any] | None]]] = {
-    "single": _single, "exec": _exec, "multi_turn": _multi_turn, "agentic": _agentic,
+    "single": _single, "exec": _exec, "multi_turn": _multi_turn,
 }

@@ -9,7 +9,6 @@ and case id, the simple format's included (its findings point at the JSONL lines
 * files the manifest names but the folder lacks (`missing-file`), JSONL lines that do not
   convert (`simple-format`: a field misspelt, a tool schema with a union type, ...);
 * executable answers whose `execution_result_type` does not list one match kind per call;
-* checkers this version of fcbench does not score yet (warning: generated, not scored);
 * files no category reads (warning).
 """
 
@@ -53,7 +52,6 @@ def validate_custom(folder: Path, release: str | None = None) -> Report:
     rec.findings.extend(_shown(f, folder) for f in findings)
     for category in dataset.categories:
         _exec_kinds(category, folder, rec)
-        _scored(category, rec)
     _unclaimed(folder, dataset.categories, rec)
     # a JSONL file was read as two converted texts: count it once (plus the manifest)
     twice = sum(1 for c in dataset.categories if c.converted is not None and c.answer_file)
@@ -109,16 +107,6 @@ def _exec_kinds(category: CustomCategory, folder: Path, rec: Recorder) -> None:
         elif not set(kinds) <= MATCH_KINDS:
             rec.error("schema", place, f"unknown match kind in {kinds} (one of "
                       f"{', '.join(sorted(MATCH_KINDS))})")
-
-
-def _scored(category: CustomCategory, rec: Recorder) -> None:
-    from fcbench.check import registry  # does this version judge the category's checker?
-
-    if not registry.is_registered(category.row.checker):
-        rel = category.spec.file or category.question_file
-        rec.warning("unscored-checker", Place(rel),
-                    f"{category.row.name}: checker {category.row.checker!r} is not scored by "
-                    "this version of fcbench (its answers can be generated, not judged)")
 
 
 def _unclaimed(folder: Path, found: Iterable[CustomCategory], rec: Recorder) -> None:

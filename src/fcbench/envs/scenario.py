@@ -7,13 +7,16 @@ each in its own namespace (the official instance names carry it, and those names
 results, see `dispatch`). All three are built here, for the case's release (long-context
 filler tables differ between releases), so that they cannot drift apart.
 
-Environment classes are found by name in `CLASSES`: the multi-turn APIs, and the classes of
-other families (memory, web search) registered with `register_classes`.
+Environment classes are found by official name: the multi-turn APIs (`envs.multi_turn.CLASSES`),
+the memory backends and the web search API, and classes registered with `register_classes`.
+A class whose calls wait on the network or compute for long says so with a class attribute
+`performs_io = True`, and the conversation loop runs its calls in a worker thread.
 """
 
 from __future__ import annotations
 
 import copy
+import importlib
 import inspect
 import json
 import marshal
@@ -21,26 +24,44 @@ from collections.abc import Mapping
 from typing import Any
 
 from fcbench.dataset.model import TestCase
-from fcbench.envs.multi_turn import CLASSES, load_class
+from fcbench.envs.multi_turn import CLASSES
 from fcbench.envs.multi_turn.dispatch import Dispatcher, instance_label
 
 STATELESS_CLASSES = frozenset({"MathAPI"})
 """Classes upstream never loads a scenario into."""
+
+OMIT_STATE_CLASSES = frozenset({"MemoryAPI_kv", "MemoryAPI_vector", "MemoryAPI_rec_sum",
+                                "WebSearchAPI"})
+"""Classes the inference log's state entries leave out (upstream's OMIT_STATE_INFO_CLASSES)."""
+
+_FAMILIES: dict[str, str] = {}
+"""The agentic classes and those registered at run time (the agentic packages' class lists
+are read on first need, so multi-turn work never imports them)."""
 
 _LOADED: dict[str, type[Any]] = {}
 
 
 def register_classes(classes: Mapping[str, str]) -> None:
     """Make more environment classes loadable by official name (`"module:Class"` targets)."""
-    CLASSES.update(classes)
+    _families().update(classes)
+
+
+def _families() -> dict[str, str]:
+    if not _FAMILIES:
+        from fcbench.envs.memory import MEMORY_CLASSES
+        from fcbench.envs.web_search import WEB_CLASSES
+
+        _FAMILIES.update({**MEMORY_CLASSES, **WEB_CLASSES})
+    return _FAMILIES
 
 
 def environment_class(name: str) -> type[Any]:
     """The class implementing an official class name, imported once (KeyError if unknown)."""
-    target = CLASSES[name]
+    target = CLASSES.get(name) or _families()[name]
     cls = _LOADED.get(target)
     if cls is None:
-        cls = _LOADED[target] = load_class(name)
+        module, _, attribute = target.partition(":")
+        cls = _LOADED[target] = getattr(importlib.import_module(module), attribute)
     return cls
 
 
@@ -103,6 +124,12 @@ class Scenario:
     def created(self) -> bool:
         return self._instances is not None
 
+    @property
+    def performs_io(self) -> bool:
+        """Whether some involved class waits on the network or computes for long."""
+        return any(getattr(environment_class(name), "performs_io", False)
+                   for name in self.case.extras.get("involved_classes") or [])
+
     def execute(self, calls: list[str]) -> list[str]:
         """One result string per call string (errors are results, as upstream)."""
         if self._dispatcher is None:
@@ -115,7 +142,7 @@ class Scenario:
         official inference log records them."""
         log = []
         for class_name, instance in self.instances.items():
-            if class_name in STATELESS_CLASSES:
+            if class_name in STATELESS_CLASSES or class_name in OMIT_STATE_CLASSES:
                 continue
             state = public_state(instance)
             content = json.loads(json.dumps(json_safe(state), ensure_ascii=False))

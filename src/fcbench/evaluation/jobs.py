@@ -130,6 +130,7 @@ def _judge_file(
     evaluation.correct = sum(1 for _, _, verdict in judged if verdict.valid)
     if evaluation.skipped:
         problems.append(session.skipped_note(answers.model, category, evaluation.skipped))
+    problems.extend(session.notes(answers.model, category, answers.file.path))
     usage.extend(entry for _, entry, _ in judged)
     if request.keep_cases:
         evaluation.cases = [CaseVerdict(case.id, verdict) for case, _, verdict in judged]
@@ -179,8 +180,10 @@ def _write_score_file(
         for case, _, verdict in judged
         if "skipped" in verdict.extras
     ]
-    header = {"skipped_count": len(skipped), "skipped": skipped} if skipped else None
-    write_category_score(score_dir, model, evaluation.score, records, header)
+    header = {"skipped_count": len(skipped), "skipped": skipped} if skipped else {}
+    if evaluation.file_path is not None:
+        header.update(session.header_fields(evaluation.file_path))
+    write_category_score(score_dir, model, evaluation.score, records, header or None)
 
 
 def _unknown_ids(path: Path, category: Category, unknown: list[str]) -> str:

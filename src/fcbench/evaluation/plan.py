@@ -74,6 +74,8 @@ def plan_model(
         if wanted is not None and file.category not in wanted:
             continue
         category = categories.get(file.category)
+        if category.prerequisite:
+            continue  # memory prerequisites prepare state; they are never scored
         if not is_scored(category):
             unscored.append(category.name)
         elif category.name in planned:
@@ -81,17 +83,34 @@ def plan_model(
         else:
             planned[category.name] = ModelAnswers(model.model, file, model.encoding)
     if wanted is not None:
-        missing = [n for n in sorted(wanted) if n not in planned and n not in unscored]
+        missing = [
+            n for n in sorted(wanted)
+            if n not in planned and n not in unscored and categories.get(n).scoring
+        ]
         if missing:
             model.problems.append(
                 f"{model.model}: no result file for {', '.join(missing)} "
                 "(counted as missing: N/A, 0)"
             )
-    if unscored:
-        model.problems.append(
-            f"{model.model}: not scored by this version of fcbench, skipped: {', '.join(unscored)}"
-        )
+    _note_unscored(model, unscored)
     return list(planned.values())
+
+
+def _note_unscored(model: ModelEvaluation, unscored: list[str]) -> None:
+    """Result files that are kept but not scored: listed on the model (the table shows
+    them) and in one problem line that says why."""
+    model.not_scored.extend(unscored)
+    never = [n for n in unscored if not categories.get(n).scoring]
+    later = [n for n in unscored if categories.get(n).scoring]
+    if never:
+        model.problems.append(
+            f"{model.model}: not scored (the official tool never scored them either), results "
+            f"kept: {', '.join(never)}"
+        )
+    if later:
+        model.problems.append(
+            f"{model.model}: not scored by this version of fcbench, skipped: {', '.join(later)}"
+        )
 
 
 def group_jobs(per_model: Sequence[ModelAnswers]) -> list[CategoryJob]:

@@ -58,6 +58,9 @@ class ModelEvaluation:
     problems: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     """Tokens and latencies recorded in the result files scored (for the CSV columns)."""
+    not_scored: list[str] = field(default_factory=list)
+    """Categories with a result file that is not scored (sql and chatable, which the official
+    tool never scored; categories fcbench cannot score yet)."""
     dataset_sizes: dict[str, int] = field(default_factory=dict, repr=False)
     """Every scoring category's size: a category not scored counts 0 over it."""
 

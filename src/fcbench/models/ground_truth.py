@@ -9,7 +9,8 @@ How an answer is built from a possible answer `{name: {param: [acceptable values
 the first acceptable value of each parameter; a parameter whose first value is `""` (omission
 allowed) or whose list is empty is left out; dict values (`{key: [acceptable]}`) and lists of
 them are resolved the same way, key by key. Irrelevance cases get a refusal in text; relevance
-cases (no possible answer) a call of the first function without arguments.
+cases (no possible answer) a call of the first function without arguments; chatting cases a
+text reply. Executable and REST cases get their ground-truth calls (`ground_truth_exec`).
 
 Rendering: FC mode sends `{name_with_underscores: json_args}`. Prompt mode writes the
 `[f(a=1, b='x')]` text: Python values as Python literals (a string given for a non-string
@@ -27,9 +28,10 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset import categories
-from fcbench.dataset.categories import Checker, Language
+from fcbench.dataset.categories import EXECUTABLE_CHECKERS, Checker, Language
 from fcbench.dataset.model import TestCase
 from fcbench.models.base import ChatRequest, FcArgs, Mode, PermanentError, Reply
+from fcbench.models.ground_truth_exec import exec_answer
 from fcbench.models.prompts import language_of
 from fcbench.models.text_formats import as_tool_calls
 from fcbench.models.tools import fc_name
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
     from fcbench.models.registry import BackendOptions
 
 REFUSAL = "None of the provided functions can answer this request."
+CHAT_REPLY = "This question needs no function call; here is the answer in words."
+"""The answer to a `chatable` case (chat only, never scored)."""
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 
 
@@ -60,12 +64,27 @@ class GroundTruthBackend:
         case = request.context.case
         if case is None:
             raise PermanentError("the ground-truth model needs the case in the request context")
+        if case.category.removesuffix("_prereq") in categories.AGENTIC:
+            return agentic_reply(case)
         if "involved_classes" in case.extras and isinstance(case.possible_answer, list):
             return turn_reply(case, request)
         return Reply(result=answer(case, request.mode), input_tokens=0, output_tokens=0)
 
     async def aclose(self) -> None:
         return None
+
+
+PREREQUISITE_REPLY = "Noted."
+"""What the ground truth says to a memory prerequisite conversation: no call, no memory."""
+
+
+def agentic_reply(case: TestCase) -> Reply:
+    """An agentic question's answer, in the benchmark's answer format, as one message without
+    a call (so it is the final message the checker reads); a prerequisite is acknowledged."""
+    from fcbench.check.agentic import ground_truth_message
+
+    text = PREREQUISITE_REPLY if case.possible_answer is None else ground_truth_message(case)
+    return Reply(result=text, input_tokens=0, output_tokens=0)
 
 
 def turn_reply(case: TestCase, request: ChatRequest) -> Reply:
@@ -121,6 +140,10 @@ def answer(case: TestCase, mode: Mode) -> Any:
     docs = {str(d.get("name")): d for d in case.functions}
     if checker == Checker.IRRELEVANCE:
         return REFUSAL
+    if checker in EXECUTABLE_CHECKERS:
+        return exec_answer(case, mode)
+    if checker == Checker.NONE:
+        return CHAT_REPLY
     if not isinstance(case.possible_answer, list):
         first = case.functions[0]["name"] if case.functions else "no_function"
         calls: list[tuple[str, dict[str, Any]]] = [(first, {})]

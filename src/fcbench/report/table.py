@@ -50,6 +50,10 @@ UNDERNEATH: dict[str, tuple[str, ...]] = {
     "v1 Relevance (2024)": ("irrelevance",),
 }
 NUMBER_WIDTH = 6
+NOT_SCORED = "N/A (not scored)"
+"""The cell of a category whose results were kept but not scored (sql, chatable)."""
+_ORDER = {c.name: i for i, c in enumerate(categories.CATEGORIES)}
+_NEVER_SCORED = frozenset(c.name for c in categories.CATEGORIES if not c.scoring)
 """`100.00`: a number column is never narrower, so no number is ever cut."""
 
 Scores = Mapping[str, Mapping[str, CategoryScore]]
@@ -60,20 +64,24 @@ def print_scores(
     per_model: Scores,
     complete: Scores,
     skipped: Mapping[str, int] | None = None,
+    not_scored: Mapping[str, Sequence[str]] | None = None,
 ) -> None:
     """`per_model`: what was evaluated; `complete`: the same with missing categories filled in
     (0 over the dataset size, as the official summaries count them); `skipped`: cases per
     model that could not be judged (executable cases needing an unreachable service), shown
-    whenever there are any."""
+    whenever there are any; `not_scored`: categories per model whose results were kept but
+    not scored (sql and chatable), shown as such."""
+    unscored = {m: set(names) for m, names in (not_scored or {}).items() if names}
     names = [c.name for c in categories.all_categories()
-             if any(c.name in s for s in per_model.values())]
+             if any(c.name in s for s in per_model.values())
+             or any(c.name in u for u in unscored.values())]
     labels = _labels(names)
     custom = {model: custom_summaries(per_model[model]) for model in per_model}
     labels += list(dict.fromkeys(label for values in custom.values() for label in values))
     summaries = {model: {**displayed_summaries(per_model[model], complete[model], labels),
                          **custom[model]} for model in per_model}
     shown_skipped = skipped if skipped and any(skipped.values()) else None
-    table = _by_category(per_model, names, labels, summaries, shown_skipped)
+    table = _by_category(per_model, names, labels, summaries, shown_skipped, unscored)
     if not _too_wide(console, table):
         console.print(table)
     else:
@@ -84,7 +92,7 @@ def print_scores(
         if v1_labels:
             console.print(_by_model(per_model, v1_labels, summaries, shown_skipped,
                                     "the original benchmark, 2024 leaderboard (accuracy %)"))
-    _print_notes(console, per_model, shown_skipped is not None)
+    _print_notes(console, per_model, shown_skipped is not None, unscored)
     if any(custom.values()):
         console.print(f"[yellow]custom:[/] {CUSTOM_NOTE}", highlight=False)
 
@@ -134,6 +142,7 @@ def _by_category(
     labels: list[str],
     summaries: Mapping[str, Mapping[str, float | None]],
     skipped: Mapping[str, int] | None,
+    unscored: Mapping[str, set[str]],
 ) -> Table:
     """A column per model: categories, then summaries, down the side."""
     from rich.table import Table
@@ -143,7 +152,10 @@ def _by_category(
     for model in per_model:
         table.add_column(model, justify="right", no_wrap=True)
     for name in names:
-        table.add_row(name, *(_cell(per_model[m].get(name)) for m in per_model))
+        table.add_row(name, *(
+            NOT_SCORED if name in unscored.get(m, ()) else _cell(per_model[m].get(name))
+            for m in per_model
+        ))
     table.add_section()
     for label in labels:
         table.add_row(label, *(_percent(summaries[m].get(label)) for m in per_model), style="cyan")
@@ -185,7 +197,20 @@ def _by_model(
     return table
 
 
-def _print_notes(console: Console, per_model: Scores, show_skipped: bool) -> None:
+def _print_notes(
+    console: Console, per_model: Scores, show_skipped: bool,
+    unscored: Mapping[str, set[str]] | None = None,
+) -> None:
+    kept = sorted({n for names in (unscored or {}).values() for n in names},
+                  key=lambda n: _ORDER.get(n, len(_ORDER)))
+    never = [n for n in kept if n in _NEVER_SCORED]
+    later = [n for n in kept if n not in _NEVER_SCORED]
+    if never:
+        console.print(f"[yellow]not scored:[/] {', '.join(never)}: results kept, not scored "
+                      "(the official tool never scored them).")
+    if later:
+        console.print(f"[yellow]not scored:[/] {', '.join(later)}: results kept, not scored "
+                      "by this version of fcbench.")
     partial = sorted({f"{m}/{n}" for m, s in per_model.items() for n, v in s.items() if v.partial})
     if partial:
         shown = ", ".join(partial) if len(partial) <= 6 else f"{len(partial)} model/category pairs"
@@ -205,8 +230,8 @@ def _print_notes(console: Console, per_model: Scores, show_skipped: bool) -> Non
 
 
 def _cell(score: CategoryScore | None) -> str:
-    if score is None or not score.evaluated:
-        return "N/A"
+    if score is None or not score.evaluated or score.total == 0:
+        return "N/A"  # not run, or every case skipped
     return _percent(score.accuracy) + ("*" if score.partial else "")
 
 

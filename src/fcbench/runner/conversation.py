@@ -24,8 +24,10 @@ run asks it again from its first turn.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from fcbench.dataset.model import TestCase
@@ -44,6 +46,7 @@ from fcbench.models.base import (
 )
 from fcbench.models.prompts import PromptTexts, build_request, language_of, with_language_hints
 from fcbench.models.tools import convert_tools
+from fcbench.runner import agentic
 from fcbench.runner.generate import Guard
 
 __all__ = ["Conversation", "LoopSettings", "has_environments", "run_conversation", "step_limit"]
@@ -66,6 +69,8 @@ class LoopSettings:
     step_limit: int = DEFAULT_STEP_LIMIT
     state_log: bool = True
     release: str | None = None
+    model_dir: Path | None = None
+    """The model's result folder (memory snapshots live below it)."""
 
 
 def step_limit(texts: PromptTexts) -> int:
@@ -191,6 +196,7 @@ async def run_conversation(
 ) -> tuple[Response, int]:
     """Every turn of one case; (the entry's response, attempts over all steps)."""
     loop = _Loop(case, backend, guard, settings)
+    case = loop.case
     holdout: dict[str, list[dict[str, Any]]] = case.extras.get("missed_function") or {}
     loop.log_state()
     for turn, messages in enumerate(case.question):
@@ -200,6 +206,7 @@ async def run_conversation(
         loop.log_state()
         if loop.record.force_quit:
             break
+    agentic.finish(case, loop.env)
     return loop.record.response(), loop.record.attempts
 
 
@@ -209,8 +216,11 @@ class _Loop:
     def __init__(
         self, case: TestCase, backend: Backend, guard: Guard, settings: LoopSettings
     ) -> None:
+        case = agentic.with_memory_config(case, settings.model_dir)
+        agentic.restore_chain(case, settings.model_dir)
         self.env = Scenario(case, settings.model_name, settings.release)
-        self.conversation = Conversation(case, settings.mode, settings.texts)
+        self.case = agentic.first_turn_case(case, self.env, settings.texts)
+        self.conversation = Conversation(self.case, settings.mode, settings.texts)
         self.encoding = step_encoding(settings.mode, backend)
         self.backend = backend
         self.guard = guard
@@ -248,7 +258,10 @@ class _Loop:
         calls = _decode(reply.result, self.encoding, step_log)
         if calls is None:
             return False
-        results = self.env.execute(calls)
+        if self.env.performs_io:  # pages fetched, embeddings computed: off the event loop
+            results = await asyncio.to_thread(self.env.execute, calls)
+        else:
+            results = self.env.execute(calls)
         self.conversation.add_results(reply, calls, results)
         step_log.extend({"role": "tool", "content": r} for r in results)
         return True

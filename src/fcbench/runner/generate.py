@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from fcbench.dataset.model import TestCase
 from fcbench.layout import result_path
 from fcbench.models.base import Backend, Mode, Response
 from fcbench.models.prompts import PromptTexts
+from fcbench.runner.queue import WorkQueue, dependencies
 from fcbench.runner.retry import CallFailed, Guard, RateLimiter, RetryPolicy, call_with_retries
 from fcbench.runner.store import ERROR_PREFIX, CategoryStore, is_error
 
@@ -111,7 +112,19 @@ def plan(
         finished = {i for i, e in entries.items() if i not in again and i in known}
         todo = [c for c in cases if c.id not in finished]
         jobs.append(GenerationJob(category, store, todo, len(cases), len(cases) - len(todo)))
+    _drop_unneeded_prerequisites(jobs)
     return jobs
+
+
+def _drop_unneeded_prerequisites(jobs: list[GenerationJob]) -> None:
+    """Prerequisite conversations are asked only for questions still to ask (upstream: when
+    every question of a memory category is done, its prerequisites are not run again)."""
+    needed = {dep for job in jobs if not job.category.prerequisite
+              for case in job.cases for dep in dependencies(case)}
+    for job in (j for j in jobs if j.category.prerequisite):
+        kept = [case for case in job.cases if case.id in needed]
+        job.total -= len(job.cases) - len(kept)
+        job.cases = kept
 
 
 def entry_for(case: TestCase, response: Response, attempts: int) -> dict[str, Any]:
@@ -154,6 +167,9 @@ class GenerateSettings:
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     max_rps: float | None = None
     sync_interval: float = 1.0
+    describe_run: Callable[[], dict[str, Any]] | None = None
+    """More fields for the manifest, asked at the end of the run (e.g. who answered web
+    searches, with counts)."""
 
 
 async def run_jobs(
@@ -165,9 +181,7 @@ async def run_jobs(
     """Ask every pending case of every job with `solve`; returns when all are written."""
     progress = progress or ProgressSink()
     limiter = RateLimiter(settings.max_rps) if settings.max_rps else None
-    queue: Iterator[tuple[GenerationJob, TestCase]] = (
-        (job, case) for job in jobs for case in job.cases
-    )
+    queue = WorkQueue([(job, case) for job in jobs for case in job.cases])
 
     async def answer(job: GenerationJob, case: TestCase) -> None:
         def retried() -> None:
@@ -192,8 +206,11 @@ async def run_jobs(
         progress.update(job)
 
     async def worker() -> None:
-        for job, case in queue:
-            await answer(job, case)
+        while (item := await queue.next()) is not None:
+            try:
+                await answer(*item)
+            finally:
+                await queue.finished(item[1])
 
     async def syncer() -> None:
         while True:
@@ -309,7 +326,9 @@ def generate(
             for category, _ in cases_by_category:
                 result_path(model_dir, category).unlink(missing_ok=True)
         _run(backend, report, cases_by_category, settings, rerun, progress,
-             solver or _default_solver(backend, settings, release))
+             solver or _default_solver(backend, settings, release, model_dir))
+        if settings.describe_run is not None:
+            manifest.update(settings.describe_run())
         report.extra.update(_backend_summary(backend))
         finish_manifest(model_dir, manifest, report.summary())
     return report
@@ -322,12 +341,15 @@ def _backend_summary(backend: Backend) -> dict[str, Any]:
     return dict(found) if isinstance(found, dict) else {}
 
 
-def _default_solver(backend: Backend, settings: GenerateSettings, release: str) -> Solver:
+def _default_solver(
+    backend: Backend, settings: GenerateSettings, release: str, model_dir: Path
+) -> Solver:
     from fcbench.models.prompts import load_texts
     from fcbench.runner.solvers import case_solver, loop_settings
 
     texts = settings.texts or load_texts(release)
-    return case_solver(backend, loop_settings(settings.mode, texts, settings.model_name, release))
+    loop = loop_settings(settings.mode, texts, settings.model_name, release, model_dir)
+    return case_solver(backend, loop)
 
 
 def _run(

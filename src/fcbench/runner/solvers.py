@@ -8,6 +8,8 @@ guard retries each step under the run's policy.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fcbench.dataset.model import TestCase
 from fcbench.models.base import Backend, Response
 from fcbench.models.prompts import PromptTexts, build_request
@@ -29,9 +31,10 @@ def case_solver(backend: Backend, settings: LoopSettings) -> Solver:
 
 
 def loop_settings(
-    mode: str, texts: PromptTexts, model_name: str, release: str | None
+    mode: str, texts: PromptTexts, model_name: str, release: str | None,
+    model_dir: Path | None = None,
 ) -> LoopSettings:
     from fcbench.runner.conversation import step_limit
 
     return LoopSettings("fc" if mode == "fc" else "prompt", texts, model_name, step_limit(texts),
-                        release=release)
+                        release=release, model_dir=model_dir)

@@ -24,7 +24,7 @@ def test_every_backend_is_registered_under_its_official_class_name() -> None:
 
 def test_the_backends_import_without_numpy() -> None:
     code = ("import sys, fcbench.envs.memory.kv, fcbench.envs.memory.vector, "
-            "fcbench.envs.memory.rec_sum, fcbench.envs.memory.prompt, "
+            "fcbench.envs.memory.rec_sum, fcbench.dataset.agentic, "
             "fcbench.envs.memory.weights; "
             "assert 'numpy' not in sys.modules and 'tokenizers' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)

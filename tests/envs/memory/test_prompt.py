@@ -1,4 +1,5 @@
-"""The memory system prompt equals the official builder's on every memory case and scenario."""
+"""The memory system prompt, with the real backends' view of their memory, equals the
+official builder's on every memory case and scenario (`dataset.agentic.first_turn`)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,10 @@ from typing import Any
 
 import pytest
 
+from fcbench.dataset.agentic import AgenticPromptError, first_turn, memory_system_prompt
+from fcbench.dataset.model import TestCase
 from fcbench.envs.memory import MEMORY_CLASSES
 from fcbench.envs.memory.base import initial_config
-from fcbench.envs.memory.prompt import (
-    MemoryPromptError,
-    MemoryTexts,
-    add_memory_system_prompt,
-    memory_system_prompt,
-    memory_texts,
-)
 from fcbench.envs.memory.rec_sum import MemoryRecSum
 from fcbench.envs.memory.snapshots import snapshot_paths, write_snapshot
 
@@ -70,9 +66,8 @@ def test_prompts_equal_the_official_builder_on_every_case(
         from .conftest import require
 
         require(official_memory.vector_missing is None, str(official_memory.vector_missing))
-    texts = memory_texts(DEFAULT_RELEASE)
-    agentic = load_constants(DEFAULT_RELEASE)["default_prompts"][
-        "ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT"]
+    prompts = load_constants(DEFAULT_RELEASE)["default_prompts"]
+    agentic = prompts["ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT"]
     _write_finals(tmp_path, backend)
     module, _, name = MEMORY_CLASSES[cls].partition(":")
     category = f"memory_{backend}"
@@ -90,31 +85,32 @@ def test_prompts_equal_the_official_builder_on_every_case(
         )["question"]
         instance = getattr(importlib.import_module(module), name)()
         instance._load_scenario(config)
-        ours = add_memory_system_prompt(question, case.id.rsplit("_", 1)[0], scenario,
-                                        instance, texts)
+        ours = [first_turn(case, prompts, instance._dump_core_memory_to_context()),
+                *question[1:]]
         assert ours == official, case.id
         assert question == _question(case, agentic)  # the input was left as it was
     assert scenarios == {"student", "customer", "finance", "healthcare", "notetaker"}
 
 
 def test_prompt_pieces_come_from_the_fetched_texts() -> None:
-    texts = MemoryTexts({"student": "PERSONA"}, "{scenario_setting}|CA|{memory_content}",
-                        "{scenario_setting}|U|{memory_content}")
+    prompts = {"MEMORY_AGENT_SETTINGS": {"student": "PERSONA"},
+               "MEMORY_BACKEND_INSTRUCTION_CORE_ARCHIVAL": "{scenario_setting}|CA|{memory_content}",
+               "MEMORY_BACKEND_INSTRUCTION_UNIFIED": "{scenario_setting}|U|{memory_content}",
+               "ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT": "FORMAT"}
     memory = MemoryRecSum()
-    assert memory_system_prompt("memory_rec_sum_prereq", "student", memory, texts) == (
+    content = memory._dump_core_memory_to_context()
+    assert memory_system_prompt(prompts, "memory_rec_sum_prereq", "student", content) == (
         "PERSONA|U|There is no content in the memory at this point.")
     memory.memory_append("{not a field}")
-    assert memory_system_prompt("rec_sum", "student", memory, texts) == (
-        "PERSONA|U|{not a field}")
-    with pytest.raises(MemoryPromptError, match="no memory persona"):
-        memory_system_prompt("rec_sum", "pirate", memory, texts)
-    turns = add_memory_system_prompt([[{"role": "user", "content": "hi"}]], "kv", "student",
-                                     memory, texts)
-    assert turns[0][0] == {"role": "system", "content": "PERSONA|CA|{not a field}"}
+    assert memory_system_prompt(prompts, "memory_rec_sum", "student",
+                                memory._dump_core_memory_to_context()) == "PERSONA|U|{not a field}"
+    with pytest.raises(AgenticPromptError, match="no memory persona"):
+        memory_system_prompt(prompts, "memory_rec_sum", "pirate", content)
+    prereq = TestCase("memory_kv_prereq_0-student-0", "memory_kv_prereq",
+                      [[{"role": "user", "content": "hi"}]], [], None, {"scenario": "student"})
+    assert first_turn(prereq, prompts, "{x}")[0] == {"role": "system", "content": "PERSONA|CA|{x}"}
 
 
 def test_missing_texts_are_reported() -> None:
-    with pytest.raises(MemoryPromptError, match="hold no default prompts"):
-        MemoryTexts.from_constants({})
-    with pytest.raises(MemoryPromptError, match="lack MEMORY_AGENT_SETTINGS"):
-        MemoryTexts.from_constants({"default_prompts": {"MEMORY_AGENT_SETTINGS": {}}})
+    with pytest.raises(AgenticPromptError, match="refetch"):
+        memory_system_prompt({}, "memory_kv", "student", "")

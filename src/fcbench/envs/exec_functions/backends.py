@@ -6,12 +6,18 @@ sends arbitrary GET requests. Their answers change over time and need keys, so f
 separates *what* a function asks (an `HttpRequest`) from *how* it is answered:
 
 * `live`: real HTTP. Keys come from the environment: `RAPID_API_KEY` (RapidAPI services:
-  Urban Dictionary, COVID-19, Amazon product data, Yahoo Finance, timezone-by-location, and
-  the `rest` requests' `YOUR-RAPID-API-KEY` placeholders), `GEOCODE_API_KEY`
-  (geocode.maps.co), `EXCHANGERATE_API_KEY` (exchangerate-api.com), `OMDB_API_KEY` (OMDb).
-  open-meteo, ip-api.com, ziptastic and date.nager.at need no key. A missing key makes the
-  call unavailable (the case is skipped), never a failure. With a replay folder, every live
-  answer is also recorded there.
+  Urban Dictionary, COVID-19, Amazon product data, Yahoo Finance, timezone-by-location),
+  `GEOCODE_API_KEY` (geocode.maps.co), `EXCHANGERATE_API_KEY` (exchangerate-api.com),
+  `OMDB_API_KEY` (OMDb). open-meteo, ip-api.com, ziptastic and date.nager.at need no key.
+  The `rest` questions carry placeholders (`YOUR-RAPID-API-KEY`; the 2024 data wrote
+  `RAPID-API-KEY`) that the official tool replaced with the real keys in the data before
+  asking the model; fcbench never shows a key to a model: a placeholder the model copies
+  into its request is replaced at the moment the request is sent, and only then. A missing
+  key makes the call unavailable (the case is skipped), never a failure. With a replay
+  folder, every live answer is also recorded there. `FCBENCH_EXEC_ROUTES` (a JSON object
+  `{"https://api.open-meteo.com": "http://127.0.0.1:8000/open-meteo", ...}`) sends requests
+  whose URL starts with a key to another place (a mirror, a gateway, a local stand-in);
+  recordings and replay keys keep the original URL.
 * `replay`: answers come from a folder of recorded responses, one JSON file per request,
   named by a hash of the request (method, URL, sorted query parameters; never the headers,
   which carry keys). A request with no recording is unavailable.
@@ -30,13 +36,17 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from fcbench._atomic import replace_file
+
 BACKENDS = ("offline", "replay", "live")
 KEY_VARIABLES = ("RAPID_API_KEY", "GEOCODE_API_KEY", "EXCHANGERATE_API_KEY", "OMDB_API_KEY")
 LIVE_TIMEOUT = 20.0
+ROUTES_VARIABLE = "FCBENCH_EXEC_ROUTES"
 
 
 class ServiceUnavailable(Exception):
@@ -135,16 +145,16 @@ class ReplayServices:
         return HttpResponse(int(record["status_code"]), str(record["text"]))
 
     def record(self, request: HttpRequest, response: HttpResponse) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
         record = {
             "request": {"url": request.url, "params": [list(p) for p in request.params]},
             "status_code": response.status_code,
             "text": response.text,
         }
-        path = self.folder / f"{request.key()}.json"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
-        tmp.replace(path)
+        payload = json.dumps(record, ensure_ascii=False, indent=1).encode("utf-8")
+        try:  # several evaluation workers may record the same request at once
+            replace_file(self.folder / f"{request.key()}.json", payload)
+        except OSError as exc:
+            raise ServiceUnavailable(f"cannot record the answer in {self.folder}: {exc}") from None
 
 
 @dataclass
@@ -157,20 +167,18 @@ class LiveServices:
 
     def get(self, request: HttpRequest) -> HttpResponse:
         if request.needs_key and not self.environ.get(request.needs_key):
-            raise ServiceUnavailable(
-                f"needs the {request.service} web service, but {request.needs_key} is not set"
-            )
-        if "geocode.maps.co" in request.url:
-            time.sleep(2)  # the service's free tier rate limit, as the original did
+            raise MissingKey(request.needs_key, request.service)
+        if "geocode.maps.co" in request.url and routed(request.url, self.environ) == request.url:
+            time.sleep(2)  # the service's free-tier rate limit, as the original (not routed)
         response = self._fetch(request)
         if self.record_to is not None:
             ReplayServices(self.record_to).record(request, response)
         return response
 
-    def _fetch(self, request: HttpRequest) -> HttpResponse:  # pragma: no cover - network
+    def _fetch(self, request: HttpRequest) -> HttpResponse:
         params = [(k, self._with_keys(v)) for k, v in request.params]
         query = urllib.parse.urlencode(params)
-        url = self._with_keys(request.url)
+        url = self._with_keys(routed(request.url, self.environ))
         url += ("&" if "?" in url else "?") + query if query else ""
         headers = {k: self._with_keys(v) for k, v in request.headers}
         http = urllib.request.Request(url, headers=headers, method="GET")
@@ -183,17 +191,67 @@ class LiveServices:
             raise ServiceUnavailable(f"{request.describe()}: {exc}") from None
 
     def _with_keys(self, value: str) -> str:
-        """Key tokens (`${RAPID_API_KEY}`...) and the dataset's `YOUR-RAPID-API-KEY`
-        placeholder become the real keys, only here, so keys never reach a recording."""
+        """Key tokens (`${RAPID_API_KEY}`...) and the dataset's placeholders become the real
+        keys, only here, so keys never reach a recording (or a model)."""
         for variable in KEY_VARIABLES:
-            value = value.replace(key_token(variable), self.environ.get(variable, ""))
-        key = self.environ.get("RAPID_API_KEY")
-        return key if key and value == "YOUR-RAPID-API-KEY" else value
+            key = self.environ.get(variable)
+            if key:
+                for stand_in in (key_token(variable), *placeholders(variable)):
+                    value = value.replace(stand_in, key)
+        return value
+
+
+class MissingKey(ServiceUnavailable):
+    """The live backend has no key for the service (`variable` is not set)."""
+
+    def __init__(self, variable: str, service: str) -> None:
+        super().__init__(f"needs the {service} web service, but {variable} is not set")
+        self.variable = variable
 
 
 def key_token(variable: str) -> str:
     """The stand-in for an API key inside a request (replaced by the live backend)."""
     return "${" + variable + "}"
+
+
+def placeholders(variable: str) -> tuple[str, str]:
+    """The dataset's stand-ins for a key: today's `YOUR-RAPID-API-KEY` and 2024's
+    `RAPID-API-KEY` (longest first, so that replacing one never leaves half of the other)."""
+    dashed = variable.replace("_", "-")
+    return f"YOUR-{dashed}", dashed
+
+
+def key_named_in(texts: Iterable[str]) -> str | None:
+    """The key variable whose placeholder (or token) appears in one of the texts, if any."""
+    for text in texts:
+        for variable in KEY_VARIABLES:
+            if key_token(variable) in text or placeholders(variable)[1] in text:
+                return variable
+    return None
+
+
+def routed(url: str, environ: Mapping[str, str]) -> str:
+    """Where a live request really goes: the longest `FCBENCH_EXEC_ROUTES` prefix that the
+    URL starts with, replaced (the URL itself when no route matches or none is set)."""
+    routes = _routes(environ.get(ROUTES_VARIABLE, ""))
+    for prefix in sorted(routes, key=len, reverse=True):
+        if url.startswith(prefix):
+            return routes[prefix] + url[len(prefix):]
+    return url
+
+
+def _routes(text: str) -> dict[str, str]:
+    if not text.strip():
+        return {}
+    try:
+        routes = json.loads(text)
+    except ValueError:
+        raise ServiceUnavailable(f"{ROUTES_VARIABLE} is not a JSON object") from None
+    if not isinstance(routes, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in routes.items()
+    ):
+        raise ServiceUnavailable(f"{ROUTES_VARIABLE} must map URL prefixes to URL prefixes")
+    return routes
 
 
 def make_backend(name: str, replay_dir: Path | None = None) -> ServiceBackend:

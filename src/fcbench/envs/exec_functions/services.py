@@ -20,12 +20,14 @@ Keys and environment variables, per function (live backend only):
   get_rating/price/product_name_by_amazon_ASIN (real-time-amazon-data),
   get_company_name_by_stock_name, get_stock_price_by_stock_name and get_stock_history
   (yahoo-finance15), get_time_zone_by_coord (timezone-by-location);
-* `requests.get` (`rest`): whatever URL the model asks for; RAPID_API_KEY replaces the
-  dataset's `YOUR-RAPID-API-KEY` placeholder in headers.
+* `requests.get` (`rest`): whatever URL the model asks for; a key placeholder the model
+  copied from the question (`YOUR-RAPID-API-KEY`, `YOUR-GEOCODE-API-KEY`, ... in the URL,
+  query or headers) makes the request need that key, which replaces it when it is sent.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +36,7 @@ from fcbench.envs.exec_functions.backends import (
     HttpRequest,
     HttpResponse,
     ServiceBackend,
+    key_named_in,
     key_token,
 )
 
@@ -162,7 +165,8 @@ def get_active_covid_case_by_country(backend: ServiceBackend, country: Any) -> A
 
 def _amazon(backend: ServiceBackend, asin: Any, field: str) -> Any:
     """Up to five tries while the field is missing (1, 2, 4, 8, 16 s apart when live), then
-    None, as the original retried the flaky service."""
+    None, as the original retried the flaky service. A refused key (401, 403) is not tried
+    again: the answer would be the same None, 31 seconds later."""
     for attempt in range(5):
         response = _rapid(
             backend,
@@ -174,6 +178,8 @@ def _amazon(backend: ServiceBackend, asin: Any, field: str) -> Any:
         try:
             return response.json()["data"][field]
         except KeyError:
+            if response.status_code in (401, 403):
+                break
             if backend.name == "live":
                 time.sleep(2**attempt)
     return None
@@ -320,7 +326,9 @@ def requests_get(
         raise TypeError("params must be a dict")
     if headers is not None and not isinstance(headers, dict):
         raise TypeError("headers must be a dict")
-    return backend.get(HttpRequest.get(url, params, headers, service=_host(url)))
+    request = HttpRequest.get(url, params, headers, service=_host(url))
+    needs = key_named_in([request.url, *(v for _, v in request.params + request.headers)])
+    return backend.get(dataclasses.replace(request, needs_key=needs) if needs else request)
 
 
 def _host(url: str) -> str:

@@ -19,7 +19,7 @@ How the official generation uses them, which the conversation loop must reproduc
   (`base.initial_config` builds it; `model_result_dir` is `<result dir>/<model name, / -> _>`).
 * Start of an entry: the backend is created and `_load_scenario` restores the scenario's
   `<scenario>_final.json` snapshot (not for the first prereq, k = 0), then the memory system
-  prompt is added to turn 0 (`prompt.add_memory_system_prompt`), then the multi-turn loop runs.
+  prompt is added to turn 0 (`dataset.agentic.first_turn`), then the multi-turn loop runs.
   The backends' state is left out of the inference log's state entries, as upstream.
 * End of a prereq (and only a prereq): `_flush_memory_to_local_file()` writes the entry's
   checkpoint and the scenario's final snapshot (`snapshots.py`, atomic). A prereq that fails

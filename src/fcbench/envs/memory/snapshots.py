@@ -10,8 +10,7 @@ the model's result folder (official layout, spec §7.2 and §8.1):
 `<backend>` comes from the test id (`memory_kv_prereq_3-customer-3` -> `kv`). Only the
 prerequisite conversations write (both files, the checkpoint first); every later prereq and
 every question reads `<scenario>_final.json`, except the first prereq of a scenario (id
-ending in `-0`), which starts empty. The path rules sit in this one module so that they can
-move into a central layout module unchanged.
+ending in `-0`), which starts empty. The folder is `fcbench.layout.memory_snapshot_dir`.
 
 Writes go to a temporary file in the same folder, are flushed and fsynced, then renamed over
 the target (and the folder fsynced): a reader, or the next run after a `kill -9`, sees the old
@@ -80,8 +79,10 @@ def backend_of(test_id: str) -> str:
 
 
 def snapshot_folder(model_result_dir: Path | str, test_id: str) -> Path:
-    """`<model_result_dir>/agentic/memory/<backend>/memory_snapshot`."""
-    return Path(model_result_dir) / "agentic" / "memory" / backend_of(test_id) / SNAPSHOT_FOLDER
+    """`<model_result_dir>/agentic/memory/<backend>/memory_snapshot` (see `fcbench.layout`)."""
+    from fcbench.layout import memory_snapshot_dir
+
+    return memory_snapshot_dir(Path(model_result_dir), MEMORY_PREFIX + backend_of(test_id))
 
 
 def snapshot_paths(model_result_dir: Path | str, test_id: str, scenario: str) -> SnapshotPaths:

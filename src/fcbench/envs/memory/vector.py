@@ -188,6 +188,9 @@ class MemoryVector(MemoryBackend):
     """Vector memory: `core_memory` (7 texts of <= 300 chars) and `archival_memory`
     (50 texts of <= 2000 chars)."""
 
+    performs_io = True
+    """Its calls fetch pages or compute embeddings: the loop runs them in a thread."""
+
     def __init__(self) -> None:
         super().__init__()
         self._encoder: Encoder | None = None

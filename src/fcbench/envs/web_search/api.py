@@ -33,6 +33,9 @@ __all__ = ["WebSearchAPI"]
 class WebSearchAPI:
     """Search the web and read pages (the official class's behaviour, pluggable services)."""
 
+    performs_io = True
+    """Its calls fetch pages or compute embeddings: the loop runs them in a thread."""
+
     def __init__(self) -> None:
         self.show_snippet = True
         self._services: WebServices = current()

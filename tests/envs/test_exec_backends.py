@@ -1,0 +1,157 @@
+"""The live web-service backend on the wire, against a loopback server that records what it
+receives: keys go in only when a request is sent (tokens and the dataset's placeholders, in
+URL, query and headers), recordings keep the stand-ins, routes send requests elsewhere, a
+REST request naming a key placeholder needs that key."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fcbench.envs.exec_functions import services as s
+from fcbench.envs.exec_functions.backends import (
+    ROUTES_VARIABLE,
+    HttpRequest,
+    HttpResponse,
+    LiveServices,
+    MissingKey,
+    ServiceUnavailable,
+    key_named_in,
+    placeholders,
+    routed,
+)
+
+
+class Recorder:
+    """A loopback server answering `{"ok": true}` and keeping each request's path and
+    headers."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, dict[str, str]]] = []
+        recorder = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                recorder.seen.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
+                body = b'{"ok": true}'
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def recorder() -> Iterator[Recorder]:
+    server = Recorder()
+    yield server
+    server.close()
+
+
+def test_placeholders_are_replaced_only_when_sent(recorder: Recorder, tmp_path: Path) -> None:
+    environ = {"RAPID_API_KEY": "R-KEY", "EXCHANGERATE_API_KEY": "X-KEY",
+               ROUTES_VARIABLE: json.dumps({"https://api.example.test": recorder.url})}
+    live = LiveServices(tmp_path, environ)
+    response = s.requests_get(
+        live, url="https://api.example.test/v6/YOUR-EXCHANGERATE-API-KEY/latest/EUR",
+        headers={"X-RapidAPI-Key": "RAPID-API-KEY", "X-RapidAPI-Host": "h"},
+        params={"token": "${RAPID_API_KEY}"},
+    )
+    assert response.json() == {"ok": True}
+    ((path, headers),) = recorder.seen
+    assert path == "/v6/X-KEY/latest/EUR?token=R-KEY"  # routed, keys substituted
+    assert headers["x-rapidapi-key"] == "R-KEY"  # the 2024 spelling, too
+    (recorded,) = [json.loads(p.read_text()) for p in tmp_path.glob("*.json")]
+    assert recorded["request"]["url"] == (
+        "https://api.example.test/v6/YOUR-EXCHANGERATE-API-KEY/latest/EUR")
+    assert "R-KEY" not in json.dumps(recorded) and "X-KEY" not in json.dumps(recorded)
+
+
+def test_a_request_naming_a_placeholder_needs_its_key(recorder: Recorder) -> None:
+    routes = {ROUTES_VARIABLE: json.dumps({"https://api.example.test": recorder.url})}
+    live = LiveServices(None, routes)
+    with pytest.raises(MissingKey, match="RAPID_API_KEY is not set") as missing:
+        s.requests_get(live, url="https://api.example.test/x",
+                       headers={"X-RapidAPI-Key": "YOUR-RAPID-API-KEY"})
+    assert missing.value.variable == "RAPID_API_KEY" and recorder.seen == []
+    s.requests_get(live, url="https://api.example.test/free")  # no placeholder: no key needed
+    assert [p for p, _ in recorder.seen] == ["/free"]
+
+
+def test_key_detection_and_placeholder_spellings() -> None:
+    assert placeholders("GEOCODE_API_KEY") == ("YOUR-GEOCODE-API-KEY", "GEOCODE-API-KEY")
+    assert key_named_in(["https://x/?api_key=YOUR-GEOCODE-API-KEY"]) == "GEOCODE_API_KEY"
+    assert key_named_in(["${OMDB_API_KEY}"]) == "OMDB_API_KEY"
+    assert key_named_in(["RAPID-API-KEY"]) == "RAPID_API_KEY"
+    assert key_named_in(["nothing here", "api_key"]) is None
+
+
+def test_routes_pick_the_longest_prefix_and_reject_bad_json() -> None:
+    env = {ROUTES_VARIABLE: json.dumps({"https://a.test": "http://l/a",
+                                        "https://a.test/deep": "http://l/deep"})}
+    assert routed("https://a.test/deep/x", env) == "http://l/deep/x"
+    assert routed("https://a.test/x", env) == "http://l/a/x"
+    assert routed("https://b.test/x", env) == "https://b.test/x"
+    assert routed("https://b.test/x", {}) == "https://b.test/x"
+    with pytest.raises(ServiceUnavailable, match="not a JSON object"):
+        routed("https://a.test", {ROUTES_VARIABLE: "{nope"})
+    with pytest.raises(ServiceUnavailable, match="must map"):
+        routed("https://a.test", {ROUTES_VARIABLE: '{"https://a.test": 1}'})
+
+
+def test_routed_geocoding_skips_the_rate_limit_pause(recorder: Recorder) -> None:
+    environ = {"GEOCODE_API_KEY": "g",
+               ROUTES_VARIABLE: json.dumps({"https://geocode.maps.co": recorder.url})}
+    started = time.perf_counter()
+    with pytest.raises(KeyError):  # the recorder's {"ok": true} has no coordinates
+        s.get_coordinates_from_city(LiveServices(None, environ), "Paris")
+    assert time.perf_counter() - started < 1.5  # the 2 s pause protects the real service only
+    assert recorder.seen[0][0].startswith("/search?q=Paris&api_key=g")
+
+
+def test_unreachable_is_unavailable_not_failed() -> None:
+    environ = {ROUTES_VARIABLE: json.dumps({"https://api.open-meteo.com": "http://127.0.0.1:9"})}
+    with pytest.raises(ServiceUnavailable, match=r"open-meteo\.com"):
+        s.get_weather_data(LiveServices(None, environ), (1.0, 2.0))
+
+
+class Refusing:
+    """A live-named backend whose every answer is a refused key."""
+
+    name = "live"
+
+    def __init__(self, status: int) -> None:
+        self.status = status
+        self.asked = 0
+
+    def get(self, request: HttpRequest) -> HttpResponse:
+        self.asked += 1
+        return HttpResponse(self.status, '{"message": "You are not subscribed to this API."}')
+
+
+def test_amazon_does_not_retry_a_refused_key() -> None:
+    refused = Refusing(403)
+    assert s.get_rating_by_amazon_ASIN(refused, "B0") is None and refused.asked == 1
+
+
+def test_amazon_retries_a_missing_field(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(s.time, "sleep", lambda seconds: None)
+    flaky = Refusing(200)
+    assert s.get_price_by_amazon_ASIN(flaky, "B0") is None and flaky.asked == 5
