@@ -55,3 +55,21 @@ def fetched_home(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> 
         mp.setenv("FCBENCH_HOME", str(home))
         fetch(DEFAULT_RELEASE, source=bfcl_wheel)
         yield home
+
+
+@pytest.fixture(autouse=True)
+def _private_response_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Generation tests make their own requests: the response cache is off unless a test
+    asks for it (`--cache`, or deleting FCBENCH_CACHE), and each test has its own folder."""
+    monkeypatch.setenv("FCBENCH_CACHE", "off")
+    monkeypatch.setenv("FCBENCH_CACHE_DIR", str(tmp_path / "response-cache"))
+
+
+@pytest.fixture(autouse=True)
+def _forget_custom_datasets() -> Iterator[None]:
+    """Custom datasets a test registers (`--data-dir`) are forgotten after it, so that the
+    category registry every other test sees is the built-in one."""
+    yield
+    from fcbench.dataset.custom import unregister_all
+
+    unregister_all()

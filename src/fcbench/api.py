@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from fcbench.dataset import categories
+from fcbench.dataset.custom import DataDirs, use_data_dirs
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.model import TestCase
 from fcbench.dataset.selection import Selection
@@ -22,12 +23,14 @@ from fcbench.score.aggregate import CategoryScore, with_missing
 
 
 def load_dataset(
-    category: str, *, release: str | None = None, data_dir: Path | None = None
+    category: str, *, release: str | None = None, data_dir: DataDirs = None
 ) -> list[TestCase]:
-    """Every test case of one category (today's name or a 2024 name)."""
+    """Every test case of one category (today's name, a 2024 name, or a category of a custom
+    dataset given in `data_dir`)."""
     from fcbench.dataset.load import load_category
 
-    return load_category(categories.get(category), release or DEFAULT_RELEASE, data_dir)
+    root = use_data_dirs(data_dir)
+    return load_category(categories.get(category), release or DEFAULT_RELEASE, root)
 
 
 def evaluate(
@@ -38,7 +41,7 @@ def evaluate(
     score_dir: str | Path | None = None,
     encoding: Encoding | None = None,
     release: str | None = None,
-    data_dir: Path | None = None,
+    data_dir: DataDirs = None,
     keep_cases: bool = True,
     workers: int | None = None,
     echo: bool = False,
@@ -53,11 +56,14 @@ def evaluate(
     .cases`); `workers` judges models in parallel processes (default: one per core).
     `exec_backend` (offline, replay, live) answers the executable categories' web-service
     calls; `exec_replay_dir` is the recorded-response folder (read by replay, written by live).
+    `data_dir`: a folder laid out like the official data/ and/or custom datasets (folders
+    with `fcbench.json`), whose categories are then scored like the official ones.
     A live evaluation of executable results first asks each web API once (`web_api_check`);
     missing keys and failing APIs open `report.problems`.
     `selection` judges only some cases of each category (a smoke run: scores are partial).
     """
     release = release or DEFAULT_RELEASE
+    data_dir = use_data_dirs(data_dir)
     target = Path(score_dir) if score_dir is not None else None
     preflight: list[str] = []
     if exec_backend == "live" and web_api_check:
@@ -119,7 +125,8 @@ def category_scores(model: ModelEvaluation) -> dict[str, CategoryScore]:
 
 
 def dataset_sizes(release: str, data_dir: Path | None) -> dict[str, int]:
-    """The number of cases of every scoring category (missing ones count 0 over this).
+    """The number of cases of every scoring category (missing ones count 0 over this), the
+    registered custom datasets' categories included.
 
     A user's dataset folder may hold only some categories: the others have no cases there.
     """

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module:attribute, one-line help shown by `fcbench --help`)
+    "cache": ("fcbench.cli_cache:cache", "Response cache: stats, prune."),
     "compare": ("fcbench.cli_report:compare", "Compare two scored runs: deltas, p-values, flips."),
     "data": ("fcbench.cli_data:data", "Fetch, list, validate and diff the BFCL data."),
     "generate": ("fcbench.cli_run:generate", "Ask a model every test case; write result files."),
@@ -147,8 +148,9 @@ def _fail(message: str, status: int = 2) -> NoReturn:
 @click.option(
     "--data-dir",
     type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="Use this dataset folder (laid out like the official data/) instead.",
+    multiple=True,
+    help="A custom dataset (a folder with fcbench.json) whose categories are scored too, or "
+    "a folder laid out like the official data/ used instead of the release; repeatable.",
 )
 @click.option(
     "--exec-backend",
@@ -177,7 +179,7 @@ def evaluate(
     fc_args: str | None,
     output_format: str | None,
     release: str | None,
-    data_dir: Path | None,
+    data_dir: tuple[Path, ...],
     exec_backend: str,
     exec_replay_dir: Path | None,
     limit: int | None,

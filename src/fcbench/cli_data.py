@@ -78,12 +78,17 @@ def fetch_embeddings_command(source: Path | None, force: bool) -> None:
 
 @data.command("list")
 @click.option("--release", default=None, help="Release whose fetched data to count.")
-def list_command(release: str | None) -> None:
+@click.option("--data-dir", "data_dirs", type=click.Path(path_type=Path, file_okay=False),
+              multiple=True,
+              help="Also list the categories of this custom dataset (a folder with "
+              "fcbench.json); repeatable.")
+def list_command(release: str | None, data_dirs: tuple[Path, ...]) -> None:
     """Every category with its size, group and checker, then the named collections."""
     from rich.console import Console
     from rich.table import Table
 
     from fcbench.dataset import categories
+    from fcbench.dataset.custom import use_data_dirs
     from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError, release_dir
     from fcbench.dataset.load import dataset_size, has_category
 
@@ -91,6 +96,10 @@ def list_command(release: str | None) -> None:
     console = Console()
     if not console.is_terminal:  # piped or captured: don't squeeze the tables to 80 columns
         console = Console(width=120)
+    try:
+        use_data_dirs(data_dirs)
+    except DataError as exc:
+        raise click.ClickException(str(exc)) from None
     try:
         release_dir(release)
         counted = True
@@ -115,6 +124,8 @@ def list_command(release: str | None) -> None:
         retired = "yes" if cat.retired else ""
         table.add_row(cat.name, cases, cat.release, cat.group, cat.checker, retired)
     console.print(table)
+    if data_dirs:
+        console.print(_custom_table(data_dirs))
 
     collections = Table(title="Collections (usable wherever a category name is)")
     collections.add_column("collection", no_wrap=True, min_width=11)
@@ -122,6 +133,28 @@ def list_command(release: str | None) -> None:
     for name, members in categories.COLLECTIONS.items():
         collections.add_row(name, ", ".join(members))
     console.print(collections)
+
+
+def _custom_table(data_dirs: tuple[Path, ...]) -> Any:
+    """The categories of the custom datasets among the folders: size, group, checker, file."""
+    from rich.table import Table
+
+    from fcbench.dataset.custom import datasets_in
+    from fcbench.dataset.load import dataset_size
+
+    table = Table(title="Custom datasets (not part of the official summaries; files relative "
+                  "to each dataset's folder)")
+    table.add_column("category", no_wrap=True, min_width=22)
+    table.add_column("cases", no_wrap=True, justify="right", min_width=5)
+    for header in ("dataset", "group", "checker", "language", "file"):
+        table.add_column(header, overflow="fold")
+    for dataset in datasets_in(data_dirs):
+        for cat in dataset.categories:
+            row = cat.row
+            shown = cat.spec.file or cat.spec.questions or ""
+            table.add_row(row.name, str(dataset_size(row)), dataset.name, row.group,
+                          row.checker, row.language.value, shown)
+    return table
 
 
 @data.command("releases")
@@ -163,20 +196,28 @@ def releases_command(index: bool) -> None:
 def validate_command(
     folder: Path | None, release: str | None, as_json: bool, summary: bool
 ) -> None:
-    """Check a dataset (a folder laid out like the official data/, or a fetched release)
-    before any model is asked. Each finding names its file, line and case id; the command
-    exits with status 1 when it finds errors (warnings are only suspicious)."""
+    """Check a dataset (a folder laid out like the official data/, a custom dataset with
+    fcbench.json, or a fetched release) before any model is asked. Each finding names its
+    file, line and case id; the command exits with status 1 when it finds errors (warnings
+    are only suspicious)."""
     import json
 
     from fcbench.dataset.fetch import DataError
     from fcbench.dataset.validate import validate
+    from fcbench.layout import CUSTOM_DATASET_MANIFEST
 
-    if folder is not None and release is not None:
+    custom = folder is not None and (folder / CUSTOM_DATASET_MANIFEST).is_file()
+    if folder is not None and release is not None and not custom:
         raise click.UsageError("give a FOLDER or --release, not both")
     if folder is not None and (folder / "bfcl_eval" / "data").is_dir():
         folder = folder / "bfcl_eval" / "data"  # an unpacked wheel
     try:
-        report = validate(release, folder)
+        if custom and folder is not None:
+            from fcbench.dataset.validate_custom import validate_custom
+
+            report = validate_custom(folder, release)  # --release: its multi-turn docs
+        else:
+            report = validate(release, folder)
     except DataError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:

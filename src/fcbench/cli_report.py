@@ -37,8 +37,20 @@ def _errors() -> tuple[type[Exception], ...]:
 
 
 _release = click.option("--release", default=None, help="Dataset release (default: newest).")
-_data_dir = click.option("--data-dir", type=_DIR, default=None,
-                         help="A dataset folder laid out like the official data/.")
+_data_dir = click.option("--data-dir", "data_dirs", type=_DIR, multiple=True,
+                         help="A dataset folder laid out like the official data/, or a custom "
+                         "dataset (with fcbench.json) whose categories were scored; repeatable.")
+
+
+def _data_root(data_dirs: tuple[Path, ...]) -> Path | None:
+    """Register the custom datasets given; the official-layout folder among them."""
+    from fcbench.dataset.custom import use_data_dirs
+    from fcbench.dataset.fetch import DataError
+
+    try:
+        return use_data_dirs(data_dirs)
+    except DataError as exc:
+        _fail(str(exc))
 
 
 @click.command()
@@ -51,10 +63,11 @@ _data_dir = click.option("--data-dir", type=_DIR, default=None,
 @_release
 @_data_dir
 def report(score_dirs: tuple[Path, ...], result_dirs: tuple[Path, ...], output: Path,
-           markdown: Path | None, release: str | None, data_dir: Path | None) -> None:
+           markdown: Path | None, release: str | None, data_dirs: tuple[Path, ...]) -> None:
     """One self-contained HTML report of score folders (charts, every case)."""
     from fcbench.report.html import ReportUnavailable, write_report
 
+    data_dir = _data_root(data_dirs)
     try:
         written = write_report(list(score_dirs), list(result_dirs) or None, output,
                                release=release, data_dir=data_dir, markdown=markdown)
@@ -74,10 +87,11 @@ def report(score_dirs: tuple[Path, ...], result_dirs: tuple[Path, ...], output: 
 @_release
 @_data_dir
 def compare(a: str, b: str, as_json: bool, html: Path | None, release: str | None,
-            data_dir: Path | None) -> None:
+            data_dirs: tuple[Path, ...]) -> None:
     """Compare two scored runs (SCORE_DIR or SCORE_DIR:MODEL): deltas, p-values, flips."""
     from rich.console import Console
 
+    data_dir = _data_root(data_dirs)
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.report import compare as cmp
     from fcbench.report.runs import RunError, dataset_ids, model_dirs, parse_target, read_run
@@ -123,10 +137,12 @@ def compare(a: str, b: str, as_json: bool, html: Path | None, release: str | Non
 @_data_dir
 def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
                 result_dirs: tuple[Path, ...], models: tuple[str, ...],
-                model_info: Path | None, release: str | None, data_dir: Path | None) -> None:
+                model_info: Path | None, release: str | None,
+                data_dirs: tuple[Path, ...]) -> None:
     """The official leaderboard CSVs of one or more score folders, and a ranked table."""
     from rich.console import Console
 
+    data_dir = _data_root(data_dirs)
     from fcbench.report import leaderboard as board
     from fcbench.report.csv_files import unknown_model
 

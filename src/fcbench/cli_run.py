@@ -72,7 +72,8 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                           "ANTHROPIC_API_KEY with --backend anthropic, GOOGLE_API_KEY with "
                           "--backend google)."),
         click.option("--categories", "category_names", multiple=True,
-                     help="Categories or collections, comma-separated (default: single_turn)."),
+                     help="Categories or collections, comma-separated (default: single_turn, "
+                          "or the categories of the custom datasets given as --data-dir)."),
         click.option("--result-dir", type=click.Path(path_type=Path), default=Path("result"),
                      show_default=True),
         click.option("--score-dir", type=click.Path(path_type=Path), default=Path("score"),
@@ -96,8 +97,19 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--overwrite", is_flag=True,
                      help="Discard existing results of these categories (default: resume)."),
         click.option("--release", default=None, help="Dataset release (default: newest known)."),
-        click.option("--data-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-                     help="A dataset folder laid out like the official data/."),
+        click.option("--data-dir", type=click.Path(path_type=Path, file_okay=False),
+                     multiple=True,
+                     help="A custom dataset (a folder with fcbench.json), or a folder laid out "
+                          "like the official data/ (replaces the release's); repeatable."),
+        click.option("--cache", type=click.Choice(["auto", "always", "off"]), default=None,
+                     help="Response cache: auto (the default, or $FCBENCH_CACHE) = endpoint "
+                          "models at temperature <= 0.01; always = also when sampling; "
+                          "off = never."),
+        click.option("--no-cache", is_flag=True, help="Same as --cache off."),
+        click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
+                     default=None,
+                     help="Folder of the response cache (default: $FCBENCH_CACHE_DIR, else "
+                          "$FCBENCH_HOME/cache)."),
         click.option("--web-provider", type=click.Choice(["serpapi", "ddgs", "replay"]),
                      default="serpapi", show_default=True,
                      help="Who answers web searches: serpapi (the official, SERPAPI_API_KEY; "
@@ -179,6 +191,8 @@ def _config(kwargs: dict[str, Any]) -> RunConfig:
     options["preflight"] = not options.pop("no_preflight")
     interval = options.pop("progress_interval")
     quiet = options.pop("quiet")
+    if options.pop("no_cache"):
+        options["cache"] = "off"
     config = RunConfig.of(options)
     config.progress = None if quiet else _progress(interval)
     return config
@@ -194,6 +208,7 @@ def _check_web_apis(config: RunConfig) -> None:
     try:
         JudgeSettings(config.release_name, exec_backend=config.exec_backend,
                       exec_replay_dir=config.exec_replay_path).validate()
+        config.data_path  # noqa: B018 - registers the custom datasets among --data-dir
         names = config.category_names()
         chosen = categories.resolve([names] if isinstance(names, str) else list(names))
         check = web_api_check(config, chosen)
@@ -324,6 +339,11 @@ def _print_generation(report: GenerateReport, folder: str) -> None:
         f"{report.errors} error(s); results in {report.model_dir}",
         err=True,
     )
+    cache = report.extra.get("cache")
+    if isinstance(cache, dict):
+        from fcbench.runner.cached import describe_counts
+
+        click.echo(f"{folder}: {describe_counts(cache)}", err=True)
     if report.errors:
         from fcbench.runner.failures import describe_reasons
 

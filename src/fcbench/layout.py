@@ -28,6 +28,12 @@ VERSION_PREFIX = "BFCL_v4"
 MANIFEST = "model.json"
 """A model folder's manifest: encoding, endpoint, sampling, dataset identity, run history."""
 
+CUSTOM_DATASET_MANIFEST = "fcbench.json"
+"""The file that makes a folder a custom dataset (its categories, checkers, files)."""
+
+RESPONSE_CACHE_FILE = "responses.sqlite3"
+"""The response cache's SQLite file, inside the cache folder (`--cache-dir`)."""
+
 SCORE_FILE_GLOB = f"{VERSION_PREFIX}_*_score.json"
 _CATEGORY_IN_NAME = re.compile(rf"{VERSION_PREFIX}_(\w+?)(?:_score|_result)?\.json$")
 FC_SUFFIX = "-FC"

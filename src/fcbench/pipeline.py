@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from fcbench.dataset.categories import Category
+from fcbench.dataset.custom import DataDirs
 from fcbench.dataset.model import TestCase
 from fcbench.dataset.selection import Selection, select_run
 from fcbench.evaluation.types import Evaluation
@@ -43,7 +44,7 @@ ModelLike = str | Backend | Callable[..., Any]
 class RunOptions(TypedDict, total=False):
     """The options of `generate` and `run` (the command line's flags, by the same names)."""
 
-    categories: Sequence[str] | str
+    categories: Sequence[str] | str | None
     mode: Literal["fc", "prompt"]
     backend: str
     base_url: Sequence[str] | str
@@ -64,7 +65,7 @@ class RunOptions(TypedDict, total=False):
     rerun_failed: bool
     overwrite: bool
     release: str | None
-    data_dir: str | Path | None
+    data_dir: DataDirs
     model_path: str | Path | None
     web_provider: str
     web_record: str | Path | None
@@ -85,6 +86,8 @@ class RunOptions(TypedDict, total=False):
     serve_args: str | None
     tool_call_parser: str | None
     serve_timeout: float
+    cache: Literal["auto", "always", "off"] | None
+    cache_dir: str | Path | None
 
 
 @dataclass
@@ -92,7 +95,8 @@ class RunConfig:
     """`RunOptions` with their defaults (`RunConfig.of(options)` checks the names)."""
 
     categories: Sequence[str] | str | None = None
-    """Categories or collections; None: single_turn, or the categories of `ids`."""
+    """Categories or collections; None: single_turn, the categories of `ids`, or those of the
+    custom datasets among `data_dir` when there are any."""
     mode: Literal["fc", "prompt"] = "fc"
     backend: str = "openai"
     base_url: Sequence[str] | str = ()
@@ -115,7 +119,8 @@ class RunConfig:
     rerun_failed: bool = False
     overwrite: bool = False
     release: str | None = None
-    data_dir: str | Path | None = None
+    data_dir: DataDirs = None
+    """A folder laid out like the official data/, and/or custom datasets (`fcbench.json`)."""
     model_path: str | Path | None = None
     web_provider: str = "serpapi"
     """Who answers web searches: serpapi (the official; SERPAPI_API_KEY), ddgs (keyless),
@@ -148,6 +153,10 @@ class RunConfig:
     serve_args: str | None = None
     tool_call_parser: str | None = None
     serve_timeout: float = 900.0
+    cache: Literal["auto", "always", "off"] | None = None
+    """The response cache (`runner.cached`): auto, always, off; None: `$FCBENCH_CACHE`,
+    else auto."""
+    cache_dir: str | Path | None = None
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> RunConfig:
@@ -165,7 +174,11 @@ class RunConfig:
 
     @property
     def data_path(self) -> Path | None:
-        return Path(self.data_dir) if self.data_dir is not None else None
+        """The official-layout folder among `data_dir`; custom datasets there are registered
+        (DataError when one cannot be read)."""
+        from fcbench.dataset.custom import use_data_dirs
+
+        return use_data_dirs(self.data_dir)
 
     @property
     def exec_replay_path(self) -> Path | None:
@@ -181,12 +194,16 @@ class RunConfig:
         return Selection.of(self.limit, self.sample, self.seed, self.ids)
 
     def category_names(self) -> Sequence[str] | str:
+        """The categories chosen; by default those of `ids`, else the custom datasets among
+        `data_dir`, else single_turn."""
         if self.categories is not None:
             return self.categories
         selection = self.selection
         if selection.ids is not None:
             return [c.name for c in selection.categories()]
-        return ("single_turn",)
+        from fcbench.dataset.custom import datasets_in
+
+        return [dataset.name for dataset in datasets_in(self.data_dir)] or ["single_turn"]
 
 
 @dataclass
@@ -256,6 +273,7 @@ def prepare(model: ModelLike, config: RunConfig) -> Prepared:
     from fcbench.models.base import layout_of
     from fcbench.runner.serve import plan_server
 
+    config.data_path  # noqa: B018 - registers the custom datasets before names are resolved
     selection = config.selection
     chosen = generation_categories(config.category_names(), config.mode)
     serve = plan_server(
@@ -271,6 +289,7 @@ def prepare(model: ModelLike, config: RunConfig) -> Prepared:
     if layout_of(backend) is not None:  # open-model prompt formats run the prompting loop
         config.mode = "prompt"
         name = getattr(backend, "run_name", name)
+    backend = cached_backend(backend, name, config, from_registry=isinstance(model, str))
     folder = run_folder_name(name, config.mode, config.name)
     return Prepared(backend, name, folder, _load_cases(chosen, config, selection), serve)
 
@@ -396,19 +415,39 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
         backend_name = "completions"
     spec = BACKENDS.get(backend_name)
     urls = (config.base_url,) if isinstance(config.base_url, str) else tuple(config.base_url)
-    sampling = Sampling(config.temperature, config.top_p, config.max_tokens,
-                        dict(config.extra_body or {}))
     variable = key_variable(backend_name, config.api_key_env)
     if config.api_key_env and not api_key(spec or BACKENDS["openai"], config.api_key_env):
         raise BackendSetupError(f"--api-key-env {config.api_key_env}: the variable is not set")
     options = BackendOptions(
         model, config.mode, urls, api_key(spec, config.api_key_env) if spec else None,
-        sampling, config.timeout, config.output_format, config.concurrency,
+        sampling_of(config), config.timeout, config.output_format, config.concurrency,
         Path(config.model_path) if config.model_path is not None else None,
         key_variable=variable if backend_name != GROUND_TRUTH else None,
         prompt_format=config.prompt_format,
     )
     return create(backend_name, options), model
+
+
+def sampling_of(config: RunConfig) -> Sampling:
+    return Sampling(config.temperature, config.top_p, config.max_tokens,
+                    dict(config.extra_body or {}))
+
+
+def cached_backend(
+    backend: Backend, name: str, config: RunConfig, *, from_registry: bool
+) -> Backend:
+    """The backend behind the response cache as `config.cache` says (ValueError when the
+    cache file cannot be opened)."""
+    from fcbench.runner.cache import CacheError
+    from fcbench.runner.cached import CacheSettings, cache_mode, with_cache
+
+    folder = Path(config.cache_dir) if config.cache_dir is not None else None
+    try:
+        settings = CacheSettings(cache_mode(config.cache), folder)
+        return with_cache(backend, name, settings, sampling=sampling_of(config),
+                          from_registry=from_registry)
+    except CacheError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def generation_categories(names: Sequence[str] | str, mode: Mode = "fc") -> list[Category]:
@@ -431,7 +470,7 @@ def can_generate(category: Category, mode: Mode = "fc") -> bool:
     """Today's single-turn, multi-turn and agentic categories; format sensitivity in prompt
     mode only (FC models skip it: N/A, as upstream); every category of the original benchmark
     (v1: the retired executable, REST, SQL and chatting ones included; they are asked like the
-    AST categories, as the official tool asked them)."""
+    AST categories, as the official tool asked them); the executable ones of custom datasets."""
     from fcbench.dataset.categories import Checker
 
     if category.checker == Checker.FORMAT_SENSITIVITY:
@@ -439,7 +478,8 @@ def can_generate(category: Category, mode: Mode = "fc") -> bool:
     if category.release == "v1":
         return True
     generated = (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL,
-                 Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN, Checker.AGENTIC)
+                 Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN, Checker.AGENTIC,
+                 Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL)
     return category.checker in generated and category.scoring and not category.retired
 
 

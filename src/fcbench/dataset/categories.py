@@ -185,19 +185,36 @@ _REGISTERED: list[Category] = []
 """Rows added at run time (`register`), after the built-in ones."""
 
 
-def register(category: Category) -> Category:
+def register(category: Category, *, replace: bool = False) -> Category:
     """Add a category row at run time (a user's dataset, a toy category in a test).
 
-    Registering the same row again is harmless; another row under a taken name is refused.
+    Registering the same row again is harmless; another row under a taken name is refused,
+    unless `replace` and the taken row was itself registered at run time (a custom dataset
+    read again after its manifest changed).
     """
     known = BY_NAME.get(category.name) or BY_NAME.get(LEGACY_NAMES.get(category.name, ""))
-    if known is not None:
-        if known != category:
-            raise ValueError(f"a different category is already registered as {category.name!r}")
+    if known is not None and known == category:
         return known
+    if known is not None and replace and known in _REGISTERED:
+        _REGISTERED[_REGISTERED.index(known)] = category
+        BY_NAME[category.name] = category
+        return category
+    if known is not None:
+        raise ValueError(f"a different category is already registered as {category.name!r}")
     BY_NAME[category.name] = category
     _REGISTERED.append(category)
     return category
+
+
+def unregister(name: str) -> None:
+    """Forget a row registered at run time, and collections of that name (built-in rows and
+    collections stay)."""
+    row = BY_NAME.get(name)
+    if row is not None and row in _REGISTERED:
+        _REGISTERED.remove(row)
+        del BY_NAME[name]
+    if name not in BUILTIN_COLLECTIONS:
+        COLLECTIONS.pop(name, None)
 
 
 def all_categories() -> tuple[Category, ...]:
@@ -249,6 +266,17 @@ COLLECTIONS: dict[str, tuple[str, ...]] = {
     "v1": V1_ALL,
     "executable": EXECUTABLE,
 }
+
+BUILTIN_COLLECTIONS = frozenset(COLLECTIONS)
+"""The collections above; `register_collection` adds others at run time (custom datasets)."""
+
+
+def register_collection(name: str, members: Iterable[str]) -> None:
+    """Name a group of categories at run time (a custom dataset, `custom`); the built-in
+    collections cannot be redefined."""
+    if name in BUILTIN_COLLECTIONS:
+        raise ValueError(f"{name!r} is a built-in collection")
+    COLLECTIONS[name] = tuple(members)
 
 
 class UnknownCategoryError(ValueError):

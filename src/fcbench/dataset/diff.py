@@ -22,7 +22,7 @@ from fcbench.dataset.categories import Category
 from fcbench.dataset.fetch import DataError
 from fcbench.dataset.load import has_category, load_category
 from fcbench.dataset.model import TestCase
-from fcbench.dataset.source import source
+from fcbench.dataset.source import has_own_source, source
 
 __all__ = ["CaseChange", "CategoryDiff", "DataSpec", "DatasetDiff", "diff_datasets"]
 
@@ -93,6 +93,7 @@ def diff_datasets(
 ) -> DatasetDiff:
     """Case by case, every category either side has (or only those `names` resolve to)."""
     wanted = categories.resolve(names) if names else list(categories.all_categories())
+    wanted = [c for c in wanted if not has_own_source(c)]  # custom datasets: not A or B's
     found: list[CategoryDiff] = []
     for cat in wanted:
         in_a, in_b = _has(cat, a), _has(cat, b)

@@ -215,15 +215,27 @@ def sha256_hex(data: bytes) -> str:
     Every evaluation verifies the data files it reads; `import hashlib` would load OpenSSL for
     that, which adds about 4 MB to the process (a sixth of an evaluation's peak memory).
     """
-    for name in ("_sha2", "_sha256"):  # CPython >= 3.12, <= 3.11
-        try:
-            module: Any = importlib.import_module(name)
-        except ImportError:
-            continue
-        return str(module.sha256(data).hexdigest())
-    import hashlib
+    return str(_sha256()(data).hexdigest())
 
-    return hashlib.sha256(data).hexdigest()
+
+_SHA256: list[Any] = []
+
+
+def _sha256() -> Any:
+    """The sha256 constructor, found once: a failed import searches the whole path again each
+    time (about a millisecond), and the response cache hashes every model request."""
+    if not _SHA256:
+        for name in ("_sha2", "_sha256"):  # CPython >= 3.12, <= 3.11
+            try:
+                _SHA256.append(importlib.import_module(name).sha256)
+                break
+            except ImportError:
+                continue
+        else:
+            import hashlib
+
+            _SHA256.append(hashlib.sha256)
+    return _SHA256[0]
 
 
 # --------------------------------------------------------------------------- reading

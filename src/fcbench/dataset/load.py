@@ -40,7 +40,7 @@ from fcbench.dataset.categories import Category, Checker
 from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError
 from fcbench.dataset.model import TestCase
 from fcbench.dataset.naming import Naming
-from fcbench.dataset.source import FUNC_DOC_FILES, Source, source
+from fcbench.dataset.source import FUNC_DOC_FILES, Source, has_own_source, source, source_for
 from fcbench.layout import VERSION_PREFIX
 
 __all__ = [
@@ -72,14 +72,16 @@ def question_file(
     category: Category | str, release: str = DEFAULT_RELEASE, data_root: Path | str | None = None
 ) -> str:
     """The question file of a category in that data, relative to `data/`."""
-    return source(release, data_root).naming.question_file(_category(category))
+    cat = _category(category)
+    return source_for(cat, release, data_root).naming.question_file(cat)
 
 
 def answer_file(
     category: Category | str, release: str = DEFAULT_RELEASE, data_root: Path | str | None = None
 ) -> str:
     """The possible-answer file of a category in that data, relative to `data/`."""
-    return source(release, data_root).naming.answer_file(_category(category))
+    cat = _category(category)
+    return source_for(cat, release, data_root).naming.answer_file(cat)
 
 
 def has_category(
@@ -87,7 +89,7 @@ def has_category(
 ) -> bool:
     """Whether that data holds the category's question file (older releases lack some)."""
     cat = _category(category)
-    src = source(release, data_root)
+    src = source_for(cat, release, data_root)
     if cat.name == "format_sensitivity":
         return src.has(src.naming.format_sensitivity_file())
     return src.has(src.naming.question_file(cat))
@@ -118,7 +120,7 @@ def load_category(
         from fcbench.dataset.format_sensitivity import load_format_sensitivity
 
         return load_format_sensitivity(release, data_root)
-    src = source(release, data_root)
+    src = source_for(cat, release, data_root)
     qfile = src.naming.question_file(cat)
     answers = _answers(src, cat) if cat.has_possible_answer else None
     cases: list[TestCase] = []
@@ -302,7 +304,7 @@ def dataset_size(
     cat = _category(category)
     if cat.prerequisite:
         return len(load_memory_prereqs(categories.prerequisite_of(cat), release, data_root))
-    src = source(release, data_root)
+    src = source_for(cat, release, data_root)
     if cat.name == "format_sensitivity":
         rel = src.naming.format_sensitivity_file()
     else:
@@ -342,12 +344,13 @@ def _count(src: Source, rel: str, cat: Category) -> int:
 
 def scoring_sizes(release: str = DEFAULT_RELEASE, data_root: Path | str | None = None
                   ) -> dict[str, int]:
-    """The size of every category the official formulas name (V4 and v1): a category
-    without results counts 0 over it. A user's folder may lack some: they have no cases."""
+    """The size of every category the official formulas name (V4 and v1), and of every
+    category of a registered custom dataset: a category without results counts 0 over it.
+    A user's folder may lack some: they have no cases."""
     wanted = set(categories.ALL_SCORING) | set(categories.V1)
     sizes: dict[str, int] = {}
-    for category in categories.CATEGORIES:
-        if category.name in wanted:
+    for category in categories.all_categories():
+        if category.name in wanted or has_own_source(category):
             try:
                 sizes[category.name] = dataset_size(category, release, data_root)
             except DataError:

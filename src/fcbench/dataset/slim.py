@@ -23,6 +23,7 @@ from fcbench.dataset.categories import Category
 from fcbench.dataset.derived import cached
 from fcbench.dataset.load import answer_file, load_category, question_file
 from fcbench.dataset.model import TestCase, id_order
+from fcbench.dataset.source import has_own_source
 
 PromptOf = Callable[[TestCase], dict[str, Any]]
 """A case's prompt as its failure records show it."""
@@ -92,7 +93,7 @@ def load_slim_cached(
     """`load_slim` for a category whose cases come from data files alone (by default its
     question and answer files; else `sources`), kept in the release's derived cache (a
     user's data folder is read afresh)."""
-    if data_root is not None:
+    if data_root is not None or has_own_source(category):  # a user's files: read afresh
         return load_slim(category, release, data_root, prompt_of)
     if sources is None:
         sources = [question_file(category, release)]  # the release's own file names

@@ -10,16 +10,17 @@ from __future__ import annotations
 import json
 import marshal
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fcbench.dataset.categories import Category
 from fcbench.dataset.fetch import DataError, data_files, read_data_file, release_dir
 from fcbench.dataset.naming import Naming, detect
 from fcbench.layout import func_doc_file
 
-__all__ = ["FUNC_DOC_FILES", "Source", "json_lines", "source"]
+__all__ = ["FUNC_DOC_FILES", "Source", "bind_source", "json_lines", "source", "source_for"]
 
 FUNC_DOC_FILES: dict[str, str] = {
     "GorillaFileSystem": "gorilla_file_system.json",
@@ -131,6 +132,29 @@ class Source:
 def source(release: str, data_root: Path | str | None) -> Source:
     """The fetched release (`data_root` None) or a user's folder."""
     return Source(release, Path(data_root) if data_root is not None else None)
+
+
+_OWN_SOURCES: dict[str, Callable[[str], Source]] = {}
+"""Category name -> the source it is always read from (given the run's release)."""
+
+
+def bind_source(category: str, factory: Callable[[str], Source] | None) -> None:
+    """Read a category from a source of its own whatever `data_root` says (the categories of
+    a custom dataset, `dataset.custom`); None unbinds it."""
+    if factory is None:
+        _OWN_SOURCES.pop(category, None)
+    else:
+        _OWN_SOURCES[category] = factory
+
+
+def source_for(category: Category, release: str, data_root: Path | str | None) -> Source:
+    """Where a category's files are read from: its own source, else `source()`."""
+    own = _OWN_SOURCES.get(category.name)
+    return own(release) if own is not None else source(release, data_root)
+
+
+def has_own_source(category: Category) -> bool:
+    return category.name in _OWN_SOURCES
 
 
 def json_lines(text: str) -> Iterator[tuple[int, Any, str | None]]:

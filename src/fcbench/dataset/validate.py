@@ -21,7 +21,7 @@ first). What is checked, in order:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,10 +37,10 @@ from fcbench.dataset.validate_multi_turn import (
     check_multi_turn_answer,
     check_multi_turn_question,
 )
-from fcbench.dataset.validate_report import Place, Recorder, Report, read_rows
+from fcbench.dataset.validate_report import Finding, Place, Recorder, Report, read_rows
 from fcbench.layout import func_doc_file
 
-__all__ = ["validate"]
+__all__ = ["validate", "validate_categories"]
 
 ROLES = frozenset({"system", "user", "assistant", "tool"})
 _AST = frozenset({Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL})
@@ -65,6 +65,17 @@ def validate(release: str | None = None, data_root: Path | str | None = None) ->
     run.everything()
     files = run.files + run.class_docs.files
     return Report(label, src.naming.prefix, run.rec.findings, files, run.cases)
+
+
+def validate_categories(
+    src: Source, rows: Iterable[Category]
+) -> tuple[list[Finding], int, int]:
+    """(findings, files read, cases) of some categories read from `src` (e.g. a custom
+    dataset's own source, `validate_custom`)."""
+    run = _Validation(src)
+    for cat in rows:
+        run.category(cat)
+    return run.rec.findings, run.files + run.class_docs.files, run.cases
 
 
 class _Validation:

@@ -151,6 +151,9 @@ def answer(case: TestCase, mode: Mode) -> Any:
     if not isinstance(case.possible_answer, list):
         first = case.functions[0]["name"] if case.functions else "no_function"
         calls: list[tuple[str, dict[str, Any]]] = [(first, {})]
+    elif all(isinstance(item, str) for item in case.possible_answer):
+        # executable categories: the ground truth is call strings (`f(a=1)`)
+        calls = [parse_call(item, {}) for item in case.possible_answer]
     else:
         calls = [_first_call(item, docs) for item in case.possible_answer if isinstance(item, dict)]
     language = language_of(case)

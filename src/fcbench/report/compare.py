@@ -83,7 +83,8 @@ def compare(
     a: ModelRun, b: ModelRun, dataset_sizes: Mapping[str, int], disputed: Disputed | None = None
 ) -> Comparison:
     """Compare two runs category by category (categories in registry order)."""
-    shared = [c.name for c in reg.CATEGORIES if c.name in a.categories and c.name in b.categories]
+    shared = [c.name for c in reg.all_categories()
+              if c.name in a.categories and c.name in b.categories]
     deltas = [_category_delta(name, a.categories[name], b.categories[name], disputed)
               for name in shared]
     return Comparison(

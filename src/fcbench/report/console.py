@@ -95,7 +95,7 @@ def print_top_errors(
     for per_category in errors.values():
         for category, counts in per_category.items():
             by_category.setdefault(category, Counter()).update(counts)
-    order = {c.name: i for i, c in enumerate(categories.CATEGORIES)}
+    order = {c.name: i for i, c in enumerate(categories.all_categories())}
     rows = sorted(((c, counts) for c, counts in by_category.items() if counts),
                   key=lambda row: (order.get(row[0], len(order)), row[0]))
     if not rows:

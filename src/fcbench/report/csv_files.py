@@ -358,7 +358,8 @@ def _format_cell(cell: Cell, plain: bool) -> str:
 
 
 def write_csvs(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
-    """Write the six official CSVs and `data_v1.csv` into `out_dir`; return their paths."""
+    """Write the six official CSVs and `data_v1.csv` into `out_dir` (and `data_custom.csv`
+    when custom categories were scored); return their paths."""
     ordered = sorted(entries, key=lambda e: e.model)
     paths = []
     for table in TABLES:
@@ -366,7 +367,10 @@ def write_csvs(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
         text = "\n".join(table_lines(table, ordered))
         path.write_text(text, encoding="utf-8", errors=UNENCODABLE, newline="\n")
         paths.append(path)
-    return paths
+    from fcbench.report.custom_csv import write_custom_csv  # custom datasets' categories
+
+    custom = write_custom_csv(ordered, Path(out_dir))
+    return [*paths, custom] if custom is not None else paths
 
 
 # -- Entry point ----------------------------------------------------------------------------

@@ -177,7 +177,17 @@ def entry_json(entry: ModelEntry) -> dict[str, Any]:
             "max_delta": _number(fs.get("accuracy_max_delta")),
             "std": _number(fs.get("accuracy_std")),
         },
+        **_custom_json(entry),
     }
+
+
+def _custom_json(entry: ModelEntry) -> dict[str, Any]:
+    """The custom groups' summaries (`score.custom_groups`), when the model has custom scores."""
+    from fcbench.score.custom_groups import custom_summaries
+
+    found = custom_summaries({n: s for n, s in entry.scores.items() if s.evaluated},
+                             {n: s.dataset_size for n, s in entry.scores.items()})
+    return {"custom_summaries": found} if found else {}
 
 
 def _number(value: Any) -> float | None:

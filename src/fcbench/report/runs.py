@@ -60,14 +60,19 @@ AnsweredIds = Callable[[str, str], "set[str] | None"]
 
 def dataset_ids(release: str, data_root: Path | None = None) -> DatasetIds:
     """Ids read from the fetched data set (memoised per category)."""
+    from fcbench.dataset.categories import UnknownCategoryError
     from fcbench.dataset.load import load_category
 
     cache: dict[str, list[str]] = {}
 
     def ids(category: str) -> list[str]:
         if category not in cache:
-            cache[category] = [c.id for c in load_category(category, release, data_root,
-                                                           functions=False)]
+            try:
+                cases = load_category(category, release, data_root, functions=False)
+            except UnknownCategoryError:
+                raise RunError(f"unknown category {category!r} (a custom dataset's? give its "
+                               "folder as --data-dir)") from None
+            cache[category] = [c.id for c in cases]
         return cache[category]
 
     return ids

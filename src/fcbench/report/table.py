@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from fcbench.dataset import categories
 from fcbench.score.aggregate import CategoryScore
+from fcbench.score.custom_groups import NOTE as CUSTOM_NOTE
+from fcbench.score.custom_groups import custom_summaries
 from fcbench.score.formulas import format_percent, summary_rows, v1_rows
 
 if TYPE_CHECKING:
@@ -70,12 +72,14 @@ def print_scores(
     whenever there are any; `not_scored`: categories per model whose results were kept but
     not scored (sql and chatable), shown as such."""
     unscored = {m: set(names) for m, names in (not_scored or {}).items() if names}
-    names = [c.name for c in categories.CATEGORIES
+    names = [c.name for c in categories.all_categories()
              if any(c.name in s for s in per_model.values())
              or any(c.name in u for u in unscored.values())]
     labels = _labels(names)
-    summaries = {model: displayed_summaries(per_model[model], complete[model], labels)
-                 for model in per_model}
+    custom = {model: custom_summaries(per_model[model]) for model in per_model}
+    labels += list(dict.fromkeys(label for values in custom.values() for label in values))
+    summaries = {model: {**displayed_summaries(per_model[model], complete[model], labels),
+                         **custom[model]} for model in per_model}
     partial = {model: partial_summaries(per_model[model]) for model in per_model}
     shown_skipped = skipped if skipped and any(skipped.values()) else None
     table = _by_category(per_model, names, labels, summaries, shown_skipped, unscored,
@@ -92,11 +96,13 @@ def print_scores(
                                     "the original benchmark, 2024 leaderboard (accuracy %)",
                                     partial=partial))
     _print_notes(console, per_model, shown_skipped is not None, unscored)
+    if any(custom.values()):
+        console.print(f"[yellow]custom:[/] {CUSTOM_NOTE}", highlight=False)
 
 
 def ranked_table(complete: Scores, title: str = "leaderboard (accuracy %)") -> Table:
     """Models ranked by V4 Overall (ties by name), one row each, summary columns only."""
-    names = [c.name for c in categories.CATEGORIES
+    names = [c.name for c in categories.all_categories()
              if any(c.name in s and s[c.name].evaluated for s in complete.values())]
     labels = [label for label in _labels(names) if label in (*SUMMARIES, V1_LABEL)]
     summaries = {m: displayed_summaries(s, s, labels) for m, s in complete.items()}

@@ -278,6 +278,8 @@ class GenerateReport:
     seconds: float = 0.0
     stopped: str | None = None
     """Why the run stopped before asking every case (None: it did not)."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Further summary entries from the backend (`run_summary()`, e.g. the cache's counts)."""
 
     @property
     def asked(self) -> int:
@@ -311,6 +313,7 @@ class GenerateReport:
             "seconds": round(self.seconds, 3),
             "errors_by_reason": dict(self.reasons.most_common()),
             "stopped": self.stopped,
+            **self.extra,
         }
 
 
@@ -338,17 +341,19 @@ def generate(
     first, `rerun` (category -> ids) asks those cases again. `solver` defaults to
     `runner.solvers.case_solver` (one step, or a conversation for cases with environments).
     """
-    from fcbench.dataset.fetch import DEFAULT_RELEASE, dataset_identity
+    from fcbench.dataset.custom import run_identity
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.runner.manifest import finish_manifest, start_manifest
     from fcbench.runner.store import FolderLock
 
     release = settings.release or DEFAULT_RELEASE
     report = GenerateReport(model_dir, [], now_iso())
+    names = [c.name for c, _ in cases_by_category]
     with FolderLock(model_dir):
         manifest = start_manifest(
             model_dir, model=settings.model_name, mode=settings.mode, backend=backend,
-            dataset=dataset_identity(release, settings.data_dir),
-            categories=[c.name for c, _ in cases_by_category], started_at=report.started_at,
+            dataset=run_identity(release, settings.data_dir, names),
+            categories=names, started_at=report.started_at,
         )
         if overwrite:
             for category, _ in cases_by_category:
@@ -357,8 +362,16 @@ def generate(
              solver or _default_solver(backend, settings, release, model_dir))
         if settings.describe_run is not None:
             manifest.update(settings.describe_run())
+        report.extra.update(_backend_summary(backend))
         finish_manifest(model_dir, manifest, report.summary())
     return report
+
+
+def _backend_summary(backend: Backend) -> dict[str, Any]:
+    """What a backend adds to the run summary (a cached backend: its hit counts)."""
+    summary = getattr(backend, "run_summary", None)
+    found = summary() if callable(summary) else None
+    return dict(found) if isinstance(found, dict) else {}
 
 
 def _default_solver(

@@ -114,7 +114,7 @@ def collect(
     doc = _Document()
     runs = [run for folder in score_dirs for run in _runs(Path(folder), ids, doc, sources)]
     labels = _labels(runs)
-    names = [c.name for c in reg.CATEGORIES if any(c.name in r.categories for r in runs)]
+    names = [c.name for c in reg.all_categories() if any(c.name in r.categories for r in runs)]
     _add_cases(doc, names, release, data_dir)
     models = [
         _model(index, run, labels[index], sources, sizes, disputed, doc)
@@ -126,7 +126,7 @@ def collect(
                  "result_dirs": [str(p) for p in result_dirs],
                  "disputed_release": disputed.release},
         "categories": names,
-        "groups": {c.name: c.group for c in reg.CATEGORIES if c.name in names},
+        "groups": {c.name: c.group for c in reg.all_categories() if c.name in names},
         "models": models,
         "cases": doc.cases,
         "functions": doc.function_sets,

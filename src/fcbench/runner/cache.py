@@ -1,0 +1,236 @@
+"""The response cache's store: model replies by request hash, in one local SQLite file.
+
+Why SQLite (stdlib `sqlite3`): several runs (processes) may share one cache, and a run may be
+killed at any moment. In WAL mode readers never block the writer, a writer waits for another
+(`busy_timeout`) instead of failing, and each reply is stored by its own committed
+transaction: a `kill -9` loses at most the reply being written, never the file. With
+`synchronous=NORMAL` a commit survives the death of the process (the operating system still
+holds the log); only a power cut could lose the last few.
+
+One table, `responses`: the request key (sha256 of everything that decides the reply, see
+`runner.cached`), the backend and model it came from (for `fcbench cache stats|prune`), the
+reply as JSON, when it was stored and last used, and how often it was served. The schema
+version is SQLite's `user_version`.
+
+A cache that cannot be opened is a `CacheError` (one line: what to do); one that fails in the
+middle of a run only costs the cache (misses, unsaved replies, counted), never the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fcbench.layout import RESPONSE_CACHE_FILE
+from fcbench.models.base import Reply
+
+__all__ = [
+    "CacheError",
+    "CacheSummary",
+    "ResponseCache",
+    "default_cache_dir",
+    "reply_from_json",
+    "reply_to_json",
+]
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT = 30.0
+"""Seconds a write waits for another process's write before giving up (then: not saved)."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    backend TEXT NOT NULL,
+    model TEXT NOT NULL,
+    reply TEXT NOT NULL,
+    created REAL NOT NULL,
+    used REAL NOT NULL,
+    hits INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS responses_used ON responses (used);
+"""
+
+
+class CacheError(Exception):
+    """The response cache cannot be used as asked (one-line message: what to do)."""
+
+
+def default_cache_dir() -> Path:
+    """`$FCBENCH_CACHE_DIR`, else `<fcbench home>/cache` (next to the fetched data)."""
+    from fcbench.dataset.fetch import fcbench_home
+
+    explicit = os.environ.get("FCBENCH_CACHE_DIR")
+    return Path(explicit).expanduser() if explicit else fcbench_home() / "cache"
+
+
+# --------------------------------------------------------------------------- replies
+
+
+_REPLY_FIELDS = ("result", "message", "tool_call_ids", "input_tokens", "output_tokens",
+                 "latency", "finish_reason", "endpoint", "reasoning", "extras")
+
+
+def reply_to_json(reply: Reply) -> str | None:
+    """A reply as stored; None when it holds something JSON cannot keep exactly."""
+    payload = {name: getattr(reply, name) for name in _REPLY_FIELDS}
+    try:
+        text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    return text if json.loads(text) == payload else None  # e.g. tuples would come back lists
+
+
+def reply_from_json(text: str) -> Reply:
+    payload = json.loads(text)
+    if not isinstance(payload, dict) or "result" not in payload:
+        raise ValueError("not a stored reply")
+    return Reply(**{name: payload[name] for name in _REPLY_FIELDS if name in payload})
+
+
+# --------------------------------------------------------------------------- the store
+
+
+@dataclass
+class CacheSummary:
+    """What `fcbench cache stats` shows."""
+
+    path: Path
+    size_bytes: int
+    entries: int
+    hits: int
+    oldest: float | None
+    newest: float | None
+    by_model: list[tuple[str, str, int, int]] = field(default_factory=list)
+    """(backend, model, entries, hits served)."""
+
+
+class ResponseCache:
+    """The SQLite file of one cache folder; safe to share between threads and processes."""
+
+    def __init__(self, folder: Path, *, timeout: float = BUSY_TIMEOUT) -> None:
+        self.path = Path(folder) / RESPONSE_CACHE_FILE
+        self._lock = threading.Lock()
+        self._db = self._open(timeout)
+
+    def _open(self, timeout: float) -> sqlite3.Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None,
+                                 check_same_thread=False)
+        except (OSError, sqlite3.Error) as exc:
+            raise CacheError(f"cannot open the response cache {self.path}: {exc} "
+                             "(use --cache-dir elsewhere, or --no-cache)") from None
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            if version > SCHEMA_VERSION:
+                raise CacheError(f"{self.path} was written by a newer fcbench (cache schema "
+                                 f"{version}); upgrade, or use another --cache-dir")
+            if version < SCHEMA_VERSION:
+                db.executescript(_SCHEMA)
+                db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.Error as exc:
+            db.close()
+            raise CacheError(f"{self.path} is not a usable response cache ({exc}): delete it, "
+                             "or run with --no-cache") from None
+        return db
+
+    def get(self, key: str) -> Reply | None:
+        """The stored reply (its use counted), or None; a damaged row is a miss."""
+        try:
+            with self._lock:
+                row = self._db.execute("SELECT reply FROM responses WHERE key = ?",
+                                       (key,)).fetchone()
+                if row is None:
+                    return None
+                self._db.execute("UPDATE responses SET used = ?, hits = hits + 1 WHERE key = ?",
+                                 (time.time(), key))
+            return reply_from_json(row[0])
+        except (sqlite3.Error, ValueError, TypeError):
+            return None
+
+    def put(self, key: str, backend: str, model: str, reply_json: str) -> bool:
+        """Store one reply in its own transaction; False when it could not be written."""
+        now = time.time()
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO responses (key, backend, model, reply, created, used,"
+                    " hits) VALUES (?, ?, ?, ?, ?, ?, 0)",
+                    (key, backend, model, reply_json, now, now),
+                )
+        except sqlite3.Error:
+            return False
+        return True
+
+    def summary(self) -> CacheSummary:
+        with self._lock:
+            total = self._db.execute(
+                "SELECT COUNT(*), COALESCE(SUM(hits), 0), MIN(created), MAX(created) "
+                "FROM responses").fetchone()
+            rows = self._db.execute(
+                "SELECT backend, model, COUNT(*), COALESCE(SUM(hits), 0) FROM responses "
+                "GROUP BY backend, model ORDER BY backend, model").fetchall()
+        return CacheSummary(self.path, self.size_bytes(), int(total[0]), int(total[1]),
+                            total[2], total[3], [tuple(r) for r in rows])
+
+    def size_bytes(self) -> int:
+        """The file and its write-ahead log."""
+        return sum(_size(Path(f"{self.path}{suffix}")) for suffix in ("", "-wal"))
+
+    def prune(
+        self,
+        *,
+        unused_for: float | None = None,
+        model: str | None = None,
+        backend: str | None = None,
+    ) -> int:
+        """Delete the entries matching every criterion given (all of them when none is);
+        `unused_for` in seconds since last use. Returns how many went."""
+        where: list[str] = []
+        args: list[Any] = []
+        if unused_for is not None:
+            where.append("used < ?")
+            args.append(time.time() - unused_for)
+        for column, value in (("model", model), ("backend", backend)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        clause = " WHERE " + " AND ".join(where) if where else ""
+        with self._lock:
+            removed = self._db.execute(f"DELETE FROM responses{clause}", args).rowcount
+        self._compact()
+        return int(removed)
+
+    def _compact(self) -> None:
+        """Give the freed space back; skipped while another process uses the file."""
+        try:
+            with self._lock:
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self._db.execute("VACUUM")
+        except sqlite3.Error:
+            pass
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> ResponseCache:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

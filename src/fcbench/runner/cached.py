@@ -1,0 +1,247 @@
+"""Model steps answered from the response cache: a `Backend` around any backend.
+
+Every generation path (single-turn, each step of a multi-turn or agentic conversation) goes
+through `Backend.step`, so wrapping the backend caches them all. A step's key is the sha256 of
+everything that decides the reply: the backend kind and its settings as the run manifest
+records them (sampling, output format, ...; not the endpoint URLs, which name replicas of one
+model and change between runs of a local server, nor the timeout or a local model's batch
+size), the endpoint model name,
+the mode, the messages (fcbench's `_native` annotations included: they are what is sent back),
+the tools and the function docs. The API key is never part of it (it is not in the settings).
+
+Only successful replies are stored: an error (raised by the backend) goes to the runner as
+before, so it is asked again next time. A repeated run, or the rerun of a crashed one, takes
+every step it has seen from the cache; a multi-turn case replays its earlier steps for free,
+since the environments answer the same calls with the same results.
+
+When the cache is used (`CacheSettings.mode`):
+
+* `auto` (default): for backends built by name from the registry, except the ground truth,
+  and only when decoding is greedy: an effective temperature at most `GREEDY_TEMPERATURE`
+  (sampling at a higher temperature asks for fresh draws, which a cache would not give);
+* `always`: whatever the backend and temperature (except the ground truth, which answers
+  from the case in the request's context, not from the messages);
+* `off` (`--no-cache`): never.
+
+The default is `$FCBENCH_CACHE` when set (e.g. `off` on a machine that should never cache),
+else `auto`; the cache file lives in `--cache-dir`, else `$FCBENCH_CACHE_DIR`, else
+`$FCBENCH_HOME/cache`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from fcbench.models.base import Backend, ChatRequest, Reply, Sampling
+from fcbench.runner.cache import ResponseCache, default_cache_dir, reply_to_json
+
+__all__ = [
+    "CACHE_MODES",
+    "GREEDY_TEMPERATURE",
+    "CacheCounts",
+    "CacheMode",
+    "CacheSettings",
+    "CachedBackend",
+    "cache_mode",
+    "describe_counts",
+    "request_key",
+    "with_cache",
+]
+
+CacheMode = Literal["auto", "always", "off"]
+CACHE_MODES: tuple[CacheMode, ...] = ("auto", "always", "off")
+GREEDY_TEMPERATURE = 0.01
+"""At or below this temperature decoding counts as greedy: the official default (0.001) is
+meant as "as deterministic as the API allows", and the local transformers backend decodes
+greedily below 0.01."""
+KEY_FORMAT = 1
+"""Bump when what goes into a key changes, so that old entries are no longer matched."""
+_NOT_IN_KEY = frozenset({"endpoints", "timeout", "batch_size"})
+"""Settings that change how a reply is fetched, not what it says."""
+_NEVER_AUTO = frozenset({"callable"})
+
+
+@dataclass(frozen=True)
+class CacheSettings:
+    mode: CacheMode = "auto"
+    folder: Path | None = None
+    """Where the cache file lives (default: `default_cache_dir()`)."""
+
+
+@dataclass
+class CacheCounts:
+    """What the cache did in one run (the run summary's `cache` entry)."""
+
+    path: str = ""
+    active: bool = True
+    reason: str = ""
+    hits: int = 0
+    misses: int = 0
+    stored: int = 0
+    unsaved: int = 0
+    """Replies not stored: not JSON-exact, or the write failed (another process held the
+    file past the busy timeout, disk full)."""
+
+    def summary(self) -> dict[str, Any]:
+        if not self.active:
+            return {"used": False, "reason": self.reason}
+        asked = self.hits + self.misses
+        return {
+            "used": True, "path": self.path, "hits": self.hits, "misses": self.misses,
+            "stored": self.stored, "unsaved": self.unsaved,
+            "hit_rate": round(self.hits / asked, 4) if asked else None,
+        }
+
+
+
+def describe_counts(summary: dict[str, Any]) -> str:
+    """The printed form of a run summary's `cache` entry (`CacheCounts.summary()`)."""
+    if not summary.get("used"):
+        return f"cache not used: {summary.get('reason', '')}"
+    hits, misses = int(summary.get("hits", 0)), int(summary.get("misses", 0))
+    rate = f" ({100 * hits / (hits + misses):.1f}% hit rate)" if hits + misses else ""
+    unsaved = f", {summary['unsaved']} not saved" if summary.get("unsaved") else ""
+    return (f"cache: {hits} hit(s), {misses} miss(es){rate}, {summary.get('stored', 0)} "
+            f"stored{unsaved} ({summary.get('path', '')})")
+
+
+def cache_mode(asked: str | None) -> CacheMode:
+    """The mode asked for, else `$FCBENCH_CACHE`, else auto (CacheError if none of those)."""
+    import os
+
+    from fcbench.runner.cache import CacheError
+
+    mode = asked if asked is not None else os.environ.get("FCBENCH_CACHE") or "auto"
+    for known in CACHE_MODES:
+        if mode == known:
+            return known
+    raise CacheError(f"the cache mode must be one of {', '.join(CACHE_MODES)}, not {mode!r}")
+
+
+def request_key(identity: dict[str, Any], request: ChatRequest) -> str | None:
+    """The sha256 of everything that decides the reply; None if the request is not JSON."""
+    from fcbench.dataset.fetch import sha256_hex
+
+    payload = {
+        "format": KEY_FORMAT, "backend": identity, "mode": request.mode,
+        "messages": request.messages, "tools": request.tools, "functions": request.functions,
+    }
+    try:
+        text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return None
+    return sha256_hex(text.encode("utf-8", "surrogatepass"))
+
+
+def backend_identity(backend: Backend, model: str) -> dict[str, Any]:
+    """The backend's settings that decide replies (its manifest entry, minus transport)."""
+    described = {k: v for k, v in backend.describe().items() if k not in _NOT_IN_KEY}
+    return {**described, "model": model}
+
+
+class CachedBackend:
+    """`inner`, with replies kept in and served from a `ResponseCache`."""
+
+    def __init__(self, inner: Backend, cache: ResponseCache | None, model: str,
+                 reason: str = "") -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.fc_args = inner.fc_args
+        self.cache = cache
+        self.model = model
+        self.identity = backend_identity(inner, model)
+        self.kind = str(self.identity.get("backend", type(inner).__name__))
+        self.counts = CacheCounts(str(cache.path) if cache else "", cache is not None, reason)
+
+    async def step(self, request: ChatRequest) -> Reply:
+        if self.cache is None:
+            return await self.inner.step(request)
+        key = request_key(self.identity, request)
+        if key is not None:
+            found = self.cache.get(key)
+            if found is not None:
+                self.counts.hits += 1
+                return found
+        self.counts.misses += 1
+        reply = await self.inner.step(request)  # a failure propagates: errors are not cached
+        self._store(key, reply)
+        return reply
+
+    def _store(self, key: str | None, reply: Reply) -> None:
+        assert self.cache is not None
+        text = reply_to_json(reply) if key is not None else None
+        if key is not None and text is not None and self.cache.put(
+            key, self.kind, self.model, text
+        ):
+            self.counts.stored += 1
+        else:
+            self.counts.unsaved += 1
+
+    def describe(self) -> dict[str, Any]:
+        return self.inner.describe()
+
+    def __getattr__(self, name: str) -> Any:
+        """Whatever else the backend offers (its preflight, its own conversation layout, its
+        run name) is the wrapped backend's: the cache changes only where replies come from."""
+        if name == "inner":  # not set yet (copying, unpickling)
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def run_summary(self) -> dict[str, Any]:
+        """Merged into the run's summary (model.json run log, the printed line)."""
+        return {"cache": self.counts.summary()}
+
+    async def aclose(self) -> None:
+        try:
+            await self.inner.aclose()
+        finally:
+            if self.cache is not None:
+                self.cache.close()
+
+
+def with_cache(
+    backend: Backend,
+    model: str,
+    settings: CacheSettings,
+    *,
+    sampling: Sampling | None,
+    from_registry: bool,
+) -> Backend:
+    """The backend the run uses: wrapped (see the module docstring for when the cache is
+    used; a bypassed cache still reports why), or itself with `mode="off"` and for the
+    ground truth.
+
+    CacheError when the cache is wanted but its file cannot be opened."""
+    if settings.mode == "off":
+        return backend
+    if backend.describe().get("backend") == "ground-truth":
+        return backend  # it answers from the case in the request's context, not in the key
+    reason = "" if settings.mode == "always" else _auto_bypass(backend, sampling, from_registry)
+    if reason:
+        return CachedBackend(backend, None, model, reason)
+    cache = ResponseCache(settings.folder or default_cache_dir())
+    return CachedBackend(backend, cache, model)
+
+
+def _auto_bypass(backend: Backend, sampling: Sampling | None, from_registry: bool) -> str:
+    """Why `auto` leaves the cache out, or ""."""
+    kind = str(backend.describe().get("backend", ""))
+    if not from_registry or kind in _NEVER_AUTO:
+        return (f"the {kind or 'given'} backend is not cached by default "
+                "(--cache always to cache it)")
+    temperature = effective_temperature(sampling or Sampling(None))
+    if temperature is None or temperature > GREEDY_TEMPERATURE:
+        shown = "the server's default" if temperature is None else str(temperature)
+        return (f"temperature {shown} samples fresh answers (> {GREEDY_TEMPERATURE}); "
+                "--cache always to cache them anyway")
+    return ""
+
+
+def effective_temperature(sampling: Sampling) -> float | None:
+    """The temperature requests carry (`extra_body` overrides the flag), None when unsent."""
+    value = sampling.body_fields().get("temperature")
+    return float(value) if isinstance(value, (int, float)) else None
+

@@ -1,0 +1,132 @@
+"""Custom datasets registered by `--data-dir` and read wherever an official category is."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fcbench.dataset import categories
+from fcbench.dataset.custom import datasets_in, is_custom, run_identity, use_data_dirs
+from fcbench.dataset.fetch import DataError
+from fcbench.dataset.load import dataset_size, has_category, load_category
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def copy_of(tmp_path: Path, name: str) -> Path:
+    return Path(shutil.copytree(DATA / name, tmp_path / name))
+
+
+def manifest(folder: Path, categories_: list[dict[str, object]], **fields: object) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "fcbench.json").write_text(json.dumps({"categories": categories_, **fields}))
+    return folder
+
+
+def test_registering_makes_categories_collections_and_sources(tmp_path: Path) -> None:
+    shop = copy_of(tmp_path, "custom_shop")
+    assert use_data_dirs([shop]) is None
+    row = categories.get("shop_assistant")
+    assert (row.release, row.group, row.checker) == ("custom", "shop", "ast_multiple")
+    resolved = {"shop_search": "ast_simple", "shop_parallel": "ast_parallel",
+                "shop_exec": "exec_simple", "shop_exec_parallel": "exec_parallel"}
+    assert {n: categories.get(n).checker for n in resolved} == resolved  # `ast` and `exec`
+    assert not categories.get("shop_relevance").has_possible_answer
+    assert [c.name for c in categories.resolve(["shop"])] == list(categories.COLLECTIONS["shop"])
+    assert "shop_multi_turn" in categories.COLLECTIONS["custom"] and is_custom("shop_exec")
+    cases = load_category("shop_search", data_root=tmp_path / "elsewhere")  # own files
+    assert [c.id for c in cases] == ["shop_search_0", "shop_search_1"]
+    assert cases[1].question == [[{"role": "system", "content": "You are the shop's assistant."},
+                                  {"role": "user", "content": "Where is my order A-1009?"}]]
+    assert cases[1].possible_answer == [{"track_order": {"order_id": ["A-1009"]}}]
+    assert dataset_size("shop_parallel") == 2 and has_category("shop_parallel")
+    assert not is_custom("simple_python")
+
+
+def test_multi_turn_docs_come_from_the_release(fetched_home: Path, tmp_path: Path) -> None:
+    use_data_dirs(copy_of(tmp_path, "custom_acme"))
+    official = {d["name"] for d in load_category("multi_turn_base")[0].functions}
+    first = load_category("acme_multi_turn")[0]
+    assert {d["name"] for d in first.functions} <= official and "mkdir" in {
+        d["name"] for d in first.functions}
+    assert first.extras["initial_config"]["GorillaFileSystem"]["root"]
+
+
+def test_an_official_layout_folder_keeps_its_meaning(tmp_path: Path) -> None:
+    plain = tmp_path / "data"
+    plain.mkdir()
+    shop = copy_of(tmp_path, "custom_shop")
+    assert use_data_dirs([plain, shop]) == plain and use_data_dirs(plain) == plain
+    assert use_data_dirs(None) is None and use_data_dirs([]) is None
+    other = tmp_path / "other"
+    other.mkdir()
+    with pytest.raises(DataError, match="at most one --data-dir may be laid out like"):
+        use_data_dirs([plain, other])
+    with pytest.raises(DataError, match="no such folder"):
+        use_data_dirs(tmp_path / "missing")
+
+
+def test_two_datasets_may_not_define_one_name(tmp_path: Path) -> None:
+    one = manifest(tmp_path / "one", [{"name": "dup_cat", "checker": "relevance",
+                                       "file": "a.jsonl"}], name="one")
+    two = manifest(tmp_path / "two", [{"name": "dup_cat", "checker": "relevance",
+                                       "file": "a.jsonl"}], name="two")
+    for folder in (one, two):
+        (folder / "a.jsonl").write_text('{"question": "hi", "tools": []}\n')
+    with pytest.raises(DataError, match="'dup_cat' is defined by both"):
+        use_data_dirs([one, two])
+
+
+def test_a_changed_dataset_is_read_again(tmp_path: Path) -> None:
+    folder = manifest(tmp_path / "d", [{"name": "grow_cat", "checker": "relevance",
+                                        "file": "a.jsonl"}])
+    (folder / "a.jsonl").write_text('{"question": "hi", "tools": []}\n')
+    use_data_dirs(folder)
+    assert dataset_size("grow_cat") == 1
+    (folder / "a.jsonl").write_text('{"question": "hi", "tools": []}\n{"question": "ho"}\n')
+    manifest(folder, [{"name": "grow_cat", "checker": "irrelevance", "file": "a.jsonl"}])
+    use_data_dirs(folder)
+    assert categories.get("grow_cat").checker == "irrelevance"
+    assert [c.question[0][0]["content"] for c in load_category("grow_cat")] == ["hi", "ho"]
+
+
+def test_a_broken_dataset_is_refused_at_its_first_problem(tmp_path: Path) -> None:
+    folder = manifest(tmp_path / "b", [{"name": "bad_cat", "checker": "ast", "file": "a.jsonl"},
+                                       {"name": "gone_cat", "checker": "ast"}])
+    (folder / "a.jsonl").write_text('{"question": "hi", "tools": []}\n\n{"q": 1}\n')
+    with pytest.raises(DataError) as caught:
+        use_data_dirs(folder)
+    message = str(caught.value)
+    assert message.startswith(f"{folder / 'a.jsonl'}, line 1: bad_cat_0: `expected` must")
+    assert "(and 2 more)" in message and f"fcbench data validate {folder}" in message
+    assert "\n" not in message
+
+
+def test_the_run_identity_names_the_datasets(fetched_home: Path, tmp_path: Path) -> None:
+    shop = copy_of(tmp_path, "custom_shop")
+    use_data_dirs(shop)
+    identity = run_identity("2026.3.23", None, ["simple_python", "shop_search", "shop_exec"])
+    assert identity["release"] == "2026.3.23"
+    (found,) = identity["custom"]
+    assert found["name"] == "shop" and found["data_dir"] == str(shop.resolve())
+    before = found["checksum"]
+    (shop / "search.jsonl").write_text((shop / "search.jsonl").read_text() + "\n")
+    assert datasets_in(shop)[0].identity()["checksum"] != before
+    assert "custom" not in run_identity("2026.3.23", None, ["simple_python"])
+
+
+def test_unregistering_forgets_everything(tmp_path: Path) -> None:
+    from fcbench.dataset.custom import registered, unregister_all
+    from fcbench.dataset.source import has_own_source
+
+    use_data_dirs(copy_of(tmp_path, "custom_shop"))
+    row = categories.get("shop_exec")
+    unregister_all()
+    assert registered() == [] and not has_own_source(row)
+    assert "shop" not in categories.COLLECTIONS and "custom" not in categories.COLLECTIONS
+    with pytest.raises(categories.UnknownCategoryError):
+        categories.get("shop_exec")
+    assert len(categories.all_categories()) == len(categories.CATEGORIES)

@@ -1,0 +1,215 @@
+"""The cached backend: which steps it serves, what its key covers, when it stays out."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fcbench.models.base import ChatRequest, PermanentError, Reply, Sampling, StepContext
+from fcbench.runner.cache import CacheError
+from fcbench.runner.cached import (
+    CachedBackend,
+    CacheSettings,
+    backend_identity,
+    cache_mode,
+    describe_counts,
+    request_key,
+    with_cache,
+)
+
+
+class Counting:
+    """A model that numbers its answers, so a cached answer is told from a fresh one."""
+
+    fc_args = "json_string"
+
+    def __init__(self, kind: str = "openai-compatible", **described: Any) -> None:
+        self.name = "m"
+        self.kind = kind
+        self.described = described
+        self.calls = 0
+        self.fail_next: Exception | None = None
+        self.closed = False
+
+    async def step(self, request: ChatRequest) -> Reply:
+        if self.fail_next is not None:
+            error, self.fail_next = self.fail_next, None
+            raise error
+        self.calls += 1
+        return Reply(result=f"answer {self.calls}", input_tokens=5, latency=0.5)
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.kind, "endpoints": ["http://a"], "timeout": 30,
+                "sampling": {"temperature": 0.001}, **self.described}
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def ask(backend: Any, request: ChatRequest) -> Reply:
+    result: Reply = asyncio.run(backend.step(request))
+    return result
+
+
+REQUEST = ChatRequest([{"role": "user", "content": "hi"}], [{"type": "function"}], "fc", [])
+
+
+def cached(tmp_path: Path, inner: Any, **kw: Any) -> Any:
+    return with_cache(inner, "model-x", CacheSettings(kw.pop("mode", "auto"), tmp_path),
+                      sampling=kw.pop("sampling", Sampling()), from_registry=True)
+
+
+def test_a_repeated_step_is_served_from_the_cache(tmp_path: Path) -> None:
+    inner = Counting()
+    backend = cached(tmp_path, inner)
+    first, second = ask(backend, REQUEST), ask(backend, REQUEST)
+    assert inner.calls == 1 and second == first and second.latency == 0.5
+    assert backend.run_summary()["cache"] == {
+        "used": True, "path": str(tmp_path / "responses.sqlite3"), "hits": 1, "misses": 1,
+        "stored": 1, "unsaved": 0, "hit_rate": 0.5}
+    assert backend.describe() == inner.describe() and backend.name == "m"
+    asyncio.run(backend.aclose())
+    assert inner.closed
+    again = cached(tmp_path, Counting())  # another process, the same file
+    assert ask(again, REQUEST) == first
+
+
+def test_errors_are_not_cached(tmp_path: Path) -> None:
+    inner = Counting()
+    backend = cached(tmp_path, inner)
+    inner.fail_next = PermanentError("context too long")
+    with pytest.raises(PermanentError):
+        ask(backend, REQUEST)
+    assert ask(backend, REQUEST).result == "answer 1"  # asked again, then stored
+    assert ask(backend, REQUEST).result == "answer 1"
+    assert backend.counts.stored == 1
+
+
+def test_the_key_covers_what_decides_the_reply() -> None:
+    identity = backend_identity(Counting(), "model-x")
+    key = request_key(identity, REQUEST)
+    changed = [
+        replace(REQUEST, messages=[{"role": "user", "content": "hi!"}]),
+        replace(REQUEST, messages=[{"role": "user", "content": "hi", "_native": [1]}]),
+        replace(REQUEST, tools=None),
+        replace(REQUEST, mode="prompt"),
+        replace(REQUEST, functions=[{"name": "f"}]),
+    ]
+    assert len({key, *(request_key(identity, r) for r in changed)}) == 6
+    others = [backend_identity(Counting(), "model-y"),
+              backend_identity(Counting("anthropic"), "model-x"),
+              backend_identity(Counting(sampling={"temperature": 0.0}), "model-x"),
+              backend_identity(Counting(output_format="hermes"), "model-x")]
+    batched = backend_identity(Counting(batch_size=64), "model-x")
+    assert request_key(batched, REQUEST) == key
+    assert all(request_key(other, REQUEST) != key for other in others)
+    # not part of it: the endpoints (replicas, a local server's port), the timeout, the case
+    moved = Counting()
+    moved.describe = lambda: {"backend": "openai-compatible", "endpoints": ["http://b"],  # type: ignore[method-assign]
+                              "timeout": 99, "sampling": {"temperature": 0.001}}
+    assert request_key(backend_identity(moved, "model-x"), REQUEST) == key
+    assert request_key(identity, replace(REQUEST, context=StepContext(None, 3, 1))) == key
+
+
+def test_a_request_that_is_not_json_is_asked_not_cached(tmp_path: Path) -> None:
+    inner = Counting()
+    backend = cached(tmp_path, inner)
+    odd = replace(REQUEST, messages=[{"role": "user", "content": object()}])
+    ask(backend, odd), ask(backend, odd)
+    assert inner.calls == 2 and backend.counts.unsaved == 2
+
+
+@pytest.mark.parametrize("sampling, used", [
+    (Sampling(0.001), True), (Sampling(0.0), True), (Sampling(0.01), True),
+    (Sampling(0.7), False), (Sampling(None), False),
+    (Sampling(0.001, extra_body={"temperature": 1.0}), False),
+    (Sampling(0.9, extra_body={"temperature": 0}), True),
+])
+def test_auto_caches_greedy_decoding_only(tmp_path: Path, sampling: Sampling, used: bool) -> None:
+    backend = cached(tmp_path, Counting(), sampling=sampling)
+    ask(backend, REQUEST), ask(backend, REQUEST)
+    assert backend.run_summary()["cache"]["used"] is used
+    assert backend.inner.calls == (1 if used else 2)
+    forced = cached(tmp_path / "always", Counting(), sampling=sampling, mode="always")
+    ask(forced, REQUEST), ask(forced, REQUEST)
+    assert forced.inner.calls == 1
+
+
+def test_which_backends_auto_caches(tmp_path: Path) -> None:
+    given = with_cache(Counting(), "m", CacheSettings("auto", tmp_path), sampling=None,
+                       from_registry=False)
+    assert "not cached by default" in given.run_summary()["cache"]["reason"]
+    function = cached(tmp_path, Counting("callable"))
+    assert not function.run_summary()["cache"]["used"]
+    truth = Counting("ground-truth")
+    assert cached(tmp_path, truth, mode="always") is truth
+    inner = Counting()
+    assert with_cache(inner, "m", CacheSettings("off", tmp_path), sampling=None,
+                      from_registry=True) is inner
+
+
+def test_cache_mode_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FCBENCH_CACHE", raising=False)
+    assert cache_mode(None) == "auto"
+    monkeypatch.setenv("FCBENCH_CACHE", "off")
+    assert cache_mode(None) == "off" and cache_mode("always") == "always"
+    monkeypatch.setenv("FCBENCH_CACHE", "sometimes")
+    with pytest.raises(CacheError, match="one of auto, always, off"):
+        cache_mode(None)
+
+
+def test_the_printed_line() -> None:
+    assert describe_counts({"used": False, "reason": "why"}) == "cache not used: why"
+    line = describe_counts({"used": True, "hits": 3, "misses": 1, "stored": 1, "unsaved": 2,
+                            "path": "/c/responses.sqlite3"})
+    assert line == ("cache: 3 hit(s), 1 miss(es) (75.0% hit rate), 1 stored, 2 not saved "
+                    "(/c/responses.sqlite3)")
+
+
+def test_a_cache_that_cannot_open_fails_the_setup(tmp_path: Path) -> None:
+    (tmp_path / "responses.sqlite3").write_bytes(b"garbage" * 1000)
+    with pytest.raises(CacheError):
+        cached(tmp_path, Counting())
+    assert isinstance(cached(tmp_path, Counting(), mode="off"), Counting)
+    assert isinstance(cached(tmp_path / "fine", Counting()), CachedBackend)
+
+
+class WithLayout(Counting):
+    """A backend with a preflight and its own conversation layout (the completions backend)."""
+
+    output_encoding = "family"
+    run_name = "family-run"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.checked = False
+
+    async def preflight(self) -> None:
+        self.checked = True
+
+    def turns(self, case: Any, prompted: Any) -> list[list[Any]]:
+        return [["laid out"]]
+
+    def result_messages(self, results: Any, context: Any) -> list[Any]:
+        return ["results"]
+
+
+def test_the_wrapper_keeps_the_backends_preflight_and_layout(tmp_path: Path) -> None:
+    from fcbench.models.base import SupportsPreflight, layout_of
+
+    inner = WithLayout()
+    cached = with_cache(inner, "m", CacheSettings("always", tmp_path), sampling=None,
+                        from_registry=True)
+    assert isinstance(cached, CachedBackend)
+    assert isinstance(cached, SupportsPreflight)
+    asyncio.run(cached.preflight())
+    assert inner.checked
+    layout = layout_of(cached)
+    assert layout is not None and layout.turns(None, None) == [["laid out"]]
+    assert layout.output_encoding == "family" and cached.run_name == "family-run"
+    assert layout_of(with_cache(Counting(), "m", CacheSettings("always", tmp_path),
+                                sampling=None, from_registry=True)) is None
