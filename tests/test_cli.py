@@ -82,3 +82,39 @@ def test_a_custom_dataset_with_some_categories_scores_what_is_there(
     assert f"not in the dataset folder {custom}, skipped: multi_turn_base" in result.output
     scored = sorted(p.name for p in (tmp_path / "score").rglob("*_score.json"))
     assert scored == ["BFCL_v4_multiple_score.json"]
+
+
+def test_evaluate_groups_warnings_on_stderr_ends_with_top_errors_and_writes_the_report(
+    ground_truth: Path, tmp_path: Path
+) -> None:
+    results = tmp_path / "result"
+    shutil.copytree(ground_truth, results)
+    shutil.copytree(results / "ground-truth-FC", results / "other-FC")
+    answers = results / "other-FC" / "non_live" / "BFCL_v4_multiple_result.json"
+    rows = [json.loads(line) for line in answers.read_text().splitlines()]
+    for row in rows[:7]:  # wrong function names
+        row["result"] = [{"no_such_function": "{}"}]
+    for row in rows[7:10]:  # not a call
+        row["result"] = "I cannot help"
+    answers.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    score = tmp_path / "score"
+    result = cli("evaluate", "--result-dir", str(results), "--score-dir", str(score),
+                 "--categories", "multiple,simple_python")
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "2 similar warnings" in warnings[0], result.stderr
+    assert "simple_python" in warnings[0] and "warning" not in result.stdout
+    records = [json.loads(line) for line in (score / "other-FC" / "non_live" /
+               "BFCL_v4_multiple_score.json").read_text().splitlines()[1:]]
+    counts: dict[str, int] = {}
+    for record in records:
+        counts[record["error_type"]] = counts.get(record["error_type"], 0) + 1
+    assert sorted(counts.values()) == [3, 7]
+    tail = result.stdout.split("Top error types")[1]
+    expected = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items(),
+                                                             key=lambda kv: -kv[1]))
+    assert f"multiple: {expected}" in tail
+    assert (score / "report.html").is_file() and "report: " in result.stderr
+    quiet = cli("evaluate", "--result-dir", str(results), "--score-dir", str(tmp_path / "s2"),
+                "--categories", "multiple", "--no-report")
+    assert quiet.exit_code == 0 and not (tmp_path / "s2" / "report.html").exists()

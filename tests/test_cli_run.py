@@ -236,6 +236,7 @@ def test_a_smoke_run_of_every_category_takes_seconds(fetched_home: Path, tmp_pat
     assert "Smoke run (--limit 3)" in result.stderr
     board = json.loads((tmp_path / "s" / "leaderboard.json").read_text())["models"][0]
     assert board["partial"] and "simple_python" in board["partial_categories"]
+    assert (tmp_path / "s" / "report.html").is_file()  # written unless --no-report
     header = json.loads((tmp_path / "s" / "ground-truth-FC" / "non_live" /
                          "BFCL_v4_simple_python_score.json").read_text().splitlines()[0])
     assert header == {"accuracy": 1.0, "correct_count": 3, "total_count": 3}
@@ -253,8 +254,10 @@ def test_a_smoke_run_of_every_category_takes_seconds(fetched_home: Path, tmp_pat
 
 def test_ids_choose_the_categories_too(fetched_home: Path, tmp_path: Path) -> None:
     result = cli("run", "--model", "ground-truth", "--ids", "simple_python_3,multiple_10",
-                 "--result-dir", str(tmp_path / "r"), "--score-dir", str(tmp_path / "s"))
+                 "--result-dir", str(tmp_path / "r"), "--score-dir", str(tmp_path / "s"),
+                 "--no-report")
     assert result.exit_code == 0, result.output
+    assert not (tmp_path / "s" / "report.html").exists()
     found = sorted(p.name for p in (tmp_path / "r").rglob("*_result.json"))
     assert found == ["BFCL_v4_multiple_result.json", "BFCL_v4_simple_python_result.json"]
     unknown = cli("generate", "--model", "ground-truth", "--ids", "simple_python_99999",

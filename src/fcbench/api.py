@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fcbench.dataset import categories
 from fcbench.dataset.custom import DataDirs, use_data_dirs
@@ -20,6 +21,9 @@ from fcbench.decode.encoding import Encoding
 from fcbench.evaluation import Evaluation, ModelEvaluation
 from fcbench.evaluation import evaluate as _evaluate
 from fcbench.score.aggregate import CategoryScore, with_missing
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def load_dataset(
@@ -160,16 +164,19 @@ def write_leaderboards(
 
 
 def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Path | None) -> None:
+    """The console summary: warnings (similar ones grouped) and diagnostics on stderr, the
+    score table on stdout, then the commonest error types of each category."""
     from rich.console import Console
 
+    from fcbench.report.console import print_problems
     from fcbench.report.table import print_scores
 
     console = Console(width=None if sys.stdout.isatty() else 200)
-    problems = [p for m in report.models.values() for p in m.problems] + report.problems
-    for problem in problems:
-        console.print(f"[yellow]warning:[/] {problem}", highlight=False, soft_wrap=True)
+    diagnostics = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
+    print_problems([p for m in report.models.values() for p in m.problems] + report.problems,
+                   diagnostics)
     if not report.models:
-        console.print("No result files found.")
+        diagnostics.print("No result files found.")
         return
     if not scored(report):
         return
@@ -181,5 +188,16 @@ def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Pa
     }
     not_scored = {m.model: m.not_scored for m in report.models.values()}
     print_scores(console, per_model, complete, skipped, not_scored)
-    if score_dir is not None and scored(report):
-        console.print(f"Score files and leaderboards written to {score_dir}")
+    if score_dir is not None:
+        _print_top_errors(report, score_dir, console)
+        diagnostics.print(f"Score files and leaderboards written to {score_dir}")
+
+
+def _print_top_errors(report: Evaluation, score_dir: Path, console: Console) -> None:
+    """The three commonest error types of each category, read back from the failure records
+    of the score files just written (the models of this evaluation only)."""
+    from fcbench.report.console import print_top_errors
+    from fcbench.report.score_files import read_error_types
+
+    errors = read_error_types(score_dir)
+    print_top_errors({m: per for m, per in errors.items() if m in report.models}, console)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from fcbench import __version__
-from fcbench.cli_flags import selection_options
+from fcbench.cli_flags import report_option, selection_options, write_html_report
 from fcbench.decode.families import names as decoder_names
 
 if TYPE_CHECKING:
@@ -168,6 +168,7 @@ def _fail(message: str, status: int = 2) -> NoReturn:
     help="Recorded web-service responses: read by --exec-backend replay, written by live.",
 )
 @selection_options
+@report_option
 def evaluate(
     result_dir: Path,
     models: tuple[str, ...],
@@ -186,6 +187,7 @@ def evaluate(
     sample: int | None,
     seed: int | None,
     ids: str | None,
+    no_report: bool,
 ) -> None:
     """Score result files against the official checkers and write score files."""
     from fcbench import api
@@ -232,6 +234,8 @@ def evaluate(
     if report.models and not api.scored(report):
         _fail("nothing was scored: no result file of the chosen categories (see the warnings "
               "above)", 1)
+    if score_dir is not None and not no_write and not no_report:
+        write_html_report(score_dir, result_dir, release, data_dir)
     if selection.active:
         click.echo(f"Smoke run ({selection.describe()}): the scores cover the chosen cases "
                    "only and are marked partial (*).", err=True)

@@ -1,14 +1,19 @@
 """Flag groups several commands share: smoke-run selection (`run`, `generate`, `evaluate`),
-how a run fails fast and shows its progress, and the server a run may start. Each group is
+how a run fails fast and shows its progress, the server a run may start, and the HTML report
+after scoring. Each group is
 one decorator; the flags' names are the library's option names (`fcbench.pipeline.RunConfig`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from fcbench.dataset.custom import DataDirs
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -69,3 +74,21 @@ serve_options = _apply([
                  help="Seconds the server may take to start answering."),
 ])
 """A local server for the run (`runner.serve`)."""
+
+
+report_option = click.option(
+    "--no-report", is_flag=True, default=False,
+    help="Do not write report.html next to the score files (the HTML report; `fcbench "
+         "report` writes it later from the same files).",
+)
+
+
+def write_html_report(score_dir: Path, result_dir: Path | None, release: str | None,
+                      data_dir: DataDirs) -> None:
+    """After `run` / `evaluate`: `score_dir/report.html`; a report that cannot be made is one
+    line on stderr, never a failed run (the scores are already written)."""
+    from fcbench.dataset.custom import use_data_dirs
+    from fcbench.report.html import report_after_run
+
+    report_after_run(score_dir, result_dir, release=release, data_dir=use_data_dirs(data_dir),
+                     note=lambda line: click.echo(line, err=True))

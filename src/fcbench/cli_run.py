@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from fcbench.cli_flags import run_control_options, selection_options, serve_options
+from fcbench.cli_flags import (
+    report_option,
+    run_control_options,
+    selection_options,
+    serve_options,
+    write_html_report,
+)
 from fcbench.models.families import names as prompt_format_names
 from fcbench.runner.generate import ProgressSink
 
@@ -159,14 +165,21 @@ def _exec_options(func: Callable[..., Any]) -> Callable[..., Any]:
 @click.command()
 @_options
 @_exec_options
+@report_option
 def run(**kwargs: Any) -> None:
     """Generate, then evaluate and print the scores (one command from model to leaderboard)."""
+    from fcbench.api import scored
+
+    html = not kwargs.pop("no_report")
     config = _config(kwargs)
     _check_web_apis(config)
     prepared, report = _run_generation(kwargs["model"], config)
     _print_generation(report, prepared.folder)
     evaluation = _evaluate(config, prepared.folder, scored_categories(report))
     _print_smoke_note(config)
+    if html and scored(evaluation):
+        write_html_report(Path(config.score_dir), Path(config.result_dir), config.release,
+                          config.data_dir)
     if kwargs["model"] == GROUND_TRUTH:
         _print_health(evaluation, prepared.folder, config.mode)
     if report.errors:
