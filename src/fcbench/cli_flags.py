@@ -1,7 +1,7 @@
 """Flag groups several commands share: smoke-run selection (`run`, `generate`, `evaluate`),
 how a run fails fast and shows its progress, the server a run may start, and the HTML report
 after scoring. Each group is
-one decorator; the flags' names are the library's option names (`fcbench.pipeline.RunConfig`).
+one decorator; the flags' names are the library's option names (`fcbench.run_config.RunConfig`).
 """
 
 from __future__ import annotations

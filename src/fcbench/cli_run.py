@@ -28,7 +28,8 @@ from fcbench.runner.generate import ProgressSink
 
 if TYPE_CHECKING:
     from fcbench.evaluation.types import Evaluation
-    from fcbench.pipeline import Prepared, RunConfig
+    from fcbench.pipeline import Prepared
+    from fcbench.run_config import RunConfig
     from fcbench.runner.generate import GenerateReport, GenerationJob
 
 GROUND_TRUTH = "ground-truth"
@@ -194,7 +195,7 @@ def scored_categories(report: GenerateReport) -> list[str]:
 
 def _config(kwargs: dict[str, Any]) -> RunConfig:
     """The flags as the library's options."""
-    from fcbench.pipeline import RunConfig
+    from fcbench.run_config import RunConfig
 
     options = dict(kwargs)
     options.pop("model")

@@ -23,7 +23,8 @@ from fcbench.check.exec_preflight import (
 )
 from fcbench.dataset import categories
 from fcbench.dataset.load import load_category
-from fcbench.pipeline import RunConfig, web_api_check
+from fcbench.pipeline import web_api_check
+from fcbench.run_config import RunConfig
 
 
 @pytest.fixture
