@@ -171,3 +171,19 @@ def test_format_sensitivity_is_generated_in_prompt_mode_only() -> None:
     assert "format_sensitivity" not in fc and "simple_python" in fc
     with pytest.raises(ValueError, match="prompt mode only"):
         generation_categories("format_sensitivity", "fc")
+
+
+def test_missing_embedding_weights_fail_before_any_case(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """memory_vector without the encoder is one error before the run, not an error per case
+    (a fresh core install once wrote 192 errored cases), the ground truth included."""
+    from fcbench.envs.memory import embedding
+
+    def unavailable(*args: Any, **kwargs: Any) -> Any:
+        raise embedding.EmbeddingUnavailable("no weights here")
+
+    monkeypatch.setattr(embedding, "load_encoder", unavailable)
+    with pytest.raises(ValueError, match="^memory_vector: no weights here$"):
+        fcbench.generate("ground-truth", categories=["memory_vector"], result_dir=tmp_path / "r")
+    assert not list((tmp_path / "r").rglob("*_result.json"))
