@@ -184,6 +184,6 @@ def test_missing_embedding_weights_fail_before_any_case(
         raise embedding.EmbeddingUnavailable("no weights here")
 
     monkeypatch.setattr(embedding, "load_encoder", unavailable)
-    with pytest.raises(ValueError, match="^memory_vector: no weights here$"):
+    with pytest.raises(ValueError, match=r"^memory_vector: no weights here$"):
         fcbench.generate("ground-truth", categories=["memory_vector"], result_dir=tmp_path / "r")
     assert not list((tmp_path / "r").rglob("*_result.json"))
