@@ -189,15 +189,13 @@ def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Pa
     not_scored = {m.model: m.not_scored for m in report.models.values()}
     print_scores(console, per_model, complete, skipped, not_scored)
     if score_dir is not None:
-        _print_top_errors(report, score_dir, console)
+        _print_top_errors(report, console)
         diagnostics.print(f"Score files and leaderboards written to {score_dir}")
 
 
-def _print_top_errors(report: Evaluation, score_dir: Path, console: Console) -> None:
-    """The three commonest error types of each category, read back from the failure records
-    of the score files just written (the models of this evaluation only)."""
+def _print_top_errors(report: Evaluation, console: Console) -> None:
+    """The three commonest error types of each category, over this evaluation's models."""
     from fcbench.report.console import print_top_errors
-    from fcbench.report.score_files import read_error_types
 
-    errors = read_error_types(score_dir)
-    print_top_errors({m: per for m, per in errors.items() if m in report.models}, console)
+    print_top_errors({m.model: {name: c.error_types for name, c in m.categories.items()}
+                      for m in report.models.values()}, console)

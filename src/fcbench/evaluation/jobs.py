@@ -133,6 +133,8 @@ def _judge_file(
     evaluation.skipped = sum(1 for _, _, verdict in judged if "skipped" in verdict.extras)
     evaluation.total = len(judged) - evaluation.skipped
     evaluation.correct = sum(1 for _, _, verdict in judged if verdict.valid)
+    evaluation.error_types.update(verdict.error_type or "unknown" for _, _, verdict in judged
+                                  if not verdict.valid and "skipped" not in verdict.extras)
     if evaluation.skipped:
         problems.append(session.skipped_note(answers.model, category, evaluation.skipped))
     problems.extend(session.notes(answers.model, category, answers.file.path))

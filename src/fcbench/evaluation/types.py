@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,9 @@ class CategoryEvaluation:
     service); they count in neither `correct` nor `total`."""
     cases: list[CaseVerdict] = field(default_factory=list)
     """Per-case verdicts in id order (empty unless `keep_cases` was asked for)."""
+    error_types: Counter[str] = field(default_factory=Counter)
+    """Failed cases (skipped ones aside) by official error type: the score file's records,
+    counted, so that a summary of why cases failed needs no second read of the files."""
     file_path: Path | None = None
 
     @property

@@ -9,7 +9,6 @@ plain `json.dumps` (no indentation, non-ASCII kept as is, one object per line).
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,6 @@ __all__ = [
     "category_of_file",
     "error_type_of",
     "iter_score_files",
-    "read_error_types",
     "read_score_file",
     "read_score_header",
     "read_score_headers",
@@ -216,13 +214,3 @@ def error_type_of(record: Record) -> str:
     if kind is None and isinstance(record.get("error"), dict):
         kind = record["error"].get("error_type")
     return str(kind) if kind else "unknown"
-
-
-def read_error_types(score_dir: Path) -> dict[str, dict[str, Counter[str]]]:
-    """model directory -> category -> error type -> failed cases, from the score files."""
-    found: dict[str, dict[str, Counter[str]]] = {}
-    for model, category, path in iter_score_files(score_dir):
-        _, records = read_score_file(path)
-        counts = Counter(error_type_of(r) for r in records if isinstance(r, dict))
-        found.setdefault(model, {})[category] = counts
-    return found
