@@ -107,7 +107,7 @@ def prepare(model: ModelLike, config: RunConfig) -> Prepared:
     from fcbench.models.base import layout_of
     from fcbench.runner.serve import plan_server
 
-    config.data_path  # noqa: B018 - registers the custom datasets before names are resolved
+    data_root = config.data_path  # registers the custom datasets before names are resolved
     selection = config.selection
     chosen = generation_categories(config.category_names(), config.mode)
     serve = plan_server(
@@ -125,7 +125,7 @@ def prepare(model: ModelLike, config: RunConfig) -> Prepared:
         name = getattr(backend, "run_name", name)
     backend = cached_backend(backend, name, config, from_registry=isinstance(model, str))
     folder = run_folder_name(name, config.mode, config.name)
-    return Prepared(backend, name, folder, _load_cases(chosen, config, selection), serve)
+    return Prepared(backend, name, folder, _load_cases(chosen, config, data_root, selection), serve)
 
 
 def generate_prepared(prepared: Prepared, config: RunConfig) -> GenerateReport:
@@ -149,7 +149,6 @@ def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
 
     model_dir = Path(config.result_dir) / prepared.folder
     services = web_services(prepared, config, model_dir)
-    check_embeddings(prepared)
     settings = GenerateSettings(
         mode=config.mode, release=config.release_name, data_dir=config.data_path,
         model_name=prepared.model_name, concurrency=config.concurrency,
@@ -161,6 +160,8 @@ def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
     chosen = [category for category, _ in prepared.cases]
     rerun = failed_ids(config, prepared.folder, chosen) if config.rerun_failed else None
     pending = has_pending(model_dir, prepared.cases, rerun=rerun, overwrite=config.overwrite)
+    if pending:  # a finished run is re-scored without the encoder's weights
+        check_embeddings(prepared)
     with contextlib.ExitStack() as stack:
         if services is not None:
             from fcbench.envs.web_search import use
@@ -316,7 +317,7 @@ def can_generate(category: Category, mode: Mode = "fc") -> bool:
 
 
 def _load_cases(
-    chosen: Sequence[Category], config: RunConfig, selection: Selection
+    chosen: Sequence[Category], config: RunConfig, data_root: Path | None, selection: Selection
 ) -> list[tuple[Category, list[TestCase]]]:
     """Each category's cases, in the order upstream schedules them: memory prerequisite
     conversations first, then web search, single-turn, multi-turn, memory questions (which
@@ -328,10 +329,10 @@ def _load_cases(
 
     loaded: list[tuple[Category, list[TestCase]]] = []
     for category in chosen:
-        cases = load_category(category, config.release_name, config.data_path)
+        cases = load_category(category, config.release_name, data_root)
         prerequisites = categories.prerequisites(category)
         if prerequisites is not None:
-            before = load_category(prerequisites, config.release_name, config.data_path)
+            before = load_category(prerequisites, config.release_name, data_root)
             loaded.append((prerequisites, before))
             cases = question_dependencies(cases, before)
         loaded.append((category, cases))

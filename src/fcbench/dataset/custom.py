@@ -133,6 +133,8 @@ class CustomDataset:
 
     spec: DatasetSpec
     categories: list[CustomCategory]
+    _sources: dict[str, CustomSource] = field(default_factory=dict, init=False, repr=False)
+    """One source per release: the converted JSONL texts are built once, not per lookup."""
 
     @property
     def name(self) -> str:
@@ -143,6 +145,11 @@ class CustomDataset:
         return self.spec.folder
 
     def source(self, release: str) -> CustomSource:
+        if release not in self._sources:
+            self._sources[release] = self._new_source(release)
+        return self._sources[release]
+
+    def _new_source(self, release: str) -> CustomSource:
         files = {c.row.name: (c.question_file, c.answer_file) for c in self.categories}
         virtual: dict[str, tuple[bytes, Path]] = {}
         for c in self.categories:

@@ -74,10 +74,6 @@ class CategorySpec:
     questions: str | None
     answers: str | None
 
-    @property
-    def has_answers(self) -> bool:
-        return self.checker not in NO_ANSWERS
-
 
 @dataclass(frozen=True)
 class DatasetSpec:

@@ -15,7 +15,7 @@ category's ids whatever order they come in: the order used is the official id or
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from fcbench.dataset import categories
@@ -89,15 +89,8 @@ class Selection:
         (`depends_on`, e.g. a memory question's prerequisite conversations)."""
         if not self.active:
             return list(cases)
-        wanted = self.choose(category, (c.id for c in cases))
-        by_id = {c.id: c for c in cases}
-        stack = list(wanted)
-        while stack:
-            case = by_id.get(stack.pop())
-            for dependency in _depends_on(case):
-                if dependency not in wanted and dependency in by_id:
-                    wanted.add(dependency)
-                    stack.append(dependency)
+        wanted = _with_dependencies(self.choose(category, (c.id for c in cases)),
+                                    {c.id: c for c in cases})
         return [c for c in cases if c.id in wanted]
 
     def categories(self) -> list[Category]:
@@ -154,17 +147,24 @@ def select_run(
         if unknown:
             shown = ", ".join(unknown[:5]) + (", ..." if len(unknown) > 5 else "")
             raise SelectionError(f"--ids: not in the chosen categories' data: {shown}")
-    wanted: set[str] = set()
+    chosen: set[str] = set()
     for category, cases in loaded:
         if not category.prerequisite:
-            wanted.update(c.id for c in selection.cases(category.name, cases))
+            chosen |= selection.choose(category.name, (c.id for c in cases))
     if selection.ids is not None:
-        wanted |= selection.ids
+        chosen |= selection.ids
+    wanted = _with_dependencies(chosen, by_id)
+    picked = [(c, [case for case in cases if case.id in wanted]) for c, cases in loaded]
+    return [(c, cases) for c, cases in picked if cases]
+
+
+def _with_dependencies(wanted: set[str], by_id: Mapping[str, TestCase]) -> set[str]:
+    """`wanted` and, transitively, every case among `by_id` that one of them depends on."""
+    wanted = set(wanted)
     stack = list(wanted)
     while stack:
         for dependency in _depends_on(by_id.get(stack.pop())):
             if dependency not in wanted and dependency in by_id:
                 wanted.add(dependency)
                 stack.append(dependency)
-    picked = [(c, [case for case in cases if case.id in wanted]) for c, cases in loaded]
-    return [(c, cases) for c, cases in picked if cases]
+    return wanted

@@ -9,7 +9,7 @@ from pathlib import Path
 from fcbench.dataset.categories import Category
 from fcbench.dataset.model import Verdict
 from fcbench.decode.encoding import Encoding
-from fcbench.score.aggregate import CategoryScore
+from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.formulas import V1Summary, V4Summary, v1_overall, v4_summary
 from fcbench.score.usage import Usage
 
@@ -72,8 +72,7 @@ class ModelEvaluation:
     def scores(self) -> dict[str, CategoryScore]:
         """Every scoring category's score; one without results is 0 over its size (N/A)."""
         scores = {name: c.score for name, c in self.categories.items()}
-        missing = {n: s for n, s in self.dataset_sizes.items() if n not in scores}
-        return {**scores, **{n: CategoryScore.missing(n, size) for n, size in missing.items()}}
+        return with_missing(scores, self.dataset_sizes, self.dataset_sizes)
 
     @property
     def v4(self) -> V4Summary:

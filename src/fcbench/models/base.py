@@ -224,9 +224,18 @@ class TurnLayout(Protocol):
         ...
 
 
+def unwrapped(backend: object) -> object:
+    """The backend a wrapper (the response cache) stands in front of, else `backend`: what
+    it offers besides `step` (preflight, its own layout) is the wrapped backend's. Checked
+    on the wrapped object itself because protocol checks from Python 3.12 on look attributes
+    up statically, past any forwarding `__getattr__`."""
+    return getattr(backend, "inner", backend)
+
+
 def layout_of(backend: object) -> TurnLayout | None:
     """The backend's own conversation layout, or None for the mode's default one."""
-    return backend if isinstance(backend, TurnLayout) else None
+    target = unwrapped(backend)
+    return target if isinstance(target, TurnLayout) else None
 
 
 @runtime_checkable

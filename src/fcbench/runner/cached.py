@@ -185,7 +185,8 @@ class CachedBackend:
 
     def __getattr__(self, name: str) -> Any:
         """Whatever else the backend offers (its preflight, its own conversation layout, its
-        run name) is the wrapped backend's: the cache changes only where replies come from."""
+        run name) is the wrapped backend's: the cache changes only where replies come from.
+        (`models.base.unwrapped` is what the runner's protocol checks use.)"""
         if name == "inner":  # not set yet (copying, unpickling)
             raise AttributeError(name)
         return getattr(self.inner, name)

@@ -19,15 +19,16 @@ from pathlib import Path
 from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase
 from fcbench.layout import result_path
-from fcbench.models.base import Backend, PreflightError, SupportsPreflight
+from fcbench.models.base import Backend, PreflightError, SupportsPreflight, unwrapped
 from fcbench.runner.store import is_error
 
 
 def check_backend(backend: Backend) -> None:
     """The backend's preflight (PreflightError with the cause); nothing for backends that
     have none."""
-    if isinstance(backend, SupportsPreflight):
-        asyncio.run(backend.preflight())
+    target = unwrapped(backend)
+    if isinstance(target, SupportsPreflight):
+        asyncio.run(target.preflight())
 
 
 @contextlib.contextmanager
