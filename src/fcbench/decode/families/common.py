@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections.abc import Callable
 from typing import Any
 
 from fcbench.decode.arithmetic import UnsafeExpression, evaluate
+from fcbench.decode.families import FamilyDecoder
 
 
 def call_string(name: Any, arguments: Any, separator: str = ",") -> str:
@@ -20,6 +22,15 @@ def call_string(name: Any, arguments: Any, separator: str = ",") -> str:
     if not isinstance(arguments, dict):
         raise AttributeError(f"'{type(arguments).__name__}' object has no attribute 'items'")
     return f"{name}({separator.join(f'{k}={v!r}' for k, v in arguments.items())})"
+
+
+def paired(calls: Callable[[Any], list[tuple[Any, Any]]], separator: str = ",") -> FamilyDecoder:
+    """The decoders of a family whose handler reads (name, arguments) pairs out of a result:
+    `decode_ast` gives `[{name: arguments}]`, `decode_execute` the call strings."""
+    return FamilyDecoder(
+        lambda result, _language: [{name: args} for name, args in calls(result)],
+        lambda result: [call_string(name, args, separator) for name, args in calls(result)],
+    )
 
 
 def convert_to_function_call(calls: Any) -> list[str]:

@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fcbench.dataset.categories import Language
-from fcbench.decode.families import FamilyDecoder
+from fcbench.decode.families.common import paired
 
 ESCAPE = "<escape>"
 _CALLS = re.compile(r"<start_function_call>(.*?)<end_function_call>", re.DOTALL)
@@ -132,15 +131,4 @@ def parse_calls(result: Any) -> list[tuple[str, dict[str, Any]]]:
     return calls
 
 
-def functiongemma_ast(result: Any, language: Language) -> Any:
-    return [{name: args} for name, args in parse_calls(result)]
-
-
-def functiongemma_execute(result: Any) -> list[str]:
-    return [
-        f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
-        for name, args in parse_calls(result)
-    ]
-
-
-FUNCTIONGEMMA = FamilyDecoder(functiongemma_ast, functiongemma_execute)
+FUNCTIONGEMMA = paired(parse_calls, ", ")

@@ -15,7 +15,7 @@ from typing import Any
 
 from fcbench.dataset.categories import Language
 from fcbench.decode.families import FamilyDecoder
-from fcbench.decode.families.common import call_string, literal_eval
+from fcbench.decode.families.common import call_string, literal_eval, paired
 
 
 def _xlam_calls(result: Any) -> list[Any]:
@@ -37,20 +37,8 @@ def _named(calls: list[Any], key: str = "arguments") -> list[tuple[Any, Any]]:
     return [(call["name"], call[key]) for call in calls]
 
 
-def xlam_ast(result: Any, language: Language) -> Any:
-    return [{name: args} for name, args in _named(_xlam_calls(result))]
 
 
-def xlam_execute(result: Any) -> list[str]:
-    return [call_string(name, args) for name, args in _named(_xlam_calls(result))]
-
-
-def bitagent_ast(result: Any, language: Language) -> Any:
-    return [{name: args} for name, args in _named(_bitagent_calls(result))]
-
-
-def bitagent_execute(result: Any) -> list[str]:
-    return [call_string(name, args) for name, args in _named(_bitagent_calls(result))]
 
 
 def _hammer_json(result: Any) -> Any:
@@ -113,16 +101,10 @@ def _llama_calls(result: Any) -> list[Any]:
     return [calls] if type(calls) is dict else _iterate(calls)
 
 
-def llama_ast(result: Any, language: Language) -> Any:
-    return [{name: args} for name, args in _named(_llama_calls(result), "parameters")]
 
 
-def llama_execute(result: Any) -> list[str]:
-    return [call_string(name, args) for name, args in _named(_llama_calls(result), "parameters")]
-
-
-XLAM = FamilyDecoder(xlam_ast, xlam_execute)
-BITAGENT = FamilyDecoder(bitagent_ast, bitagent_execute)
+XLAM = paired(lambda result: _named(_xlam_calls(result)))
+BITAGENT = paired(lambda result: _named(_bitagent_calls(result)))
 HAMMER = FamilyDecoder(hammer_ast, hammer_execute)
 THINK_AGENT = FamilyDecoder(think_agent_ast, think_agent_execute)
-LLAMA_3_1 = FamilyDecoder(llama_ast, llama_execute)
+LLAMA_3_1 = paired(lambda result: _named(_llama_calls(result), "parameters"))

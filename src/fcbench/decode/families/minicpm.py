@@ -14,6 +14,7 @@ from typing import Any
 
 from fcbench.dataset.categories import Language
 from fcbench.decode.families import FamilyDecoder
+from fcbench.decode.families.common import call_string
 from fcbench.decode.python_calls import resolve_call
 
 CALL_START, CALL_END = "<|tool_call_start|>", "<|tool_call_end|>"
@@ -69,10 +70,7 @@ def minicpm_ast(result: Any, language: Language) -> Any:
 
 def minicpm_execute(result: Any) -> list[str]:
     calls, _ = _tool_calls(result)
-    return [
-        f"{call['name']}({', '.join(f'{k}={v!r}' for k, v in call['arguments'].items())})"
-        for call in calls
-    ]
+    return [call_string(call["name"], call["arguments"], ", ") for call in calls]
 
 
 MINICPM_FC = FamilyDecoder(minicpm_ast, minicpm_execute)

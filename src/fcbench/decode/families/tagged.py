@@ -15,7 +15,7 @@ from typing import Any
 
 from fcbench.dataset.categories import Language
 from fcbench.decode.families import FamilyDecoder
-from fcbench.decode.families.common import call_string, convert_to_function_call
+from fcbench.decode.families.common import convert_to_function_call, paired
 
 TOOL_CALL_BLOCK = re.compile(r"<tool_call>\n(.*?)\n</tool_call>", re.DOTALL)
 
@@ -63,13 +63,5 @@ def _falcon_calls(result: Any) -> list[Any]:
         raise ValueError(f"Failed to decode the model's response: {result}") from None
 
 
-def falcon_ast(result: Any, language: Language) -> Any:
-    return [{name: arguments} for name, arguments in _falcon_calls(result)]
-
-
-def falcon_execute(result: Any) -> list[str]:
-    return [call_string(name, arguments) for name, arguments in _falcon_calls(result)]
-
-
 TOOL_CALL_TAGS = FamilyDecoder(tagged_ast, tagged_execute)
-FALCON = FamilyDecoder(falcon_ast, falcon_execute)
+FALCON = paired(_falcon_calls)
