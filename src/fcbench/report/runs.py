@@ -112,7 +112,7 @@ def read_run(
         if found_model != model or category == "format_sensitivity":
             continue
         try:
-            judged = answered(model, category) if answered is not None else None
+            judged = (lambda c=category: answered(model, c)) if answered is not None else None
             run.categories[category] = _category_run(category, path, ids_of, judged)
         except RunError as exc:
             if problems is None:
@@ -124,8 +124,11 @@ def read_run(
 
 
 def _category_run(
-    category: str, path: Path, ids_of: DatasetIds, answered: set[str] | None = None
+    category: str, path: Path, ids_of: DatasetIds,
+    answered: Callable[[], set[str] | None] | None = None,
 ) -> CategoryRun:
+    """One category's verdicts; `answered` gives the result file's ids, read only for a
+    partial run (the only case that needs them)."""
     try:
         header, records = read_score_file(path)
     except (OSError, ValueError) as exc:
@@ -135,8 +138,9 @@ def _category_run(
     known = ids_of(category)
     ids = [i for i in known if i not in skipped]
     total = int(header.get("total_count", len(ids)))
-    if total != len(ids) and answered is not None:  # a partial run, with its result file
-        present = [i for i in ids if i in answered]
+    judged = answered() if total != len(ids) and answered is not None else None
+    if judged is not None:  # a partial run, with its result file
+        present = [i for i in ids if i in judged]
         ids = present if len(present) == total and set(failures) <= set(present) else ids
     if total != len(ids):  # a partial run: only the failures are known for sure
         raise RunError(

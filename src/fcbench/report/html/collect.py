@@ -37,6 +37,9 @@ class Sources:
     """Where a model's raw outputs are, and how they are encoded."""
 
     folders: dict[str, Path] = field(default_factory=dict)
+    _read: dict[str, tuple[dict[str, dict[str, dict[str, Any]]], Usage]] = field(
+        default_factory=dict, init=False, repr=False)
+    """Each model's result files, read once (`entries`)."""
 
     @classmethod
     def find(cls, result_dirs: Sequence[Path]) -> Sources:
@@ -57,16 +60,16 @@ class Sources:
 
     def answered(self, model: str, category: str) -> set[str] | None:
         """The ids of the model's result file for a category (None: no such file)."""
-        from fcbench.runner.results import find_result_files, read_result_file
-
-        folder = self.folders.get(model)
-        for file in find_result_files(folder) if folder is not None else []:
-            if file.category == category:
-                return set(read_result_file(file).entries)
-        return None
+        found, _ = self.entries(model)
+        return set(found[category]) if category in found else None
 
     def entries(self, model: str) -> tuple[dict[str, dict[str, dict[str, Any]]], Usage]:
         """category -> id -> result entry, and the usage recorded in them."""
+        if model not in self._read:
+            self._read[model] = self._read_entries(model)
+        return self._read[model]
+
+    def _read_entries(self, model: str) -> tuple[dict[str, dict[str, dict[str, Any]]], Usage]:
         from fcbench.runner.results import find_result_files, read_result_file
 
         folder = self.folders.get(model)
