@@ -247,7 +247,7 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     if config.prompt_format and backend_name == "openai":
         backend_name = "completions"
     spec = BACKENDS.get(backend_name)
-    urls = (config.base_url,) if isinstance(config.base_url, str) else tuple(config.base_url)
+    urls = tuple(config.base_urls)
     variable = key_variable(backend_name, config.api_key_env)
     if config.api_key_env and not api_key(spec or BACKENDS["openai"], config.api_key_env):
         raise BackendSetupError(f"--api-key-env {config.api_key_env}: the variable is not set")

@@ -12,7 +12,7 @@ from fcbench.decode.families.common import literal_eval
 from fcbench.decode.families.tagged import TOOL_CALL_BLOCK
 from fcbench.models.families.base import Doc, Family, Message, Parsed, own_system_prompt
 from fcbench.models.families.qwen import IM_END, IM_START, tool_response
-from fcbench.models.families.qwen_fc import TOOLS_INTRO, TOOLS_OUTRO
+from fcbench.models.families.qwen_fc import tools_block
 
 DEFAULT_SYSTEM = (
     "You are a helpful assistant designed to assist with the user query by making one or "
@@ -24,8 +24,7 @@ def _system(messages: list[Message], functions: list[Doc]) -> str:
     system = messages[0]["content"] if messages[0]["role"] == "system" else DEFAULT_SYSTEM
     if not functions:
         return f"{IM_START}system\n{system}{IM_END}\n"
-    docs = "".join(f"\n{json.dumps(doc)}" for doc in functions)
-    return f"{IM_START}system\n{system}\n\n{TOOLS_INTRO}{docs}{TOOLS_OUTRO}{IM_END}\n"
+    return f"{IM_START}system\n{system}\n\n{tools_block(functions)}{IM_END}\n"
 
 
 def _calls(message: Message) -> str:

@@ -25,6 +25,7 @@ from fcbench.models.families.base import (
     counted_text,
     render_count,
 )
+from fcbench.models.families.bielik import chatml
 
 TASK_INSTRUCTION = """You are a tool calling assistant. In order to complete the user's request, you need to select one or more appropriate tools from the following tools and fill in the correct values for the tool parameters. Your specific tasks are:
 1. Make one or more function/tool calls to meet the request based on the question.
@@ -81,9 +82,8 @@ def render(messages: list[Message], functions: list[Doc]) -> str:
     content += f"[BEGIN OF AVAILABLE TOOLS]\n{json.dumps(tools)}\n[END OF AVAILABLE TOOLS]\n\n"
     content += (f"[BEGIN OF FORMAT INSTRUCTION]\n{FORMAT_INSTRUCTION}\n"
                 "[END OF FORMAT INSTRUCTION]\n\n")
-    turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
     return (f"<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
-            f"<|im_start|>user\n{content}<|im_end|>\n{turns}<|im_start|>assistant\n")
+            f"<|im_start|>user\n{content}<|im_end|>\n" + chatml(messages))
 
 
 def prepare(case: TestCase, prompted: Prompted) -> list[list[Message]]:
