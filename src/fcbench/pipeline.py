@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fcbench import redact
 from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase
 from fcbench.dataset.selection import Selection, select_run
@@ -249,6 +250,9 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     spec = BACKENDS.get(backend_name)
     urls = tuple(config.base_urls)
     variable = key_variable(backend_name, config.api_key_env)
+    redact.add_variable(variable)  # a key named by --api-key-env is masked like the others
+    for url in urls:
+        redact.add_secrets_of_url(url)
     if config.api_key_env and not api_key(spec or BACKENDS["openai"], config.api_key_env):
         raise BackendSetupError(f"--api-key-env {config.api_key_env}: the variable is not set")
     options = BackendOptions(
