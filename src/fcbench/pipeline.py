@@ -214,6 +214,7 @@ def web_services(prepared: Prepared, config: RunConfig, model_dir: Path) -> Any:
         options["max_wait"] = config.serpapi_max_wait
         if config.serpapi_endpoint:
             options["endpoint"] = config.serpapi_endpoint
+            redact.add_secrets_of_url(config.serpapi_endpoint)
     try:
         services = create(config.web_provider, record, **options)
         services.check()

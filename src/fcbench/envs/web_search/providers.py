@@ -85,6 +85,7 @@ class SerpApiProvider:
         """`api_key` defaults to `$SERPAPI_API_KEY`; `endpoint`, `sleep`, `jitter` and `get`
         (`requests.get`'s signature) exist for tests and proxies."""
         self.api_key = api_key if api_key is not None else os.environ.get("SERPAPI_API_KEY")
+        redact.add_secret(self.api_key)  # a key passed in is masked like the variable's
         self.endpoint = (endpoint or self.ENDPOINT).rstrip("/")
         self.timeout = timeout
         self.max_wait = max_wait
