@@ -159,3 +159,58 @@ def test_no_key_in_any_output_file_or_request(
                 "requests": leaks("\n".join(model.bodies))}
     problems.update({str(p.relative_to(tmp_path)): leaks(file_text(p)) for p in written})
     assert {where: found for where, found in problems.items() if found} == {}
+
+
+class LoggingHost:
+    """A loopback host a model might name: it logs every request line and header it gets."""
+
+    def __init__(self) -> None:
+        self.received: list[str] = []
+        host = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                host.received.append(self.requestline + "\n" + str(self.headers))
+                body = b'{"ok": true}'
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+def test_a_live_exec_run_sends_no_key_to_a_host_the_model_chose(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`evaluate --exec-backend live` on a crafted `rest` answer that asks a loopback host
+    with every placeholder form in its URL, query and headers: the host gets no key."""
+    from fcbench.api import evaluate
+    from fcbench.envs.exec_functions.backends import KEY_VARIABLES, key_token, placeholders
+
+    for variable, value in KEYS.items():
+        monkeypatch.setenv(variable, value)
+    host = LoggingHost()
+    try:
+        forms = [f for v in KEY_VARIABLES for f in (key_token(v), *placeholders(v))]
+        query = "&".join(f"q{i}={form}" for i, form in enumerate(forms))
+        headers = {f"X-Leak-{i}": form for i, form in enumerate(forms)}
+        call = f"[requests.get(url={host.url + '/x?' + query!r}, headers={headers!r})]"
+        folder = tmp_path / "result" / "crafted" / "non_live"
+        folder.mkdir(parents=True)
+        (folder / "BFCL_v4_rest_result.json").write_text(
+            json.dumps({"id": "rest_0", "result": call}) + "\n")
+        evaluate(tmp_path / "result", categories=["rest"], exec_backend="live",
+                 score_dir=tmp_path / "score")
+    finally:
+        host.server.shutdown()
+        host.server.server_close()
+    received = urllib.parse.unquote("".join(host.received))
+    assert host.received  # the call was made
+    assert leaks(received) == []
+    assert all(form in received for form in forms)  # as the model wrote them
