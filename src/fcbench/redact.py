@@ -93,7 +93,7 @@ _ARGUMENT = re.compile(r"(?i)(--(?:api-key|token|password|secret)(?:=|\s+))(\S+)
 _extra_values: set[str] = set()
 _extra_variables: set[str] = set()
 _lock = threading.Lock()
-_compiled: tuple[tuple[str, ...], re.Pattern[str] | None] = ((), None)
+_compiled: tuple[Any, re.Pattern[str] | None] = (None, None)
 
 
 def add_variable(name: str | None) -> None:
@@ -131,20 +131,32 @@ def secrets() -> tuple[str, ...]:
 
 def _pattern() -> re.Pattern[str] | None:
     """One regex matching every known secret in its plain, percent-encoded and JSON-escaped
-    forms (rebuilt only when the set of secrets changed)."""
+    forms, rebuilt only when a key variable or an added secret changed (every result line
+    passes here: the check is a handful of dictionary lookups)."""
     global _compiled
-    known = secrets()
+    state = (_raw_values((*KEY_VARIABLES, *_extra_variables)), frozenset(_extra_values))
     cached_for, pattern = _compiled
-    if known == cached_for:
+    if state == cached_for:
         return pattern
     forms: set[str] = set()
-    for value in known:
+    for value in secrets():
         forms.update({value, urllib.parse.quote(value, safe=""),
                       urllib.parse.quote_plus(value), json.dumps(value)[1:-1]})
     ordered = sorted(forms, key=lambda v: (-len(v), v))
     pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
-    _compiled = (known, pattern)
+    _compiled = (state, pattern)
     return pattern
+
+
+def _raw_values(names: tuple[str, ...]) -> tuple[Any, ...]:
+    """The variables' values as stored, to tell whether any changed: `os.environ.get` costs
+    microseconds per missing name (it raises and catches KeyError), and this runs for every
+    line written, so the mapping's own dictionary is read when it has one."""
+    data = getattr(os.environ, "_data", None)
+    encode = getattr(os.environ, "encodekey", None)
+    if not isinstance(data, dict) or encode is None:
+        return tuple(map(os.environ.get, names))
+    return tuple(map(data.get, map(encode, names)))
 
 
 def values(content: str) -> str:
