@@ -110,3 +110,14 @@ def test_console_masks_click_logging_and_print(monkeypatch: pytest.MonkeyPatch) 
     assert out.getvalue() == "a ***\n"
     assert err.getvalue() == "b https://x/?token=***\nc ***\nd ***\n"
     assert sys.stdout is out and sys.stderr is err  # restored
+
+
+def test_the_web_logger_masks_for_programs_with_their_own_logging(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import fcbench.envs.web_search.services  # noqa: F401 - sets up the "fcbench.web" logger
+
+    monkeypatch.setenv("SERPAPI_API_KEY", KEY)
+    with caplog.at_level(logging.WARNING, logger="fcbench.web"):
+        logging.getLogger("fcbench.web").warning("GET /search?api_key=%s failed", KEY)
+    assert caplog.messages == ["GET /search?api_key=*** failed"]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import re
 import sys
@@ -47,6 +48,7 @@ __all__ = [
     "add_secrets_of_url",
     "add_variable",
     "console",
+    "guarded_logger",
     "secrets",
     "text",
     "url",
@@ -201,6 +203,32 @@ def data(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [data(v) for v in value]
     return value
+
+
+# --------------------------------------------------------------------------- logging
+
+
+class LogFilter(logging.Filter):
+    """Masks a record's message (`text`) before any handler sees it: for programs that call
+    `fcbench.run` with their own logging, where the console sink is not installed."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        masked = text(message)
+        if masked != message:
+            record.msg, record.args = masked, None
+        return True
+
+
+_LOG_FILTER = LogFilter()
+
+
+def guarded_logger(name: str) -> logging.Logger:
+    """`logging.getLogger(name)` with the masking filter attached (once)."""
+    logger = logging.getLogger(name)
+    if _LOG_FILTER not in logger.filters:
+        logger.addFilter(_LOG_FILTER)
+    return logger
 
 
 # --------------------------------------------------------------------------- the console

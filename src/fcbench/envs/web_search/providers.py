@@ -19,7 +19,6 @@ alike.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import random
 import time
@@ -45,7 +44,7 @@ NO_RESULTS_ERROR = "Failed to retrieve the search results from server. Please tr
 
 RESULT_FIELDS = ("title", "link", "snippet")
 
-_log = logging.getLogger("fcbench.web")
+_log = redact.guarded_logger("fcbench.web")  # the logger record.py, services.py use
 
 
 class SearchProvider(Protocol):
