@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from fcbench import __version__
+from fcbench import __version__, redact
 from fcbench.cli_flags import report_option, selection_options, write_html_report
 from fcbench.decode.families import names as decoder_names
 
@@ -64,17 +64,18 @@ class LazyGroup(click.Group):
     ) -> Any:
         """Click's own errors (a bad flag, a missing argument) in fcbench's one style,
         `fcbench: error: ...` on one line, like every other error fcbench reports."""
-        if not standalone_mode:
-            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
-        try:
-            code = super().main(args, prog_name, complete_var, False, **extra)
-        except click.exceptions.Abort:
-            click.echo("fcbench: error: aborted", err=True)
-            sys.exit(1)
-        except click.ClickException as exc:
-            show_error(exc)
-            sys.exit(exc.exit_code)
-        sys.exit(code if isinstance(code, int) else 0)
+        with redact.console():  # nothing the command prints shows a secret
+            if not standalone_mode:
+                return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+            try:
+                code = super().main(args, prog_name, complete_var, False, **extra)
+            except click.exceptions.Abort:
+                click.echo("fcbench: error: aborted", err=True)
+                sys.exit(1)
+            except click.ClickException as exc:
+                show_error(exc)
+                sys.exit(exc.exit_code)
+            sys.exit(code if isinstance(code, int) else 0)
 
 
 def show_error(exc: click.ClickException) -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fcbench import redact
 from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase
 from fcbench.dataset.selection import Selection, select_run
@@ -213,6 +214,7 @@ def web_services(prepared: Prepared, config: RunConfig, model_dir: Path) -> Any:
         options["max_wait"] = config.serpapi_max_wait
         if config.serpapi_endpoint:
             options["endpoint"] = config.serpapi_endpoint
+            redact.add_secrets_of_url(config.serpapi_endpoint)
     try:
         services = create(config.web_provider, record, **options)
         services.check()
@@ -249,6 +251,9 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     spec = BACKENDS.get(backend_name)
     urls = tuple(config.base_urls)
     variable = key_variable(backend_name, config.api_key_env)
+    redact.add_variable(variable)  # a key named by --api-key-env is masked like the others
+    for url in urls:
+        redact.add_secrets_of_url(url)
     if config.api_key_env and not api_key(spec or BACKENDS["openai"], config.api_key_env):
         raise BackendSetupError(f"--api-key-env {config.api_key_env}: the variable is not set")
     options = BackendOptions(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -17,6 +18,8 @@ import pytest
 
 from fcbench.envs.exec_functions import services as s
 from fcbench.envs.exec_functions.backends import (
+    KEY_HOSTS,
+    KEY_VARIABLES,
     ROUTES_VARIABLE,
     HttpRequest,
     HttpResponse,
@@ -24,6 +27,8 @@ from fcbench.envs.exec_functions.backends import (
     MissingKey,
     ServiceUnavailable,
     key_named_in,
+    key_token,
+    keys_for,
     placeholders,
     routed,
 )
@@ -65,23 +70,90 @@ def recorder() -> Iterator[Recorder]:
     server.close()
 
 
+RAPID_HOST = "https://covid-193.p.rapidapi.com"
+EXCHANGE_HOST = "https://v6.exchangerate-api.com"
+
+
 def test_placeholders_are_replaced_only_when_sent(recorder: Recorder, tmp_path: Path) -> None:
     environ = {"RAPID_API_KEY": "R-KEY", "EXCHANGERATE_API_KEY": "X-KEY",
-               ROUTES_VARIABLE: json.dumps({"https://api.example.test": recorder.url})}
+               ROUTES_VARIABLE: json.dumps({RAPID_HOST: recorder.url + "/r",
+                                            EXCHANGE_HOST: recorder.url + "/x"})}
     live = LiveServices(tmp_path, environ)
     response = s.requests_get(
-        live, url="https://api.example.test/v6/YOUR-EXCHANGERATE-API-KEY/latest/EUR",
-        headers={"X-RapidAPI-Key": "RAPID-API-KEY", "X-RapidAPI-Host": "h"},
-        params={"token": "${RAPID_API_KEY}"},
+        live, url=f"{EXCHANGE_HOST}/v6/YOUR-EXCHANGERATE-API-KEY/latest/EUR",
+        params={"token": "${EXCHANGERATE_API_KEY}"},
     )
     assert response.json() == {"ok": True}
-    ((path, headers),) = recorder.seen
-    assert path == "/v6/X-KEY/latest/EUR?token=R-KEY"  # routed, keys substituted
+    s.requests_get(live, url=f"{RAPID_HOST}/statistics",
+                   headers={"X-RapidAPI-Key": "RAPID-API-KEY", "X-RapidAPI-Host": "h"})
+    (path, _), (_, headers) = recorder.seen
+    assert path == "/x/v6/X-KEY/latest/EUR?token=X-KEY"  # routed, keys substituted
     assert headers["x-rapidapi-key"] == "R-KEY"  # the 2024 spelling, too
-    (recorded,) = [json.loads(p.read_text()) for p in tmp_path.glob("*.json")]
-    assert recorded["request"]["url"] == (
-        "https://api.example.test/v6/YOUR-EXCHANGERATE-API-KEY/latest/EUR")
+    recorded = [json.loads(p.read_text()) for p in tmp_path.glob("*.json")]
+    assert f"{EXCHANGE_HOST}/v6/YOUR-EXCHANGERATE-API-KEY/latest/EUR" in [
+        r["request"]["url"] for r in recorded]
     assert "R-KEY" not in json.dumps(recorded) and "X-KEY" not in json.dumps(recorded)
+
+
+EVERY_PLACEHOLDER = [form for variable in KEY_VARIABLES
+                     for form in (key_token(variable), *placeholders(variable))]
+
+
+def test_a_host_the_model_chose_gets_no_key(recorder: Recorder) -> None:
+    """A crafted `rest` answer naming a loopback host with every placeholder form, in the
+    URL, the query and the headers: the placeholders arrive as they are, never a key."""
+    environ = {variable: f"secret-{variable.lower()}-value" for variable in KEY_VARIABLES}
+    forms = EVERY_PLACEHOLDER
+    s.requests_get(LiveServices(None, environ), url=f"{recorder.url}/x/{forms[0]}?k={forms[1]}",
+                   params={f"p{i}": form for i, form in enumerate(forms)},
+                   headers={f"X-Leak-{i}": form for i, form in enumerate(forms)})
+    ((path, headers),) = recorder.seen
+    received = urllib.parse.unquote(path) + json.dumps(headers)
+    assert not any(key in received for key in environ.values())
+    assert all(form in received for form in forms)  # sent as the model wrote them
+
+
+@pytest.mark.parametrize("url", [
+    "https://geocode.maps.co.example.test/x", "https://example.test/geocode.maps.co/x",
+    "https://geocode.maps.co@127.0.0.1/x", "https://u:p@geocode.maps.co/x",
+    "https://geocode.maps.co:8443/x", "https://geocode.maps.co:bad/x", "geocode.maps.co/x",
+])
+def test_look_alike_hosts_get_no_key(url: str) -> None:
+    assert keys_for(url) == ()
+
+
+def test_known_hosts_get_their_key_only() -> None:
+    assert keys_for("https://GEOCODE.maps.co/search?q=1") == ("GEOCODE_API_KEY",)
+    assert keys_for("http://www.omdbapi.com/?t=x") == ("OMDB_API_KEY",)  # as the data asks it
+    assert keys_for("https://covid-193.p.rapidapi.com/statistics") == ("RAPID_API_KEY",)
+
+
+def test_a_key_goes_only_to_its_own_api(recorder: Recorder) -> None:
+    """On a known host, only that API's key is filled in: the others' placeholders stay."""
+    environ = {variable: f"secret-{variable.lower()}-value" for variable in KEY_VARIABLES}
+    environ[ROUTES_VARIABLE] = json.dumps({"https://geocode.maps.co": recorder.url})
+    s.requests_get(LiveServices(None, environ), url="https://geocode.maps.co/search",
+                   params={"api_key": "YOUR-GEOCODE-API-KEY", "other": "YOUR-OMDB-API-KEY"},
+                   headers={"X-RapidAPI-Key": "YOUR-RAPID-API-KEY"})
+    ((path, headers),) = recorder.seen
+    assert path == "/search?api_key=secret-geocode_api_key-value&other=YOUR-OMDB-API-KEY"
+    assert headers["x-rapidapi-key"] == "YOUR-RAPID-API-KEY"
+
+
+def test_key_hosts_are_those_of_the_release(fetched_home: Path) -> None:
+    """`KEY_HOSTS` is what the release's web-service functions and REST requests send each
+    key to: no request needing a key goes elsewhere, and no listed host is unused."""
+    from fcbench.check.exec_preflight import planned_request
+    from fcbench.dataset.exec_probes import executable_probes, rest_probes
+
+    used: dict[str, set[str]] = {variable: set() for variable in KEY_VARIABLES}
+    for probe in executable_probes() + rest_probes():
+        request = planned_request(probe.call)
+        if request is not None and request.needs_key:
+            used[request.needs_key].add(urllib.parse.urlsplit(request.url).hostname or "")
+    assert used == {variable: set(hosts) for variable, hosts in KEY_HOSTS.items()}
+    assert {v for v in KEY_VARIABLES if keys_for(f"https://{sorted(KEY_HOSTS[v])[0]}/x")} == set(
+        KEY_VARIABLES)
 
 
 def test_a_request_naming_a_placeholder_needs_its_key(recorder: Recorder) -> None:

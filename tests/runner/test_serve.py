@@ -25,6 +25,7 @@ from fcbench.runner.serve import (
     free_port,
     plan_command,
     plan_engine,
+    serve_environment,
     serving,
     tool_call_parser,
 )
@@ -227,3 +228,32 @@ def test_serve_vllm_starts_the_engine_with_tool_calling(
     clash = cli("generate", "--model", "Qwen/Qwen3-8B", "--serve", "vllm", "--base-url",
                 "http://127.0.0.1:1/v1", "--result-dir", str(tmp_path / "r"))
     assert clash.exit_code == 2 and "drop --base-url" in clash.stderr
+
+
+def test_the_engine_gets_an_allow_listed_environment() -> None:
+    environ = {"PATH": "/bin", "HOME": "/h", "LC_ALL": "C", "CUDA_VISIBLE_DEVICES": "0",
+               "HF_HOME": "/hf", "VLLM_USE_V1": "1", "OPENAI_API_KEY": "k1",
+               "SERPAPI_API_KEY": "k2", "RAPID_API_KEY": "k3", "AWS_SECRET_ACCESS_KEY": "k4",
+               "MINE": "m", "FCBENCH_SERVE_ENV": "MINE, OTHER"}
+    assert serve_environment(environ) == {
+        "PATH": "/bin", "HOME": "/h", "LC_ALL": "C", "CUDA_VISIBLE_DEVICES": "0",
+        "HF_HOME": "/hf", "VLLM_USE_V1": "1", "MINE": "m"}
+
+
+def test_a_served_engine_cannot_print_a_key(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wrapper printing the key variables into serve.log prints nothing of them."""
+    keys = {"OPENAI_API_KEY": "served-openai-key-1", "SERPAPI_API_KEY": "served-serp-key-2",
+            "OMDB_API_KEY": "served-omdb-key-3"}
+    for variable, value in keys.items():
+        monkeypatch.setenv(variable, value)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    shown = " ".join(f"{v}=${v}" for v in keys)
+    wrapper = f"sh -c 'echo {shown} HF_HOME=$HF_HOME; exec {STAND_IN}'"
+    result = cli("generate", "--model", "m", "--serve-cmd", wrapper, "--categories",
+                 "simple_python", "--limit", "1", "--result-dir", str(tmp_path / "r"))
+    assert result.exit_code == 0, result.output
+    log = (tmp_path / "r" / "m-FC" / "serve.log").read_text()
+    assert "OPENAI_API_KEY= " in log and f"HF_HOME={tmp_path / 'hf'}" in log  # it ran
+    assert not any(value in log for value in keys.values())

@@ -92,3 +92,24 @@ def test_a_lone_surrogate_is_stored_and_read_back(tmp_path: Path) -> None:
     store.append({"id": "simple_python_0", "result": "a\ud800b"})
     store.finalize()
     assert lines(path) == [{"id": "simple_python_0", "result": "a\ud800b"}]
+
+
+def test_a_known_key_never_reaches_a_result_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the key's value is masked: a model's credential-shaped text stays as it was."""
+    monkeypatch.setenv("SERPAPI_API_KEY", "serp-key-123456")
+    store = CategoryStore(tmp_path / "r.json")
+    store.open()
+    answer = "requests.get(url='https://h/x?api_key=YOUR-RAPID-API-KEY')"
+    store.append({"id": "a_0", "result": answer, "log": "GET /s?api_key=serp-key-123456"})
+    (entry,) = store.finalize().values()
+    assert entry == {"id": "a_0", "result": answer, "log": "GET /s?api_key=***"}
+
+
+def test_base_url_credentials_are_stored_masked(tmp_path: Path) -> None:
+    from fcbench.runner.store import write_json_atomic
+
+    path = tmp_path / "model.json"
+    write_json_atomic(path, {"endpoints": ["http://me:pw-9876@h:1/v1?api_key=k-5432&x=1"]})
+    assert json.loads(path.read_text()) == {"endpoints": ["http://me:***@h:1/v1?api_key=***&x=1"]}

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fcbench import redact
 from fcbench.dataset import categories as reg
 from fcbench.dataset.format_sensitivity import config_names
 from fcbench.dataset.model import UNENCODABLE
@@ -364,7 +365,7 @@ def write_csvs(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
     paths = []
     for table in TABLES:
         path = Path(out_dir) / table.file_name
-        text = "\n".join(table_lines(table, ordered))
+        text = redact.values("\n".join(table_lines(table, ordered)))
         path.write_text(text, encoding="utf-8", errors=UNENCODABLE, newline="\n")
         paths.append(path)
     from fcbench.report.custom_csv import write_custom_csv  # custom datasets' categories

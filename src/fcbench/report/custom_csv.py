@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fcbench import redact
 from fcbench.dataset.model import UNENCODABLE
 from fcbench.score.aggregate import CategoryScore
 from fcbench.score.custom_groups import custom_groups, custom_summaries
@@ -90,5 +91,6 @@ def write_custom_csv(entries: Sequence[ModelEntry], out_dir: Path) -> Path | Non
     if lines is None:
         return None
     path = Path(out_dir) / FILE_NAME
-    path.write_text("\n".join(lines), encoding="utf-8", errors=UNENCODABLE, newline="\n")
+    path.write_text(redact.values("\n".join(lines)), encoding="utf-8", errors=UNENCODABLE,
+                    newline="\n")
     return path

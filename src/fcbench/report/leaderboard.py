@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fcbench import redact
 from fcbench.dataset import categories as reg
 from fcbench.dataset.model import UNENCODABLE
 from fcbench.report.csv_files import (
@@ -200,5 +201,5 @@ def write_leaderboard_json(entries: Sequence[ModelEntry], path: Path) -> Path:
                     key=lambda e: e.v4.overall.accuracy, reverse=True)
     models = [{"rank": i, **entry_json(e)} for i, e in enumerate(ranked, start=1)]
     text = json.dumps({"models": models}, indent=2, ensure_ascii=False) + "\n"
-    Path(path).write_text(text, encoding="utf-8", errors=UNENCODABLE)
+    Path(path).write_text(redact.values(text), encoding="utf-8", errors=UNENCODABLE)
     return Path(path)

@@ -18,7 +18,7 @@ try:
 except ImportError:  # pragma: no cover - Pythons without the C accelerator
     make_encoder = None  # type: ignore[assignment, misc]
 
-from fcbench import layout
+from fcbench import layout, redact
 from fcbench._json import RawJSON
 from fcbench.dataset.model import UNENCODABLE
 from fcbench.layout import SCORE_FILE_GLOB, category_of_file
@@ -74,7 +74,7 @@ def write_score_file(
     lines.append("")  # the newline after the last line, without copying the text again
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", errors=UNENCODABLE) as out:
-        out.write("\n".join(lines))
+        out.write(redact.values("\n".join(lines)))  # no known secret in a score file
 
 
 Encode = Callable[[Any], str]

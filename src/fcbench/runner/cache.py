@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fcbench import redact
 from fcbench.layout import RESPONSE_CACHE_FILE
 from fcbench.models.base import Reply
 
@@ -157,14 +158,15 @@ class ResponseCache:
             return None
 
     def put(self, key: str, backend: str, model: str, reply_json: str) -> bool:
-        """Store one reply in its own transaction; False when it could not be written."""
+        """Store one reply in its own transaction; False when it could not be written. A
+        known secret's value never reaches the file (`redact.values`); `key` is a digest."""
         now = time.time()
         try:
             with self._lock:
                 self._db.execute(
                     "INSERT OR REPLACE INTO responses (key, backend, model, reply, created, used,"
                     " hits) VALUES (?, ?, ?, ?, ?, ?, 0)",
-                    (key, backend, model, reply_json, now, now),
+                    (key, backend, redact.values(model), redact.values(reply_json), now, now),
                 )
         except sqlite3.Error:
             return False

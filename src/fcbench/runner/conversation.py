@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fcbench import redact
 from fcbench.dataset.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DecodeError
@@ -284,6 +285,7 @@ class _Loop:
             results = await asyncio.to_thread(self.env.execute, calls)
         else:
             results = self.env.execute(calls)
+        results = [redact.values(r) for r in results]  # what goes to the model holds no key
         self.conversation.add_results(reply, calls, results)
         step_log.extend({"role": "tool", "content": r} for r in results)
         return True

@@ -31,11 +31,13 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
+
+from fcbench import redact
 
 ENGINES = ("vllm", "sglang")
 DEFAULT_START_TIMEOUT = 900.0
@@ -43,6 +45,26 @@ DEFAULT_START_TIMEOUT = 900.0
 STOP_GRACE = 20.0
 """Seconds between SIGTERM and SIGKILL when stopping the server."""
 POLL_INTERVAL = 0.5
+
+SERVE_ENV_NAMES = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TZ", "LANG", "LANGUAGE", "TMPDIR",
+    "TMP", "TEMP", "PWD", "HOSTNAME", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME",
+    "PYTHONUNBUFFERED", "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH", "CC", "CXX",
+    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+    "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "TOKENIZERS_PARALLELISM", "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS", "MODELSCOPE_CACHE", "NUMBA_CACHE_DIR",
+})
+SERVE_ENV_PREFIXES = ("LC_", "XDG_", "CUDA_", "NVIDIA_", "CUDNN_", "NCCL_", "HF_", "HUGGINGFACE_",
+                      "TRANSFORMERS_", "VLLM_", "SGLANG_", "TORCH", "PYTORCH_", "TRITON_",
+                      "ROCM_", "HIP_", "HSA_", "ROCR_", "CONDA_", "OLLAMA_", "LLAMA_", "GGML_",
+                      "FLASHINFER_", "XLA_", "TPU_", "NEURON_", "OPENBLAS_", "KMP_", "UV_", "PIP_")
+"""What a served engine inherits of fcbench's environment: what it needs to find its
+programs and libraries, its GPUs, its weights (Hugging Face, including the token for gated
+models) and its own settings; not the API keys of other services fcbench holds (an engine
+that logged `OPENAI_API_KEY` would write it into `serve.log`). `FCBENCH_SERVE_ENV` names more
+variables to pass (comma-separated)."""
+SERVE_ENV_VARIABLE = "FCBENCH_SERVE_ENV"
 
 PARSERS: tuple[tuple[str, str, str | None], ...] = (
     # (pattern in the lower-cased model name, vLLM parser, SGLang parser); first match wins
@@ -201,12 +223,12 @@ class Server:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
         header = f"# fcbench: {time.strftime('%Y-%m-%d %H:%M:%S')}: {shlex.join(plan.command)}\n"
-        self._log.write(header.encode())
+        self._log.write(redact.text(header).encode())
         self._log.flush()
         try:
             self.process = subprocess.Popen(
                 plan.command, stdin=subprocess.DEVNULL, stdout=self._log,
-                stderr=subprocess.STDOUT, start_new_session=True,
+                stderr=subprocess.STDOUT, start_new_session=True, env=serve_environment(),
             )
         except OSError as exc:
             self._log.close()
@@ -248,6 +270,14 @@ class Server:
     def _log_note(self) -> str:
         last = _last_line(self.log_path)
         return f"; its log: {self.log_path}" + (f" (last line: {last})" if last else "")
+
+
+def serve_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The allow-listed part of `environ` (default: this process's) a served engine gets."""
+    source = os.environ if environ is None else environ
+    extra = {name.strip() for name in source.get(SERVE_ENV_VARIABLE, "").split(",")}
+    return {name: value for name, value in source.items()
+            if name in SERVE_ENV_NAMES or name in extra or name.startswith(SERVE_ENV_PREFIXES)}
 
 
 def answers(url: str, timeout: float = 2.0) -> bool:

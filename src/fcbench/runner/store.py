@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from fcbench import redact
 from fcbench.dataset.model import UNENCODABLE, id_order
 
 ERROR_PREFIX = "Error during inference: "
@@ -45,8 +46,10 @@ def is_error(entry: dict[str, Any]) -> bool:
 
 def _dumps(entry: dict[str, Any]) -> bytes:
     """One JSON line. A lone surrogate (a model can send `"\\ud800"`) has no UTF-8 form:
-    written as its JSON escape, so the line stays valid and reads back the same."""
-    return (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", UNENCODABLE)
+    written as its JSON escape, so the line stays valid and reads back the same. A known
+    secret's value is masked (`redact.values`: a model's own text is otherwise untouched)."""
+    line = redact.values(json.dumps(entry, ensure_ascii=False))
+    return (line + "\n").encode("utf-8", UNENCODABLE)
 
 
 class CategoryStore:
@@ -203,9 +206,11 @@ def _lock(fd: int) -> None:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write a small JSON file (model.json) so that it is never seen half-written."""
+    """Write a small JSON file (model.json) so that it is never seen half-written; with
+    secrets and credential-shaped values masked (`redact.text`: base URLs with a password or
+    an `api_key=` parameter are stored masked)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    text = redact.text(json.dumps(data, indent=1, ensure_ascii=False)) + "\n"
     tmp.write_text(text, encoding="utf-8", errors=UNENCODABLE)
     os.replace(tmp, path)

@@ -41,10 +41,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from fcbench import redact
 from fcbench._atomic import replace_file
 
 BACKENDS = ("offline", "replay", "live")
 KEY_VARIABLES = ("RAPID_API_KEY", "GEOCODE_API_KEY", "EXCHANGERATE_API_KEY", "OMDB_API_KEY")
+KEY_HOSTS: dict[str, frozenset[str]] = {
+    "RAPID_API_KEY": frozenset({
+        "mashape-community-urban-dictionary.p.rapidapi.com", "covid-193.p.rapidapi.com",
+        "real-time-amazon-data.p.rapidapi.com", "yahoo-finance15.p.rapidapi.com",
+        "timezone-by-location.p.rapidapi.com",
+    }),
+    "GEOCODE_API_KEY": frozenset({"geocode.maps.co"}),
+    "EXCHANGERATE_API_KEY": frozenset({"v6.exchangerate-api.com"}),
+    "OMDB_API_KEY": frozenset({"www.omdbapi.com"}),
+}
+"""The hosts each key belongs to: those the release's web-service functions and `rest`
+questions send it to (a test derives them from the data and checks this table). A key is
+substituted into a request only when the URL the request names (before `FCBENCH_EXEC_ROUTES`)
+is on one of its hosts, at the default port: a host a model chose gets the placeholder."""
 LIVE_TIMEOUT = 20.0
 ROUTES_VARIABLE = "FCBENCH_EXEC_ROUTES"
 
@@ -176,29 +191,50 @@ class LiveServices:
         return response
 
     def _fetch(self, request: HttpRequest) -> HttpResponse:
-        params = [(k, self._with_keys(v)) for k, v in request.params]
+        keys = keys_for(request.url)
+        params = [(k, self._with_keys(v, keys)) for k, v in request.params]
         query = urllib.parse.urlencode(params)
-        url = self._with_keys(routed(request.url, self.environ))
+        url = self._with_keys(routed(request.url, self.environ), keys)
         url += ("&" if "?" in url else "?") + query if query else ""
-        headers = {k: self._with_keys(v) for k, v in request.headers}
+        headers = {k: self._with_keys(v, keys) for k, v in request.headers}
         http = urllib.request.Request(url, headers=headers, method="GET")
         try:
             with urllib.request.urlopen(http, timeout=LIVE_TIMEOUT) as reply:
-                return HttpResponse(reply.status, reply.read().decode("utf-8", "replace"))
+                return _answer(reply.status, reply.read())
         except urllib.error.HTTPError as exc:
-            return HttpResponse(exc.code, exc.read().decode("utf-8", "replace"))
+            return _answer(exc.code, exc.read())
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise ServiceUnavailable(f"{request.describe()}: {exc}") from None
+            raise ServiceUnavailable(f"{request.describe()}: {redact.text(str(exc))}") from None
 
-    def _with_keys(self, value: str) -> str:
-        """Key tokens (`${RAPID_API_KEY}`...) and the dataset's placeholders become the real
-        keys, only here, so keys never reach a recording (or a model)."""
-        for variable in KEY_VARIABLES:
+    def _with_keys(self, value: str, variables: Iterable[str]) -> str:
+        """Key tokens (`${RAPID_API_KEY}`...) and the dataset's placeholders of `variables`
+        become the real keys, only here, so keys never reach a recording (or a model)."""
+        for variable in variables:
             key = self.environ.get(variable)
             if key:
                 for stand_in in (key_token(variable), *placeholders(variable)):
                     value = value.replace(stand_in, key)
         return value
+
+
+def keys_for(url: str) -> tuple[str, ...]:
+    """The key variables that may be sent with a request to `url`: those whose API lives on
+    its host (`KEY_HOSTS`; exact host name, default port, no userinfo), else none."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return ()
+    if parts.username is not None or parts.password is not None or port is not None:
+        return ()
+    host = (parts.hostname or "").lower()
+    return tuple(v for v in KEY_VARIABLES if host in KEY_HOSTS[v])
+
+
+def _answer(status: int, body: bytes) -> HttpResponse:
+    """A response as the functions read it; a service that echoes the key back (some put
+    the request URL in an error) does not pass it on to results or recordings."""
+    return HttpResponse(status, redact.values(body.decode("utf-8", "replace")))
 
 
 class MissingKey(ServiceUnavailable):

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fcbench import redact
 from fcbench.envs.web_search.extra import missing
 
 __all__ = ["BROWSER_HEADERS", "MODES", "PageFetcher", "convert_page"]
@@ -76,7 +77,7 @@ class PageFetcher:
             response.raise_for_status()
             return {"content": convert_page(response.text, mode)}
         except Exception as exc:
-            return {"error": f"An error occurred while fetching {url}: {exc}"}
+            return {"error": f"An error occurred while fetching {url}: {redact.text(str(exc))}"}
 
 
 def convert_page(html: str, mode: Any) -> str:

@@ -19,13 +19,13 @@ alike.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import random
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from fcbench import redact
 from fcbench.envs.web_search.extra import missing
 
 __all__ = [
@@ -44,7 +44,7 @@ NO_RESULTS_ERROR = "Failed to retrieve the search results from server. Please tr
 
 RESULT_FIELDS = ("title", "link", "snippet")
 
-_log = logging.getLogger("fcbench.web")
+_log = redact.guarded_logger("fcbench.web")  # the logger record.py, services.py use
 
 
 class SearchProvider(Protocol):
@@ -84,6 +84,7 @@ class SerpApiProvider:
         """`api_key` defaults to `$SERPAPI_API_KEY`; `endpoint`, `sleep`, `jitter` and `get`
         (`requests.get`'s signature) exist for tests and proxies."""
         self.api_key = api_key if api_key is not None else os.environ.get("SERPAPI_API_KEY")
+        redact.add_secret(self.api_key)  # a key passed in is masked like the variable's
         self.endpoint = (endpoint or self.ENDPOINT).rstrip("/")
         self.timeout = timeout
         self.max_wait = max_wait
@@ -104,15 +105,15 @@ class SerpApiProvider:
         while True:
             try:
                 payload = self._request(params)
-            except Exception as exc:
-                if "429" not in str(exc):
-                    _log.warning("SerpAPI error (not retried): %s", exc)
-                    return {"error": str(exc)}
-                problem = str(exc)
+            except Exception as exc:  # its text names the URL, `api_key=` included
+                problem = redact.text(str(exc))
+                if "429" not in problem:
+                    _log.warning("SerpAPI error (not retried): %s", problem)
+                    return {"error": problem}
             else:
                 if not ("error" in payload and "429" in str(payload["error"])):
                     break
-                problem = str(payload["error"])
+                problem = redact.text(str(payload["error"]))
             wait = backoff + self._jitter(0, backoff)
             if waited + wait > self.max_wait:
                 return {"error": f"SerpAPI kept answering 429 (rate limit) for {waited:.0f} s; "
@@ -172,7 +173,7 @@ class DdgsProvider:
                 str(keywords), region=str(region), max_results=count, backend=self.backend
             )
         except Exception as exc:  # ddgs raises for no results, rate limits and timeouts
-            return {"error": str(exc) or NO_RESULTS_ERROR}
+            return {"error": redact.text(str(exc)) or NO_RESULTS_ERROR}
         return [_from_ddgs(item) for item in found]
 
 

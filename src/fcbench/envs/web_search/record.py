@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fcbench import redact
 from fcbench._atomic import replace_file
 from fcbench.dataset.model import UNENCODABLE
 
@@ -169,7 +170,7 @@ class WebRecord:
 
     def put(self, key: RequestKey, answer: Any, provider: str) -> None:
         """Store an answer (file first, then its index line); the first one per key stays."""
-        text = json.dumps(answer, ensure_ascii=False, default=str)
+        text = redact.values(json.dumps(answer, ensure_ascii=False, default=str))
         data = text.encode("utf-8", UNENCODABLE)  # a lone surrogate as its JSON escape
         digest = hashlib.sha256(data).hexdigest()
         self._write_answer(digest, data)
@@ -185,7 +186,7 @@ class WebRecord:
             ensure_ascii=True,  # plain ASCII: one line is one write, whatever it holds
         )
         with self._lock:
-            self._append(line.encode("ascii") + b"\n")
+            self._append(redact.values(line).encode("ascii") + b"\n")
 
     def _write_answer(self, digest: str, data: bytes) -> None:
         target = self.root / f"{digest}{SUFFIX}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from fcbench import redact
 from fcbench.report.compare import Comparison, as_json
 from fcbench.report.html.page import ReportUnavailable, plotly_js, render, write_page
 
@@ -53,7 +54,7 @@ def write_report(
     if markdown is not None:
         from fcbench.report.markdown import summary_markdown
 
-        Path(markdown).write_text(summary_markdown(document), encoding="utf-8")
+        Path(markdown).write_text(redact.values(summary_markdown(document)), encoding="utf-8")
         written.append(Path(markdown))
     return written
 

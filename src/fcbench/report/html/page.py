@@ -17,6 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from fcbench import redact
+
 
 class ReportUnavailable(RuntimeError):
     """The charting library is not installed."""
@@ -49,7 +51,7 @@ def asset(name: str) -> str:
 
 def packed(document: Any) -> str:
     """gzip + base64 of the compact JSON text (base64 holds no `<`, safe inside a script)."""
-    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    text = redact.values(json.dumps(document, ensure_ascii=False, separators=(",", ":")))
     raw = text.encode("utf-8", errors="backslashreplace")
     return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
 
@@ -73,6 +75,6 @@ def write_page(path: Path, text: str) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_text(redact.values(text), encoding="utf-8")
     tmp.replace(path)
     return path

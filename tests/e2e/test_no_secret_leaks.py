@@ -1,0 +1,216 @@
+"""No key leaves the process: a smoke run of every category with a distinct fake key in every
+variable fcbench reads, while everything around it fails in ways that print URLs.
+
+`fcbench run --limit 1 --categories all,v1` (a real process: its own stdout and stderr) asks a
+loopback model server that logs every request body; web search goes to a SerpAPI endpoint
+where nothing listens (the requests library's error names the URL, `api_key=` included), the
+executable categories run live against a loopback stand-in for every web API that answers 500
+with the request it got echoed back (keys included, as some APIs do), the base URL carries a
+password and the cache is on. Then not one key, nor the password, appears in stdout, stderr,
+any file under the result, score (reports included), web record or cache folders, or in any
+request body the model server received.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import threading
+import urllib.parse
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fake_openai import FakeOpenAI, _tool_call
+from fake_web_apis import HOSTS
+from fcbench import redact
+
+KEY_ENV = "MY_ENDPOINT_KEY"
+"""A variable named by `--api-key-env`."""
+KEYS = {variable: f"leak-canary-{index:02d}-{variable.lower().replace('_', '-')}"
+        for index, variable in enumerate((*redact.KEY_VARIABLES, KEY_ENV))}
+PASSWORD = "leak-canary-base-url-password"
+FEEDBACK = "[{'role': 'tool'"
+REST_URL = "https://geocode.maps.co/search?q=Paris&api_key=YOUR-GEOCODE-API-KEY"
+
+
+class LoggingModel:
+    """A model that searches when it can, asks a keyed web API when it can, else calls its
+    first tool; it ends a turn once it has a tool result. Every request body is kept."""
+
+    def __init__(self) -> None:
+        self.bodies: list[str] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            self.bodies.append(json.dumps(request))
+        messages = request.get("messages") or []
+        last = messages[-1] if messages else {}
+        if last.get("role") == "tool" or str(last.get("content", "")).startswith(FEEDBACK):
+            return {"content": "done"}
+        names = [tool["function"]["name"] for tool in request.get("tools") or []]
+        if "search_engine_query" in names:
+            return {"tool_calls": [_tool_call("search_engine_query", {"keywords": "news"}, 0)]}
+        if "requests_get" in names:
+            return {"tool_calls": [_tool_call("requests_get", {"url": REST_URL}, 0)]}
+        if names:
+            return {"tool_calls": [_tool_call(names[0], {"a": 1}, 0)]}
+        return {"content": "[f(a=1)]"}
+
+
+class EchoingApis:
+    """Every web API of the executable categories: HTTP 500 with the request echoed."""
+
+    def __init__(self) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                body = json.dumps({"error": "down", "path": self.path,
+                                   "headers": dict(self.headers.items())}).encode()
+                self.send_response(500)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def routes(self) -> dict[str, str]:
+        return {f"{scheme}://{host}": f"{self.url}/{host}"
+                for host in HOSTS for scheme in ("http", "https")}
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def apis() -> Iterator[EchoingApis]:
+    server = EchoingApis()
+    yield server
+    server.close()
+
+
+def dead_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])  # closed on return: nothing listens there
+
+
+def leaks(text: str) -> list[str]:
+    """The secrets found in `text`, in any form they could be written in."""
+    found = []
+    for secret in (*KEYS.values(), PASSWORD):
+        forms = {secret, urllib.parse.quote(secret, safe=""), json.dumps(secret)[1:-1]}
+        if any(form in text for form in forms):
+            found.append(secret)
+    return found
+
+
+def file_text(path: Path) -> str:
+    data = path.read_bytes()
+    if path.name.endswith(".gz"):
+        data = gzip.decompress(data)
+    return data.decode("utf-8", "replace")
+
+
+def test_no_key_in_any_output_file_or_request(
+    fetched_home: Path, tmp_path: Path, apis: EchoingApis
+) -> None:
+    model = LoggingModel()
+    env = {**os.environ, **KEYS, "FCBENCH_HOME": str(fetched_home),
+           "FCBENCH_EXEC_ROUTES": json.dumps(apis.routes())}
+    with FakeOpenAI(model) as server:
+        base_url = server.base_url.replace("://", f"://fcbench:{PASSWORD}@")
+        proc = subprocess.run(
+            [sys.executable, "-m", "fcbench.cli", "run", "--model", "m", "--base-url", base_url,
+             "--api-key-env", KEY_ENV, "--categories", "all,v1", "--limit", "1",
+             "--web-provider", "serpapi", "--serpapi-endpoint",
+             f"http://127.0.0.1:{dead_port()}", "--serpapi-max-wait", "0",
+             "--exec-backend", "live", "--cache", "always", "--cache-dir",
+             str(tmp_path / "cache"), "--result-dir", str(tmp_path / "result"),
+             "--score-dir", str(tmp_path / "score"), "--concurrency", "4"],
+            env=env, capture_output=True, text=True, timeout=900,
+        )
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    folders = {p.relative_to(tmp_path).parts[0] for p in written}
+    assert {"result", "score", "cache"} <= folders
+    # what was exercised: a failed search went to the model, a keyed API was asked live
+    assert any("search_engine_query" in body for body in model.bodies)
+    assert any("web_record" in p.parts for p in written)
+    assert any(p.name == "model.json" for p in written)
+    assert any(p.name == "report.html" for p in written)
+    assert "Connection refused" in "".join(model.bodies) or "Max retries" in "".join(
+        model.bodies)
+    problems = {"stdout": leaks(proc.stdout), "stderr": leaks(proc.stderr),
+                "requests": leaks("\n".join(model.bodies))}
+    problems.update({str(p.relative_to(tmp_path)): leaks(file_text(p)) for p in written})
+    assert {where: found for where, found in problems.items() if found} == {}
+
+
+class LoggingHost:
+    """A loopback host a model might name: it logs every request line and header it gets."""
+
+    def __init__(self) -> None:
+        self.received: list[str] = []
+        host = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                host.received.append(self.requestline + "\n" + str(self.headers))
+                body = b'{"ok": true}'
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+def test_a_live_exec_run_sends_no_key_to_a_host_the_model_chose(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`evaluate --exec-backend live` on a crafted `rest` answer that asks a loopback host
+    with every placeholder form in its URL, query and headers: the host gets no key."""
+    from fcbench.api import evaluate
+    from fcbench.envs.exec_functions.backends import KEY_VARIABLES, key_token, placeholders
+
+    for variable, value in KEYS.items():
+        monkeypatch.setenv(variable, value)
+    host = LoggingHost()
+    try:
+        forms = [f for v in KEY_VARIABLES for f in (key_token(v), *placeholders(v))]
+        query = "&".join(f"q{i}={form}" for i, form in enumerate(forms))
+        headers = {f"X-Leak-{i}": form for i, form in enumerate(forms)}
+        call = f"[requests.get(url={host.url + '/x?' + query!r}, headers={headers!r})]"
+        folder = tmp_path / "result" / "crafted" / "non_live"
+        folder.mkdir(parents=True)
+        (folder / "BFCL_v4_rest_result.json").write_text(
+            json.dumps({"id": "rest_0", "result": call}) + "\n")
+        evaluate(tmp_path / "result", categories=["rest"], exec_backend="live",
+                 score_dir=tmp_path / "score")
+    finally:
+        host.server.shutdown()
+        host.server.server_close()
+    received = urllib.parse.unquote("".join(host.received))
+    assert host.received  # the call was made
+    assert leaks(received) == []
+    assert all(form in received for form in forms)  # as the model wrote them

@@ -1,0 +1,123 @@
+"""The redaction layer: what is a secret, what each strength replaces, the console sink."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import sys
+import urllib.parse
+
+import pytest
+
+from fcbench import redact
+
+KEY = "sk-live-Abc123XYZ/+="  # with characters that percent- and JSON-encode differently
+
+
+@pytest.fixture(autouse=True)
+def clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in redact.KEY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(redact, "_extra_values", set())
+    monkeypatch.setattr(redact, "_extra_variables", set())
+
+
+@pytest.mark.parametrize("variable", redact.KEY_VARIABLES)
+def test_every_known_variable_is_masked_in_every_form(
+    monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    monkeypatch.setenv(variable, KEY)
+    forms = [KEY, urllib.parse.quote(KEY, safe=""), urllib.parse.quote_plus(KEY),
+             json.dumps(KEY)[1:-1]]
+    for form in forms:
+        assert redact.values(f"before {form} after") == "before *** after"
+
+
+def test_registries_name_no_variable_outside_the_layer() -> None:
+    from fcbench.envs.exec_functions.backends import KEY_VARIABLES
+    from fcbench.models.registry import BACKENDS
+
+    named = {spec.key_variable for spec in BACKENDS.values() if spec.key_variable}
+    assert named | set(KEY_VARIABLES) | {"SERPAPI_API_KEY"} <= set(redact.KEY_VARIABLES)
+
+
+def test_api_key_env_and_added_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_VENDOR_SECRET", "vendor-secret-value")
+    assert redact.values("x vendor-secret-value") == "x vendor-secret-value"
+    redact.add_variable("MY_VENDOR_SECRET")
+    assert redact.values("x vendor-secret-value") == "x ***"
+    redact.add_secret("given-in-python")
+    assert redact.values("given-in-python!") == "***!"
+
+
+def test_short_values_are_placeholders_not_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "EMPTY")
+    assert redact.values("EMPTY result") == "EMPTY result"
+    assert redact.secrets() == ()
+
+
+def test_values_leave_credential_shaped_model_text_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAPID_API_KEY", KEY)
+    answer = ("requests.get(url='https://h/x?api_key=YOUR-RAPID-API-KEY', "
+              "headers={'X-RapidAPI-Key': 'RAPID-API-KEY'})")
+    assert redact.values(answer) == answer
+
+
+def test_text_masks_credential_shapes() -> None:
+    cases = {
+        "GET /search?engine=duckduckgo&api_key=abc123456&q=x failed":
+            "GET /search?engine=duckduckgo&api_key=***&q=x failed",
+        "http://user:pa55word@host:8000/v1?key=zz&x=1": "http://user:***@host:8000/v1?key=***&x=1",
+        "https://h/p?access_token=t0k&apiKey=k&sig=s": "https://h/p?access_token=***&apiKey=***&sig=***",
+        "{'X-RapidAPI-Key': 'abcdef12', 'Authorization': 'Bearer sk-1'}":
+            "{'X-RapidAPI-Key': '***', 'Authorization': 'Bearer ***'}",
+        "x-api-key: abc, x-goog-api-key=def": "x-api-key: ***, x-goog-api-key=***",
+        "vllm serve m --api-key s3cr3t --port 9": "vllm serve m --api-key *** --port 9",
+    }
+    for message, masked in cases.items():
+        assert redact.text(message) == masked
+
+
+def test_text_leaves_ordinary_messages_alone() -> None:
+    for message in ("duplicate key: id", "token: 12 of 40", "max_tokens=100",
+                    "see https://example.com/docs?page=2&author=me", "keys: a, b"):
+        assert redact.text(message) == message
+
+
+def test_base_url_credentials_are_registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    redact.add_secrets_of_url("http://me:hunter2hunter2@127.0.0.1:9/v1?api_key=zzzzzzzz1&v=1")
+    assert redact.values("auth hunter2hunter2, zzzzzzzz1, v=1") == "auth ***, ***, v=1"
+
+
+def test_console_masks_click_logging_and_print(monkeypatch: pytest.MonkeyPatch) -> None:
+    import click
+
+    monkeypatch.setenv("SERPAPI_API_KEY", KEY)
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    with redact.console():
+        click.echo(f"a {KEY}")
+        click.echo("b https://x/?token=abc", err=True)
+        print(f"c {KEY}", file=sys.stderr)
+        record = logging.LogRecord("fcbench.web", logging.WARNING, __file__, 1, "d %s", (KEY,),
+                                   None)
+        assert logging.lastResort is not None  # what a CLI run's warnings go through
+        logging.lastResort.emit(record)
+        with pytest.raises(TypeError):
+            sys.stdout.write(b"bytes")  # type: ignore[arg-type]
+    assert out.getvalue() == "a ***\n"
+    assert err.getvalue() == "b https://x/?token=***\nc ***\nd ***\n"
+    assert sys.stdout is out and sys.stderr is err  # restored
+
+
+def test_the_web_logger_masks_for_programs_with_their_own_logging(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import fcbench.envs.web_search.services  # noqa: F401 - sets up the "fcbench.web" logger
+
+    monkeypatch.setenv("SERPAPI_API_KEY", KEY)
+    with caplog.at_level(logging.WARNING, logger="fcbench.web"):
+        logging.getLogger("fcbench.web").warning("GET /search?api_key=%s failed", KEY)
+    assert caplog.messages == ["GET /search?api_key=*** failed"]
