@@ -260,14 +260,20 @@ def _run_generation(model: str, config: RunConfig) -> tuple[Prepared, GenerateRe
         raise RunError(f"{exc} (--no-preflight skips this check)") from None
     except RunStopped as exc:
         _print_generation(exc.report, exc.report.model_dir.name)
-        click.echo(f"fcbench: error: {exc}; nothing else was asked. Fix the cause and run the "
-                   "same command again (finished cases are kept); --stop-after 0 never stops.",
-                   err=True)
+        click.echo(f"fcbench: error: {exc}; {_asked_of(exc.report)}. Fix the cause and run "
+                   "the same command again (finished cases are kept); --stop-after 0 never "
+                   "stops.", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
         click.echo("\nInterrupted: every finished case is saved; run the same command again "
                    "to resume.", err=True)
         sys.exit(130)
+
+
+def _asked_of(report: GenerateReport) -> str:
+    """How far a stopped run got: `27 of 40 case(s) were asked, 13 were not`."""
+    asked, planned = report.asked, report.planned
+    return f"{asked} of {planned} case(s) were asked, {planned - asked} were not"
 
 
 def _extra_body(text: str | None) -> dict[str, Any]:

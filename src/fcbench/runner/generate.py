@@ -286,6 +286,11 @@ class GenerateReport:
         return sum(job.stats.done for job in self.jobs)
 
     @property
+    def planned(self) -> int:
+        """Cases this run set out to ask (finished ones of earlier runs not counted)."""
+        return sum(len(job.cases) for job in self.jobs)
+
+    @property
     def errors(self) -> int:
         return sum(job.stats.errors for job in self.jobs)
 
