@@ -49,7 +49,55 @@ def test_refusals(fetched_home: Path, tmp_path: Path) -> None:
     cli("generate", "--model", "ground-truth", "--name", "gt", "--categories", "irrelevance", *out)
     clash = cli("generate", "--model", "ground-truth", "--name", "gt", "--mode", "prompt",
                 "--categories", "irrelevance", *out)
-    assert clash.exit_code == 2 and "holds fc results" in clash.output
+    assert clash.exit_code == 2 and 'mode: "fc" -> "prompt"' in clash.output
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+@pytest.mark.parametrize("change", [
+    ["--temperature", "0.7"],
+    ["--model", "other"],
+    ["--prompt-format", "qwen"],
+])
+def test_resuming_another_configuration_is_refused_before_anything_is_asked(
+    fetched_home: Path, tmp_path: Path, change: list[str]
+) -> None:
+    results = tmp_path / "r"
+    with FakeOpenAI() as server:
+        first = ["--model", "m", "--base-url", server.base_url, "--mode", "prompt",
+                 "--categories", "simple_python", "--limit", "2", "--name", "kept",
+                 "--result-dir", str(results)]
+        assert cli("generate", *first).exit_code == 0
+        before, asked = snapshot(results), (server.requests, server.gets)
+        flags = dict(zip(first[::2], first[1::2], strict=True))
+        flags.update(zip(change[::2], change[1::2], strict=True))
+        flags["--limit"] = "3"  # a case still to ask: the preflight would ask the server
+        refused = cli("generate", *[item for pair in flags.items() for item in pair])
+        assert (server.requests, server.gets) == asked
+    assert refused.exit_code == 2
+    lines = refused.stderr.strip().splitlines()
+    assert len(lines) == 1 and "holds results of another configuration" in lines[0]
+    assert "--overwrite" in lines[0] and "--name" in lines[0]
+    assert snapshot(results) == before
+
+
+def test_the_same_configuration_resumes_and_overwrite_takes_the_new_one(
+    fetched_home: Path, tmp_path: Path
+) -> None:
+    results = tmp_path / "r"
+    with FakeOpenAI() as server:
+        first = ["--model", "m", "--base-url", server.base_url, "--categories",
+                 "simple_python", "--limit", "2", "--result-dir", str(results)]
+        assert cli("generate", *first).exit_code == 0
+        again = cli("generate", *first)
+        assert again.exit_code == 0 and "asked 0 case(s)" in again.stderr
+        fresh = cli("generate", *first, "--temperature", "0.5", "--overwrite")
+        assert fresh.exit_code == 0 and "asked 2 case(s)" in fresh.stderr
+    manifest = json.loads((results / "m-FC" / "model.json").read_text())
+    assert manifest["sampling"]["temperature"] == 0.5
 
 
 def hermes(request: dict[str, Any]) -> dict[str, Any]:

@@ -148,6 +148,7 @@ def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
     from fcbench.runner.serve import serving
 
     model_dir = Path(config.result_dir) / prepared.folder
+    check_configuration(prepared, config, model_dir)
     services = web_services(prepared, config, model_dir)
     settings = GenerateSettings(
         mode=config.mode, release=config.release_name, data_dir=config.data_path,
@@ -179,6 +180,21 @@ def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
     if report.stopped:
         raise RunStopped(report)
     return report
+
+
+def check_configuration(prepared: Prepared, config: RunConfig, model_dir: Path) -> None:
+    """A folder holds one configuration's results: resuming it with another model, sampling,
+    format, mode or release is refused (ManifestError) before anything is asked or written
+    (`runner.manifest.check_resumable`); `overwrite` starts the chosen categories afresh."""
+    if config.overwrite:
+        return
+    from fcbench.dataset.custom import run_identity
+    from fcbench.runner.manifest import check_resumable
+
+    names = [category.name for category, _ in prepared.cases]
+    check_resumable(model_dir, model=prepared.model_name, mode=config.mode,
+                    backend=prepared.backend,
+                    dataset=run_identity(config.release_name, config.data_path, names))
 
 
 def check_embeddings(prepared: Prepared) -> None:

@@ -197,7 +197,7 @@ def test_every_generation_writes_the_manifest(tmp_path: Path) -> None:
     assert Encoding.from_file(tmp_path / "m" / "model.json") == Encoding("fc", "underscore",
                                                                           "object")
     prompt = GenerateSettings(mode="prompt", policy=FAST)
-    with pytest.raises(ValueError, match="holds fc results"):
+    with pytest.raises(ValueError, match=r'another configuration .*mode: "fc" -> "prompt"'):
         generate(ScriptedBackend(), tmp_path / "m", [(CATEGORY, cases(2))], prompt)
 
 

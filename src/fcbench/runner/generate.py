@@ -358,7 +358,7 @@ def generate(
         manifest = start_manifest(
             model_dir, model=settings.model_name, mode=settings.mode, backend=backend,
             dataset=run_identity(release, settings.data_dir, names),
-            categories=names, started_at=report.started_at,
+            categories=names, started_at=report.started_at, overwrite=overwrite,
         )
         if overwrite:
             for category, _ in cases_by_category:
