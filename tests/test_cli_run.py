@@ -318,3 +318,22 @@ def test_ids_choose_the_categories_too(fetched_home: Path, tmp_path: Path) -> No
     empty = cli("generate", "--model", "ground-truth", "--categories", "",
                 "--result-dir", str(tmp_path / "r"))
     assert empty.exit_code == 2 and "names no category (it is empty)" in empty.stderr
+
+
+def test_the_response_cache_belongs_to_a_server(fetched_home: Path, tmp_path: Path) -> None:
+    """Two loopback servers under one model name: the second is asked, not answered from the
+    first one's replies; runs that declare endpoints interchangeable share them."""
+    def generate(server: FakeOpenAI, name: str, *more: str) -> Any:
+        return cli("generate", "--model", "m", "--base-url", server.base_url, "--cache", "auto",
+                   "--categories", "simple_python", "--limit", "2", "--name", name,
+                   "--result-dir", str(tmp_path / "r"), *more)
+
+    with FakeOpenAI() as first, FakeOpenAI() as second:
+        assert generate(first, "a").exit_code == 0 and first.requests == 2
+        assert generate(second, "b").exit_code == 0
+        assert second.requests == 2  # another server: asked afresh
+        assert generate(first, "c", "--cache-scope", "model").exit_code == 0
+        assert first.requests == 4  # endpoint-scoped entries are not the shared ones
+        shared = generate(second, "d", "--cache-scope", "model")
+        assert shared.exit_code == 0 and second.requests == 2
+    assert "cache: 2 hit(s), 0 miss(es)" in shared.stderr

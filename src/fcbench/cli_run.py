@@ -117,6 +117,12 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                           "models at temperature <= 0.01; always = also when sampling; "
                           "off = never."),
         click.option("--no-cache", is_flag=True, help="Same as --cache off."),
+        click.option("--cache-scope", type=click.Choice(["endpoint", "model"]),
+                     default="endpoint", show_default=True,
+                     help="endpoint: cached replies belong to the run's base URLs (another "
+                          "server is asked afresh); model: declare endpoints interchangeable, "
+                          "sharing the entries of every run with this scope under the model "
+                          "name."),
         click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
                      default=None,
                      help="Folder of the response cache (default: $FCBENCH_CACHE_DIR, else "

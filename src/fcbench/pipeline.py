@@ -123,7 +123,8 @@ def prepare(model: ModelLike, config: RunConfig) -> Prepared:
     if layout_of(backend) is not None:  # open-model prompt formats run the prompting loop
         config.mode = "prompt"
         name = getattr(backend, "run_name", name)
-    backend = cached_backend(backend, name, config, from_registry=isinstance(model, str))
+    backend = cached_backend(backend, name, config, from_registry=isinstance(model, str),
+                             endpoints=[served_identity(serve)] if serve is not None else None)
     folder = run_folder_name(name, config.mode, config.name)
     return Prepared(backend, name, folder, _load_cases(chosen, config, data_root, selection), serve)
 
@@ -283,20 +284,33 @@ def sampling_of(config: RunConfig) -> Sampling:
 
 
 def cached_backend(
-    backend: Backend, name: str, config: RunConfig, *, from_registry: bool
+    backend: Backend, name: str, config: RunConfig, *, from_registry: bool,
+    endpoints: Sequence[str] | None = None,
 ) -> Backend:
-    """The backend behind the response cache as `config.cache` says (ValueError when the
-    cache file cannot be opened)."""
+    """The backend behind the response cache as `config.cache` and `config.cache_scope`
+    say (ValueError when the cache file cannot be opened); `endpoints` identify the server
+    in the key instead of the backend's URLs (a server the run starts)."""
     from fcbench.runner.cache import CacheError
     from fcbench.runner.cached import CacheSettings, cache_mode, with_cache
 
     folder = Path(config.cache_dir) if config.cache_dir is not None else None
     try:
-        settings = CacheSettings(cache_mode(config.cache), folder)
+        settings = CacheSettings(cache_mode(config.cache), folder, config.cache_scope)
         return with_cache(backend, name, settings, sampling=sampling_of(config),
-                          from_registry=from_registry)
+                          from_registry=from_registry, endpoints=endpoints)
     except CacheError as exc:
         raise ValueError(str(exc)) from None
+
+
+def served_identity(plan: ServePlan) -> str:
+    """A server the run starts, as the cache knows it: its command with the port it got
+    this time written `{port}`, so that every run of one command shares cache entries."""
+    import shlex
+    from urllib.parse import urlsplit
+
+    port = str(urlsplit(plan.base_url).port or "")
+    words = [word.replace(port, "{port}") if port else word for word in plan.command]
+    return f"serve:{shlex.join(words)}"
 
 
 def generation_categories(names: Sequence[str] | str, mode: Mode = "fc") -> list[Category]:
