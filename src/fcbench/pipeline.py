@@ -157,7 +157,7 @@ def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
         policy=RetryPolicy(max_attempts=config.max_attempts,
                            max_retry_after=config.max_retry_wait),
         max_rps=config.max_rps, stop_after=config.stop_after,
-        describe_run=(lambda: {"web_search": services.describe()}) if services else None,
+        describe_run=(lambda: describe_web(services, model_dir)) if services else None,
     )
     chosen = [category for category, _ in prepared.cases]
     rerun = failed_ids(config, prepared.folder, chosen) if config.rerun_failed else None
@@ -181,6 +181,39 @@ def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
     if report.stopped:
         raise RunStopped(report)
     return report
+
+
+def describe_web(services: Any, model_dir: Path) -> dict[str, Any]:
+    """The manifest's `web_search` entry at the end of a run: who answered, counts, failed
+    calls by reason, and the cases still errored by a failed tool in the folder; the run is
+    comparable only while none remains (the next run asks them again)."""
+    described: dict[str, Any] = services.describe()
+    remaining = tool_failed_cases(model_dir)
+    described["failed_cases"] = remaining
+    described["comparable"] = bool(described.get("comparable")) and not remaining
+    return {"web_search": described}
+
+
+def tool_failed_cases(model_dir: Path) -> int:
+    """Cases of the folder's web-search result files recorded as errored by a failed tool."""
+    from fcbench.dataset import categories
+    from fcbench.layout import result_path
+    from fcbench.runner.conversation import TOOL_FAILED
+
+    count = 0
+    for name in categories.WEB_SEARCH:
+        try:
+            lines = result_path(model_dir, name).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and str(entry.get("error", "")).startswith(TOOL_FAILED):
+                count += 1
+    return count
 
 
 def check_configuration(prepared: Prepared, config: RunConfig, model_dir: Path) -> None:

@@ -87,6 +87,8 @@ def start_manifest(
         "finished_at": None,
         "runs": list(old.get("runs", [])),
     }
+    if "web_search" in old:  # a run without web search leaves the folder's searches as they were
+        manifest["web_search"] = old["web_search"]
     write_json_atomic(manifest_path(model_dir), manifest)
     return manifest
 

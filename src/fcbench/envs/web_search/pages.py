@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fcbench.envs.web_search.extra import missing
+from fcbench.envs.web_search.failure import ToolFailure, failure_reason, is_transient
 
 __all__ = ["BROWSER_HEADERS", "MODES", "PageFetcher", "convert_page"]
 
@@ -76,7 +77,10 @@ class PageFetcher:
             response.raise_for_status()
             return {"content": convert_page(response.text, mode)}
         except Exception as exc:
-            return {"error": f"An error occurred while fetching {url}: {exc}"}
+            message = f"An error occurred while fetching {url}: {exc}"
+            if is_transient(exc):  # the network's doing, not the page's: asked again
+                return ToolFailure(message, failure_reason("page fetch", exc))
+            return {"error": message}
 
 
 def convert_page(html: str, mode: Any) -> str:
