@@ -244,6 +244,10 @@ class ToolFailed(CallFailed):
     errored (its reason counted, the early stop watching it like any failure) and the next
     run asks it again."""
 
+    in_a_row = True
+    """`--stop-after` alike failures in a row stop the run wherever they happen (a provider
+    down or out of quota mid-run would fail every later case; `runner.failures`)."""
+
     def __init__(self, reasons: list[str], attempts: int) -> None:
         more = f" (and {len(reasons) - 1} more failed call(s))" if len(reasons) > 1 else ""
         super().__init__(f"{TOOL_FAILED}{reasons[0]}{more}", attempts)

@@ -212,7 +212,8 @@ async def run_jobs(
             )
         except CallFailed as exc:
             job.stats.errors += 1
-            outcomes.failed(str(exc), job.stats.reasons)
+            outcomes.failed(str(exc), job.stats.reasons,
+                            in_a_row=getattr(exc, "in_a_row", False))
             job.store.append(error_entry(case, str(exc), exc.attempts, _since(started)))
         except Exception as exc:  # like the official tool: a failing case never stops the run
             job.stats.errors += 1
