@@ -37,6 +37,16 @@ def test_nothing_scored_is_one_line_and_a_failing_status(ground_truth: Path,
     assert "Traceback" not in result.output and not (tmp_path / "score").exists()
 
 
+def test_a_folder_without_result_files_is_one_line_and_status_1(tmp_path: Path) -> None:
+    results = tmp_path / "result"
+    (results / "some-model").mkdir(parents=True)
+    result = cli("evaluate", "--result-dir", str(results), "--score-dir",
+                 str(tmp_path / "score"))
+    assert result.exit_code == 1
+    assert result.stderr == f"fcbench: error: nothing to score: no result files in {results}\n"
+    assert not (tmp_path / "score").exists()
+
+
 def test_empty_categories_are_refused(ground_truth: Path) -> None:
     result = cli("evaluate", "--result-dir", str(ground_truth), "--categories", "")
     assert result.exit_code == 2

@@ -49,7 +49,55 @@ def test_refusals(fetched_home: Path, tmp_path: Path) -> None:
     cli("generate", "--model", "ground-truth", "--name", "gt", "--categories", "irrelevance", *out)
     clash = cli("generate", "--model", "ground-truth", "--name", "gt", "--mode", "prompt",
                 "--categories", "irrelevance", *out)
-    assert clash.exit_code == 2 and "holds fc results" in clash.output
+    assert clash.exit_code == 2 and 'mode: "fc" -> "prompt"' in clash.output
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+@pytest.mark.parametrize("change", [
+    ["--temperature", "0.7"],
+    ["--model", "other"],
+    ["--prompt-format", "qwen"],
+])
+def test_resuming_another_configuration_is_refused_before_anything_is_asked(
+    fetched_home: Path, tmp_path: Path, change: list[str]
+) -> None:
+    results = tmp_path / "r"
+    with FakeOpenAI() as server:
+        first = ["--model", "m", "--base-url", server.base_url, "--mode", "prompt",
+                 "--categories", "simple_python", "--limit", "2", "--name", "kept",
+                 "--result-dir", str(results)]
+        assert cli("generate", *first).exit_code == 0
+        before, asked = snapshot(results), (server.requests, server.gets)
+        flags = dict(zip(first[::2], first[1::2], strict=True))
+        flags.update(zip(change[::2], change[1::2], strict=True))
+        flags["--limit"] = "3"  # a case still to ask: the preflight would ask the server
+        refused = cli("generate", *[item for pair in flags.items() for item in pair])
+        assert (server.requests, server.gets) == asked
+    assert refused.exit_code == 2
+    lines = refused.stderr.strip().splitlines()
+    assert len(lines) == 1 and "holds results of another configuration" in lines[0]
+    assert "--overwrite" in lines[0] and "--name" in lines[0]
+    assert snapshot(results) == before
+
+
+def test_the_same_configuration_resumes_and_overwrite_takes_the_new_one(
+    fetched_home: Path, tmp_path: Path
+) -> None:
+    results = tmp_path / "r"
+    with FakeOpenAI() as server:
+        first = ["--model", "m", "--base-url", server.base_url, "--categories",
+                 "simple_python", "--limit", "2", "--result-dir", str(results)]
+        assert cli("generate", *first).exit_code == 0
+        again = cli("generate", *first)
+        assert again.exit_code == 0 and "asked 0 case(s)" in again.stderr
+        fresh = cli("generate", *first, "--temperature", "0.5", "--overwrite")
+        assert fresh.exit_code == 0 and "asked 2 case(s)" in fresh.stderr
+    manifest = json.loads((results / "m-FC" / "model.json").read_text())
+    assert manifest["sampling"]["temperature"] == 0.5
 
 
 def hermes(request: dict[str, Any]) -> dict[str, Any]:
@@ -170,6 +218,7 @@ def test_a_refused_key_on_every_request_stops_early(fetched_home: Path, tmp_path
     assert "fcbench: error: stopped early: the first 20 cases all failed with: HTTP 401" \
         in result.stderr
     assert f"HTTP 401: Incorrect API key provided × {asked}" in result.stderr
+    assert f"; {asked} of 400 case(s) were asked, {400 - asked} were not." in result.stderr
     manifest = json.loads((tmp_path / "r" / "m-FC" / "model.json").read_text())
     assert manifest["runs"][-1]["errors_by_reason"] == {
         "HTTP 401: Incorrect API key provided": asked}
@@ -269,3 +318,22 @@ def test_ids_choose_the_categories_too(fetched_home: Path, tmp_path: Path) -> No
     empty = cli("generate", "--model", "ground-truth", "--categories", "",
                 "--result-dir", str(tmp_path / "r"))
     assert empty.exit_code == 2 and "names no category (it is empty)" in empty.stderr
+
+
+def test_the_response_cache_belongs_to_a_server(fetched_home: Path, tmp_path: Path) -> None:
+    """Two loopback servers under one model name: the second is asked, not answered from the
+    first one's replies; runs that declare endpoints interchangeable share them."""
+    def generate(server: FakeOpenAI, name: str, *more: str) -> Any:
+        return cli("generate", "--model", "m", "--base-url", server.base_url, "--cache", "auto",
+                   "--categories", "simple_python", "--limit", "2", "--name", name,
+                   "--result-dir", str(tmp_path / "r"), *more)
+
+    with FakeOpenAI() as first, FakeOpenAI() as second:
+        assert generate(first, "a").exit_code == 0 and first.requests == 2
+        assert generate(second, "b").exit_code == 0
+        assert second.requests == 2  # another server: asked afresh
+        assert generate(first, "c", "--cache-scope", "model").exit_code == 0
+        assert first.requests == 4  # endpoint-scoped entries are not the shared ones
+        shared = generate(second, "d", "--cache-scope", "model")
+        assert shared.exit_code == 0 and second.requests == 2
+    assert "cache: 2 hit(s), 0 miss(es)" in shared.stderr

@@ -176,8 +176,7 @@ def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Pa
     print_problems([p for m in report.models.values() for p in m.problems] + report.problems,
                    diagnostics)
     if not report.models:
-        diagnostics.print("No result files found.")
-        return
+        return  # nothing to show; the command line says so in its error line
     if not scored(report):
         return
     sizes = dataset_sizes(release, data_dir)

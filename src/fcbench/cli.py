@@ -232,7 +232,9 @@ def evaluate(
     except (DataError, EvaluationError, EncodingError, UnknownCategoryError,
             SelectionError) as exc:
         _fail(str(exc))
-    if report.models and not api.scored(report):
+    if not report.models:
+        _fail(f"nothing to score: no result files in {result_dir}", 1)
+    if not api.scored(report):
         _fail("nothing was scored: no result file of the chosen categories (see the warnings "
               "above)", 1)
     if score_dir is not None and not no_write and not no_report:

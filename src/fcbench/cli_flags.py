@@ -17,6 +17,18 @@ if TYPE_CHECKING:
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
+# The ranges numeric flags accept, defined once: a value outside is a one-line usage error
+# when the flags are parsed, before anything is asked (a `--timeout 0` would otherwise reach
+# the preflight, which then blames the server).
+POSITIVE = click.FloatRange(min=0, min_open=True)
+"""Seconds and rates: timeouts, waits that must pass, requests per second."""
+NON_NEGATIVE = click.FloatRange(min=0)
+"""Temperatures and waits that may be zero."""
+PROBABILITY = click.FloatRange(min=0, max=1, min_open=True)
+"""top-p: 0 < p <= 1."""
+AT_LEAST_ONE = click.IntRange(min=1)
+"""Counts of things that must happen at least once: tokens, workers, attempts."""
+
 
 def _apply(decorators: list[Decorator]) -> Decorator:
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -48,7 +60,7 @@ run_control_options = _apply([
                  show_default=True,
                  help="Stop when the first N finished cases all failed with the same error "
                       "(0: never)."),
-    click.option("--max-retry-wait", type=click.FloatRange(0), default=300.0,
+    click.option("--max-retry-wait", type=NON_NEGATIVE, default=300.0,
                  show_default=True,
                  help="The longest wait (s) a server's Retry-After is honoured for."),
     click.option("--progress-interval", type=click.FloatRange(0.1), default=15.0,

@@ -17,6 +17,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from fcbench.cli_flags import (
+    AT_LEAST_ONE,
+    NON_NEGATIVE,
+    POSITIVE,
+    PROBABILITY,
     report_option,
     run_control_options,
     selection_options,
@@ -85,20 +89,20 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                      show_default=True),
         click.option("--score-dir", type=click.Path(path_type=Path), default=Path("score"),
                      show_default=True, help="Where scores go (and --rerun-failed reads them)."),
-        click.option("--temperature", type=float, default=0.001, show_default=True),
-        click.option("--top-p", type=float, default=None),
-        click.option("--max-tokens", type=int, default=None),
+        click.option("--temperature", type=NON_NEGATIVE, default=0.001, show_default=True),
+        click.option("--top-p", type=PROBABILITY, default=None),
+        click.option("--max-tokens", type=AT_LEAST_ONE, default=None),
         click.option("--extra-body", default=None,
                      help='JSON merged into each request body, e.g. \'{"top_k": 1}\'.'),
         click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default=None,
                      help="FC mode: parse tool calls the model wrote as text in this format."),
         click.option("--concurrency", type=click.IntRange(1, 4096), default=8, show_default=True,
                      help="Requests in flight (over all base URLs)."),
-        click.option("--timeout", type=float, default=300.0, show_default=True,
+        click.option("--timeout", type=POSITIVE, default=300.0, show_default=True,
                      help="Per-request timeout in seconds."),
         click.option("--max-attempts", type=click.IntRange(1, 100), default=8, show_default=True,
                      help="Attempts per case on 429/5xx/timeouts/dropped connections."),
-        click.option("--max-rps", type=float, default=None, help="Cap on requests per second."),
+        click.option("--max-rps", type=POSITIVE, default=None, help="Cap on requests per second."),
         click.option("--rerun-failed", is_flag=True,
                      help="Ask again the cases whose verdict was wrong (reads --score-dir)."),
         click.option("--overwrite", is_flag=True,
@@ -113,6 +117,12 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                           "models at temperature <= 0.01; always = also when sampling; "
                           "off = never."),
         click.option("--no-cache", is_flag=True, help="Same as --cache off."),
+        click.option("--cache-scope", type=click.Choice(["endpoint", "model"]),
+                     default="endpoint", show_default=True,
+                     help="endpoint: cached replies belong to the run's base URLs (another "
+                          "server is asked afresh); model: declare endpoints interchangeable, "
+                          "sharing the entries of every run with this scope under the model "
+                          "name."),
         click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
                      default=None,
                      help="Folder of the response cache (default: $FCBENCH_CACHE_DIR, else "
@@ -125,7 +135,7 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--web-record", type=click.Path(path_type=Path), default=None,
                      help="Folder recording every search and page (default: the model "
                           "folder's agentic/web_record); replay serves from it."),
-        click.option("--serpapi-max-wait", type=float, default=600.0, show_default=True,
+        click.option("--serpapi-max-wait", type=NON_NEGATIVE, default=600.0, show_default=True,
                      help="Most seconds to keep retrying SerpAPI rate limits for one search."),
         click.option("--serpapi-endpoint", default=None,
                      help="Another SerpAPI host, e.g. a proxy (default https://serpapi.com)."),
@@ -260,14 +270,20 @@ def _run_generation(model: str, config: RunConfig) -> tuple[Prepared, GenerateRe
         raise RunError(f"{exc} (--no-preflight skips this check)") from None
     except RunStopped as exc:
         _print_generation(exc.report, exc.report.model_dir.name)
-        click.echo(f"fcbench: error: {exc}; nothing else was asked. Fix the cause and run the "
-                   "same command again (finished cases are kept); --stop-after 0 never stops.",
-                   err=True)
+        click.echo(f"fcbench: error: {exc}; {_asked_of(exc.report)}. Fix the cause and run "
+                   "the same command again (finished cases are kept); --stop-after 0 never "
+                   "stops.", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
         click.echo("\nInterrupted: every finished case is saved; run the same command again "
                    "to resume.", err=True)
         sys.exit(130)
+
+
+def _asked_of(report: GenerateReport) -> str:
+    """How far a stopped run got: `27 of 40 case(s) were asked, 13 were not`."""
+    asked, planned = report.asked, report.planned
+    return f"{asked} of {planned} case(s) were asked, {planned - asked} were not"
 
 
 def _extra_body(text: str | None) -> dict[str, Any]:

@@ -124,7 +124,8 @@ def prepare(model: ModelLike, config: RunConfig) -> Prepared:
     if layout_of(backend) is not None:  # open-model prompt formats run the prompting loop
         config.mode = "prompt"
         name = getattr(backend, "run_name", name)
-    backend = cached_backend(backend, name, config, from_registry=isinstance(model, str))
+    backend = cached_backend(backend, name, config, from_registry=isinstance(model, str),
+                             endpoints=[served_identity(serve)] if serve is not None else None)
     folder = run_folder_name(name, config.mode, config.name)
     return Prepared(backend, name, folder, _load_cases(chosen, config, data_root, selection), serve)
 
@@ -149,6 +150,7 @@ def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
     from fcbench.runner.serve import serving
 
     model_dir = Path(config.result_dir) / prepared.folder
+    check_configuration(prepared, config, model_dir)
     services = web_services(prepared, config, model_dir)
     settings = GenerateSettings(
         mode=config.mode, release=config.release_name, data_dir=config.data_path,
@@ -156,7 +158,7 @@ def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
         policy=RetryPolicy(max_attempts=config.max_attempts,
                            max_retry_after=config.max_retry_wait),
         max_rps=config.max_rps, stop_after=config.stop_after,
-        describe_run=(lambda: {"web_search": services.describe()}) if services else None,
+        describe_run=(lambda: describe_web(services, model_dir)) if services else None,
     )
     chosen = [category for category, _ in prepared.cases]
     rerun = failed_ids(config, prepared.folder, chosen) if config.rerun_failed else None
@@ -180,6 +182,54 @@ def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
     if report.stopped:
         raise RunStopped(report)
     return report
+
+
+def describe_web(services: Any, model_dir: Path) -> dict[str, Any]:
+    """The manifest's `web_search` entry at the end of a run: who answered, counts, failed
+    calls by reason, and the cases still errored by a failed tool in the folder; the run is
+    comparable only while none remains (the next run asks them again)."""
+    described: dict[str, Any] = services.describe()
+    remaining = tool_failed_cases(model_dir)
+    described["failed_cases"] = remaining
+    described["comparable"] = bool(described.get("comparable")) and not remaining
+    return {"web_search": described}
+
+
+def tool_failed_cases(model_dir: Path) -> int:
+    """Cases of the folder's web-search result files recorded as errored by a failed tool."""
+    from fcbench.dataset import categories
+    from fcbench.layout import result_path
+    from fcbench.runner.conversation import TOOL_FAILED
+
+    count = 0
+    for name in categories.WEB_SEARCH:
+        try:
+            lines = result_path(model_dir, name).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and str(entry.get("error", "")).startswith(TOOL_FAILED):
+                count += 1
+    return count
+
+
+def check_configuration(prepared: Prepared, config: RunConfig, model_dir: Path) -> None:
+    """A folder holds one configuration's results: resuming it with another model, sampling,
+    format, mode or release is refused (ManifestError) before anything is asked or written
+    (`runner.manifest.check_resumable`); `overwrite` starts the chosen categories afresh."""
+    if config.overwrite:
+        return
+    from fcbench.dataset.custom import run_identity
+    from fcbench.runner.manifest import check_resumable
+
+    names = [category.name for category, _ in prepared.cases]
+    check_resumable(model_dir, model=prepared.model_name, mode=config.mode,
+                    backend=prepared.backend,
+                    dataset=run_identity(config.release_name, config.data_path, names))
 
 
 def check_embeddings(prepared: Prepared) -> None:
@@ -272,20 +322,33 @@ def sampling_of(config: RunConfig) -> Sampling:
 
 
 def cached_backend(
-    backend: Backend, name: str, config: RunConfig, *, from_registry: bool
+    backend: Backend, name: str, config: RunConfig, *, from_registry: bool,
+    endpoints: Sequence[str] | None = None,
 ) -> Backend:
-    """The backend behind the response cache as `config.cache` says (ValueError when the
-    cache file cannot be opened)."""
+    """The backend behind the response cache as `config.cache` and `config.cache_scope`
+    say (ValueError when the cache file cannot be opened); `endpoints` identify the server
+    in the key instead of the backend's URLs (a server the run starts)."""
     from fcbench.runner.cache import CacheError
     from fcbench.runner.cached import CacheSettings, cache_mode, with_cache
 
     folder = Path(config.cache_dir) if config.cache_dir is not None else None
     try:
-        settings = CacheSettings(cache_mode(config.cache), folder)
+        settings = CacheSettings(cache_mode(config.cache), folder, config.cache_scope)
         return with_cache(backend, name, settings, sampling=sampling_of(config),
-                          from_registry=from_registry)
+                          from_registry=from_registry, endpoints=endpoints)
     except CacheError as exc:
         raise ValueError(str(exc)) from None
+
+
+def served_identity(plan: ServePlan) -> str:
+    """A server the run starts, as the cache knows it: its command with the port it got
+    this time written `{port}`, so that every run of one command shares cache entries."""
+    import shlex
+    from urllib.parse import urlsplit
+
+    port = str(urlsplit(plan.base_url).port or "")
+    words = [word.replace(port, "{port}") if port else word for word in plan.command]
+    return f"serve:{shlex.join(words)}"
 
 
 def generation_categories(names: Sequence[str] | str, mode: Mode = "fc") -> list[Category]:

@@ -68,6 +68,7 @@ class RunOptions(TypedDict, total=False):
     serve_timeout: float
     cache: Literal["auto", "always", "off"] | None
     cache_dir: str | Path | None
+    cache_scope: Literal["endpoint", "model"]
 
 
 @dataclass
@@ -137,6 +138,10 @@ class RunConfig:
     """The response cache (`runner.cached`): auto, always, off; None: `$FCBENCH_CACHE`,
     else auto."""
     cache_dir: str | Path | None = None
+    cache_scope: Literal["endpoint", "model"] = "endpoint"
+    """Whose replies the cache serves (`runner.cached`): this run's endpoints' (the
+    default), or any endpoint's under the model name (`model`: endpoints declared
+    interchangeable)."""
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> RunConfig:

@@ -238,3 +238,70 @@ def test_web_search_recorded_then_replayed(
     assert recorded["web_search"]["provider"] == "serpapi" and recorded["web_search"]["comparable"]
     manifest = json.loads((tmp_path / "replay" / folder / "model.json").read_text())
     assert manifest["web_search"]["counts"]["live"] == 0
+
+
+def closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_failed_searches_are_failures_asked_again(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SerpAPI unreachable: the model reads the official error, but each case is errored
+    (counted by reason), no failure is recorded to replay, the run is not comparable; the
+    next run asks those cases again, live, and is comparable once none fails; N alike
+    failures first stop the run."""
+    pytest.importorskip("requests")
+    monkeypatch.setenv("SERPAPI_API_KEY", "k")
+    web = FakeWeb()
+    down = f"http://127.0.0.1:{closed_port()}"
+    results, scores = tmp_path / "r", tmp_path / "s"
+    folder = results / "w-FC"
+    flags = ["--model", "w", "--categories", "web_search_base", "--limit", "5",
+             "--result-dir", str(results), "--score-dir", str(scores), "--quiet"]
+
+    def manifest() -> dict[str, Any]:
+        return dict(json.loads((folder / "model.json").read_text()))
+
+    def header() -> dict[str, Any]:
+        path = scores / "w-FC" / "agentic" / "BFCL_v4_web_search_base_score.json"
+        return dict(json.loads(path.read_text().splitlines()[0]))
+
+    try:
+        with FakeOpenAI(WebPlayer(web.url("/page"))) as server:
+            failed = run_cli("run", *flags, "--base-url", server.base_url,
+                             "--serpapi-endpoint", down)
+            assert failed.exit_code == 1, failed.output
+            assert "web tool failed: SerpAPI ConnectionError × 5" in failed.stderr
+            assert "5 case(s) errored by a failed web search or page fetch" in failed.stderr
+            described = manifest()["web_search"]
+            assert described["failures"] == {"SerpAPI ConnectionError": 5}
+            assert described["counts"]["failed"] == 5 and described["failed_cases"] == 5
+            assert described["comparable"] is False and header()["web_search_comparable"] is False
+            assert manifest()["runs"][-1]["errors_by_reason"] == {
+                "web tool failed: SerpAPI ConnectionError": 5}
+            index = (folder / "agentic" / "web_record" / "index.jsonl").read_text()
+            assert "search_engine_query" not in index  # never stored as an answer
+            assert "fetch_url_content" in index  # the page the model read still is
+
+            again = run_cli("run", *flags, "--base-url", server.base_url,
+                            "--serpapi-endpoint", web.base)
+            assert again.exit_code == 0, again.output
+            assert "asked 5 case(s)" in again.stderr and web.requests["tea"] == 1
+            described = manifest()["web_search"]
+            assert described["comparable"] is True and described["failed_cases"] == 0
+            assert header()["web_search_comparable"] is True and header()["correct_count"] == 5
+
+            stopped = run_cli("generate", "--model", "w", "--categories", "web_search_base",
+                              "--limit", "6", "--stop-after", "1", "--concurrency", "1",
+                              "--name", "stop", "--result-dir", str(results), "--quiet",
+                              "--base-url", server.base_url, "--serpapi-endpoint", down)
+            assert stopped.exit_code == 1
+            assert ("stopped early: the first 1 cases all failed with: web tool failed: "
+                    "SerpAPI ConnectionError; 1 of 6 case(s) were asked") in stopped.stderr
+    finally:
+        web.close()

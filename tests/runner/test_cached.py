@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from fcbench.runner.cached import (
     backend_identity,
     cache_mode,
     describe_counts,
+    endpoint_identity,
     request_key,
     with_cache,
 )
@@ -107,11 +109,13 @@ def test_the_key_covers_what_decides_the_reply() -> None:
     batched = backend_identity(Counting(batch_size=64), "model-x")
     assert request_key(batched, REQUEST) == key
     assert all(request_key(other, REQUEST) != key for other in others)
-    # not part of it: the endpoints (replicas, a local server's port), the timeout, the case
-    moved = Counting()
-    moved.describe = lambda: {"backend": "openai-compatible", "endpoints": ["http://b"],  # type: ignore[method-assign]
-                              "timeout": 99, "sampling": {"temperature": 0.001}}
-    assert request_key(backend_identity(moved, "model-x"), REQUEST) == key
+    # not part of it: the timeout, the case; the endpoints only in the default scope
+    slower = Counting(timeout=99)
+    assert request_key(backend_identity(slower, "model-x"), REQUEST) == key
+    moved = Counting(endpoints=["http://b"])
+    assert request_key(backend_identity(moved, "model-x"), REQUEST) != key
+    assert request_key(backend_identity(moved, "model-x", "model"), REQUEST) == request_key(
+        backend_identity(Counting(), "model-x", "model"), REQUEST)
     assert request_key(identity, replace(REQUEST, context=StepContext(None, 3, 1))) == key
 
 
@@ -213,3 +217,46 @@ def test_the_wrapper_keeps_the_backends_preflight_and_layout(tmp_path: Path) -> 
     assert layout.output_encoding == "family" and cached.run_name == "family-run"
     assert layout_of(with_cache(Counting(), "m", CacheSettings("always", tmp_path),
                                 sampling=None, from_registry=True)) is None
+
+
+def test_the_cache_belongs_to_the_endpoints(tmp_path: Path) -> None:
+    """Two servers with one model name may serve different weights: each is asked."""
+    first = Counting(endpoints=["http://127.0.0.1:8001/v1"])
+    ask(cached(tmp_path, first), REQUEST)
+    second = Counting(endpoints=["http://127.0.0.1:8002/v1"])
+    assert ask(cached(tmp_path, second), REQUEST).result == "answer 1" and second.calls == 1
+    replicas = Counting(endpoints=["http://127.0.0.1:8002/v1/",
+                                   "HTTP://user:pw@127.0.0.1:8001/v1?api_key=k"])
+    both = Counting(endpoints=["http://127.0.0.1:8001/v1", "http://127.0.0.1:8002/v1"])
+    ask(cached(tmp_path, both), REQUEST)
+    assert ask(cached(tmp_path, replicas), REQUEST).result == "answer 1" and replicas.calls == 0
+
+
+def test_endpoints_declared_interchangeable_share_entries(tmp_path: Path) -> None:
+    def shared(inner: Any) -> Any:
+        return with_cache(inner, "model-x", CacheSettings("auto", tmp_path, "model"),
+                          sampling=Sampling(), from_registry=True)
+
+    ask(shared(Counting(endpoints=["http://127.0.0.1:8001/v1"])), REQUEST)
+    other = Counting(endpoints=["http://127.0.0.1:8002/v1"])
+    assert ask(shared(other), REQUEST).result == "answer 1" and other.calls == 0
+    scoped = Counting(endpoints=["http://127.0.0.1:8002/v1"])
+    ask(cached(tmp_path, scoped), REQUEST)  # an endpoint-scoped run keeps to its own entries
+    assert scoped.calls == 1
+
+
+def test_the_endpoint_identity_holds_no_secret() -> None:
+    identity = endpoint_identity(["https://user:pw@Host.example:8443/v1/?api_key=sk-1#frag",
+                                  "https://host.example:8443/v1", "/models/local"])
+    assert identity == ["/models/local", "https://host.example:8443/v1"]
+    key = backend_identity(Counting(endpoints=["http://u:secret@h/v1?token=t"]), "m")
+    assert "secret" not in json.dumps(key) and "token" not in json.dumps(key)
+
+
+def test_a_started_server_is_known_by_its_command_not_its_port() -> None:
+    from fcbench.pipeline import served_identity
+    from fcbench.runner.serve import ServePlan
+
+    one = ServePlan("server", ("srv", "--port", "41234", "-m", "x"), "http://127.0.0.1:41234/v1")
+    two = ServePlan("server", ("srv", "--port", "40001", "-m", "x"), "http://127.0.0.1:40001/v1")
+    assert served_identity(one) == served_identity(two) == "serve:srv --port '{port}' -m x"

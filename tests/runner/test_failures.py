@@ -73,3 +73,29 @@ def test_wait_says_why_and_the_cap() -> None:
     backoff = Wait("HTTP 503: busy", 2.0, None, 300.0, until=5.0)
     assert backoff.describe(now=4.0) == "waiting 1 s: HTTP 503: busy (backoff)"
     assert backoff.remaining(now=9.0) == 0.0
+
+
+def test_service_failures_stop_after_n_alike_in_a_row_at_any_point() -> None:
+    outcomes = Outcomes(stop_after=3)
+    for _ in range(5):
+        outcomes.succeeded()
+    outcomes.failed("web tool failed: SerpAPI HTTP 503", in_a_row=True)
+    outcomes.failed("web tool failed: SerpAPI HTTP 503", in_a_row=True)
+    outcomes.succeeded()  # a success breaks the row
+    outcomes.failed("web tool failed: SerpAPI HTTP 503", in_a_row=True)
+    outcomes.failed("HTTP 400: bad request")  # so does any other failure
+    outcomes.failed("web tool failed: SerpAPI HTTP 503", in_a_row=True)
+    outcomes.failed("web tool failed: SerpAPI ConnectionError", in_a_row=True)  # and another reason
+    assert outcomes.stop is None
+    outcomes.failed("web tool failed: SerpAPI ConnectionError", in_a_row=True)
+    outcomes.failed("web tool failed: SerpAPI ConnectionError", in_a_row=True)
+    assert outcomes.stop == "3 cases in a row failed with: web tool failed: SerpAPI ConnectionError"
+    late_model_errors = Outcomes(stop_after=2)  # a model's failures keep the first-N rule
+    late_model_errors.succeeded()
+    for _ in range(5):
+        late_model_errors.failed("HTTP 401: a")
+    assert late_model_errors.stop is None
+    never = Outcomes(stop_after=0)
+    for _ in range(5):
+        never.failed("web tool failed: x", in_a_row=True)
+    assert never.stop is None

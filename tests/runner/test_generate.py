@@ -197,7 +197,7 @@ def test_every_generation_writes_the_manifest(tmp_path: Path) -> None:
     assert Encoding.from_file(tmp_path / "m" / "model.json") == Encoding("fc", "underscore",
                                                                           "object")
     prompt = GenerateSettings(mode="prompt", policy=FAST)
-    with pytest.raises(ValueError, match="holds fc results"):
+    with pytest.raises(ValueError, match=r'another configuration .*mode: "fc" -> "prompt"'):
         generate(ScriptedBackend(), tmp_path / "m", [(CATEGORY, cases(2))], prompt)
 
 
@@ -256,3 +256,23 @@ def test_waits_are_recorded_for_progress(tmp_path: Path) -> None:
     assert wait is not None and report.errors == 0
     assert (wait.reason, wait.retry_after, wait.delay) == ("HTTP 429: slow", 5.0, 0.02)
     assert "capped at 0 s" in wait.describe(now=wait.until - 0.02)
+
+
+def test_a_service_failing_mid_run_stops_it_after_n_in_a_row(tmp_path: Path) -> None:
+    """A web provider that goes down after 5 good cases: the run stops after 3 more, not
+    after asking the whole category."""
+    from fcbench.runner.conversation import ToolFailed
+
+    asked: list[str] = []
+
+    async def solve(case: TestCase, guard: Any) -> Any:
+        asked.append(case.id)
+        if len(asked) > 5:
+            raise ToolFailed(["SerpAPI HTTP 503"], 1)
+        return Response.of(Reply(result="[f()]", input_tokens=1, output_tokens=1)), 1
+
+    settings = GenerateSettings(mode="prompt", concurrency=1, policy=FAST, stop_after=3)
+    report = generate(ScriptedBackend(), tmp_path / "m", [(CATEGORY, cases(40))], settings,
+                      solver=solve)
+    assert report.stopped == "3 cases in a row failed with: web tool failed: SerpAPI HTTP 503"
+    assert len(asked) == 8 and report.errors == 3

@@ -194,6 +194,40 @@ def test_the_server_stops_on_ctrl_c_with_its_children(
     assert not alive(wrapper_pid) and not alive(grandchild)
 
 
+def test_no_engine_outlives_a_killed_fcbench(fetched_home: Path, tmp_path: Path) -> None:
+    """`kill -9` of fcbench mid-run: the watchdog stops the wrapper shell and its server
+    child that ignores SIGTERM, within 10 s."""
+    child_pid = tmp_path / "child.pid"
+    stubborn = tmp_path / "stubborn.py"
+    stubborn.write_text(
+        "import runpy, signal, sys\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        f"sys.argv = [{str(FAKE)!r}, *sys.argv[1:]]\n"
+        f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
+    )
+    wrapper = (f"sh -c '{sys.executable} {stubborn} --port {{port}} --model m --delay 0.3 & "
+               f"echo $! > {child_pid}; wait'")
+    folder = tmp_path / "r" / "m-FC"
+    env = {**os.environ, "FCBENCH_HOME": str(fetched_home)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fcbench.cli", "generate", "--model", "m", "--serve-cmd",
+         wrapper, "--categories", "simple_python", "--concurrency", "1", "--limit", "100",
+         "--result-dir", str(tmp_path / "r")],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    result_file = folder / "non_live" / "BFCL_v4_simple_python_result.json"
+    deadline = time.monotonic() + 60
+    while not (result_file.is_file() and result_file.read_text().count("\n") >= 2):
+        assert proc.poll() is None, "fcbench ended before it could be killed"
+        assert time.monotonic() < deadline, "the run never started"
+        time.sleep(0.1)
+    proc.kill()
+    proc.wait()
+    wrapper_pid = served_pids(folder / "serve.log")[0]
+    grandchild = int(child_pid.read_text())
+    assert not alive(wrapper_pid, patience=10) and not alive(grandchild, patience=10)
+
+
 def test_serve_vllm_starts_the_engine_with_tool_calling(
     fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

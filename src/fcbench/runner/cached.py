@@ -3,11 +3,19 @@
 Every generation path (single-turn, each step of a multi-turn or agentic conversation) goes
 through `Backend.step`, so wrapping the backend caches them all. A step's key is the sha256 of
 everything that decides the reply: the backend kind and its settings as the run manifest
-records them (sampling, output format, ...; not the endpoint URLs, which name replicas of one
-model and change between runs of a local server, nor the timeout or a local model's batch
-size), the endpoint model name,
+records them (sampling, output format, ...; not the timeout or a local model's batch size),
+the endpoint identity (below), the endpoint model name,
 the mode, the messages (fcbench's `_native` annotations included: they are what is sent back),
 the tools and the function docs. The API key is never part of it (it is not in the settings).
+
+The cache belongs to a server (`CacheSettings.scope`, `--cache-scope`): two servers may serve
+different weights, quantizations or checkpoints under one model name, so by default
+(`endpoint`) the key holds the endpoint identity, the sorted set of the run's base URLs
+(replicas of one model) without credentials, query or fragment (`endpoint_identity`); a
+server fcbench starts itself (`--serve`, `--serve-cmd`) is identified by its command with
+the port it happened to get left out, so that its runs share entries. `model` declares
+endpoints interchangeable: the key leaves them out, and every run asked with that scope
+shares entries whatever its endpoints (entries of `endpoint` runs are not among them).
 
 Only successful replies are stored: an error (raised by the backend) goes to the runner as
 before, so it is asked again next time. A repeated run, or the rerun of a crashed one, takes
@@ -31,28 +39,36 @@ else `auto`; the cache file lives in `--cache-dir`, else `$FCBENCH_CACHE_DIR`, e
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from fcbench.models.base import Backend, ChatRequest, Reply, Sampling
 from fcbench.runner.cache import ResponseCache, default_cache_dir, reply_to_json
 
 __all__ = [
     "CACHE_MODES",
+    "CACHE_SCOPES",
     "GREEDY_TEMPERATURE",
     "CacheCounts",
     "CacheMode",
+    "CacheScope",
     "CacheSettings",
     "CachedBackend",
     "cache_mode",
     "describe_counts",
+    "endpoint_identity",
     "request_key",
     "with_cache",
 ]
 
 CacheMode = Literal["auto", "always", "off"]
 CACHE_MODES: tuple[CacheMode, ...] = ("auto", "always", "off")
+CacheScope = Literal["endpoint", "model"]
+CACHE_SCOPES: tuple[CacheScope, ...] = ("endpoint", "model")
+DEFAULT_SCOPE: CacheScope = "endpoint"
 GREEDY_TEMPERATURE = 0.01
 """At or below this temperature decoding counts as greedy: the official default (0.001) is
 meant as "as deterministic as the API allows", and the local transformers backend decodes
@@ -60,7 +76,8 @@ greedily below 0.01."""
 KEY_FORMAT = 1
 """Bump when what goes into a key changes, so that old entries are no longer matched."""
 _NOT_IN_KEY = frozenset({"endpoints", "timeout", "batch_size"})
-"""Settings that change how a reply is fetched, not what it says."""
+"""Settings that change how a reply is fetched, not what it says (the endpoints enter the
+key as their identity, by scope)."""
 _NEVER_AUTO = frozenset({"callable"})
 
 
@@ -69,6 +86,9 @@ class CacheSettings:
     mode: CacheMode = "auto"
     folder: Path | None = None
     """Where the cache file lives (default: `default_cache_dir()`)."""
+    scope: CacheScope = DEFAULT_SCOPE
+    """`endpoint`: entries belong to the run's endpoints; `model`: endpoints declared
+    interchangeable (see the module docstring)."""
 
 
 @dataclass
@@ -136,23 +156,56 @@ def request_key(identity: dict[str, Any], request: ChatRequest) -> str | None:
     return sha256_hex(text.encode("utf-8", "surrogatepass"))
 
 
-def backend_identity(backend: Backend, model: str) -> dict[str, Any]:
-    """The backend's settings that decide replies (its manifest entry, minus transport)."""
-    described = {k: v for k, v in backend.describe().items() if k not in _NOT_IN_KEY}
-    return {**described, "model": model}
+def backend_identity(
+    backend: Backend,
+    model: str,
+    scope: CacheScope = DEFAULT_SCOPE,
+    endpoints: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """The backend's settings that decide replies (its manifest entry, minus transport), with
+    the endpoint identity in `endpoint` scope (`endpoints`, default: those it describes)."""
+    described = backend.describe()
+    identity = {k: v for k, v in described.items() if k not in _NOT_IN_KEY}
+    identity["model"] = model
+    if scope == "endpoint":
+        urls = endpoints if endpoints is not None else described.get("endpoints") or []
+        identity["endpoint_identity"] = endpoint_identity([str(url) for url in urls])
+    return identity
+
+
+def endpoint_identity(urls: Sequence[str]) -> list[str]:
+    """The sorted set of the endpoints, each without credentials, query or fragment (which
+    hold keys, never part of a key) and without a trailing slash; host names lower-cased."""
+    return sorted({_bare(url) for url in urls})
+
+
+def _bare(url: str) -> str:
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        return url  # not a URL: a local model's path, a function's name
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"  # an IPv6 literal
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = host if port is None else f"{host}:{port}"
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
 
 
 class CachedBackend:
     """`inner`, with replies kept in and served from a `ResponseCache`."""
 
     def __init__(self, inner: Backend, cache: ResponseCache | None, model: str,
-                 reason: str = "") -> None:
+                 reason: str = "", scope: CacheScope = DEFAULT_SCOPE,
+                 endpoints: Sequence[str] | None = None) -> None:
         self.inner = inner
         self.name = inner.name
         self.fc_args = inner.fc_args
         self.cache = cache
         self.model = model
-        self.identity = backend_identity(inner, model)
+        self.identity = backend_identity(inner, model, scope, endpoints)
         self.kind = str(self.identity.get("backend", type(inner).__name__))
         self.counts = CacheCounts(str(cache.path) if cache else "", cache is not None, reason)
 
@@ -210,10 +263,12 @@ def with_cache(
     *,
     sampling: Sampling | None,
     from_registry: bool,
+    endpoints: Sequence[str] | None = None,
 ) -> Backend:
     """The backend the run uses: wrapped (see the module docstring for when the cache is
     used; a bypassed cache still reports why), or itself with `mode="off"` and for the
-    ground truth.
+    ground truth. `endpoints` stand for the backend's own in the key (a started server's
+    command).
 
     CacheError when the cache is wanted but its file cannot be opened."""
     if settings.mode == "off":
@@ -224,7 +279,7 @@ def with_cache(
     if reason:
         return CachedBackend(backend, None, model, reason)
     cache = ResponseCache(settings.folder or default_cache_dir())
-    return CachedBackend(backend, cache, model)
+    return CachedBackend(backend, cache, model, scope=settings.scope, endpoints=endpoints)
 
 
 def _auto_bypass(backend: Backend, sampling: Sampling | None, from_registry: bool) -> str:

@@ -58,7 +58,7 @@ from fcbench.models.prompts import (
 )
 from fcbench.models.tools import convert_tools
 from fcbench.runner import agentic
-from fcbench.runner.generate import Guard
+from fcbench.runner.generate import CallFailed, Guard
 
 __all__ = ["Conversation", "LoopSettings", "has_environments", "run_conversation", "step_limit"]
 
@@ -229,7 +229,40 @@ async def run_conversation(
         if loop.record.force_quit:
             break
     agentic.finish(case, loop.env)
+    failures = tool_failures(loop.env)
+    if failures:
+        raise ToolFailed(failures, loop.record.attempts)
     return loop.record.response(), loop.record.attempts
+
+
+TOOL_FAILED = "web tool failed: "
+"""How the `error` of a case errored by a failed tool starts (`ToolFailed`)."""
+
+
+class ToolFailed(CallFailed):
+    """A case during which a web tool failed (`envs.web_search.failure`): the model read the
+    official error, but what it answered says nothing of it, so the case is recorded as
+    errored (its reason counted, the early stop watching it like any failure) and the next
+    run asks it again."""
+
+    in_a_row = True
+    """`--stop-after` alike failures in a row stop the run wherever they happen (a provider
+    down or out of quota mid-run would fail every later case; `runner.failures`)."""
+
+    def __init__(self, reasons: list[str], attempts: int) -> None:
+        more = f" (and {len(reasons) - 1} more failed call(s))" if len(reasons) > 1 else ""
+        super().__init__(f"{TOOL_FAILED}{reasons[0]}{more}", attempts)
+        self.reasons = reasons
+
+
+def tool_failures(env: Scenario) -> list[str]:
+    """The reasons of the failed tool calls of a case's environments (none created: none)."""
+    from fcbench.envs.web_search.failure import FAILURES_ATTRIBUTE
+
+    if not env.created:
+        return []
+    return [reason for instance in env.instances.values()
+            for reason in getattr(instance, FAILURES_ATTRIBUTE, ())]
 
 
 class _Loop:

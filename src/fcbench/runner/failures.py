@@ -8,6 +8,9 @@ numbers masked so that "context length 8192 < 9000" and "8192 < 9100" count as o
 
 * stops early when the first `stop_after` finished cases all failed with the same reason
   (`Outcomes.stop` says why; the cases in flight still finish and are stored);
+* stops too when `stop_after` cases in a row, at any point of the run, failed alike by a
+  failure of a service the model does not answer for (`in_a_row`: a web search provider
+  that went down or ran out of quota mid-run would fail every later case);
 * ends every run with the reasons and their counts (`401 Unauthorized × 400`), in the
   printed summary and in `model.json`'s run log.
 
@@ -87,19 +90,38 @@ class Outcomes:
         """Set when the run must stop: the one-line reason."""
         self._first: list[str | None] = []
         self._labels: dict[str, str] = {}
+        self._streak: tuple[str | None, int] = (None, 0)
+        """The reason key of the latest `in_a_row` failures, and how many in a row."""
 
-    def failed(self, message: str, into: Counter[str] | None = None) -> str:
-        """Record a failed case; its reason label (counted in `into`, e.g. a job's stats)."""
+    def failed(
+        self, message: str, into: Counter[str] | None = None, *, in_a_row: bool = False
+    ) -> str:
+        """Record a failed case; its reason label (counted in `into`, e.g. a job's stats).
+        `in_a_row`: a service's failure, which stops the run after `stop_after` alike in a
+        row wherever they happen."""
         label = reason_label(message)
         key = reason_key(label)
         shown = self._labels.setdefault(key, label)
         if into is not None:
             into[shown] += 1
         self._observe(key)
+        if in_a_row:
+            self._count_streak(key)
+        else:
+            self._streak = (None, 0)
         return shown
 
     def succeeded(self) -> None:
         self._observe(None)
+        self._streak = (None, 0)
+
+    def _count_streak(self, key: str) -> None:
+        last, count = self._streak
+        count = count + 1 if key == last else 1
+        self._streak = (key, count)
+        if self.stop is None and self.stop_after > 0 and count >= self.stop_after:
+            self.stop = (f"{self.stop_after} cases in a row failed with: "
+                         f"{self._labels[key]}")
 
     def _observe(self, key: str | None) -> None:
         if self.stop_after <= 0 or len(self._first) >= self.stop_after:

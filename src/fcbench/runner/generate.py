@@ -212,7 +212,8 @@ async def run_jobs(
             )
         except CallFailed as exc:
             job.stats.errors += 1
-            outcomes.failed(str(exc), job.stats.reasons)
+            outcomes.failed(str(exc), job.stats.reasons,
+                            in_a_row=getattr(exc, "in_a_row", False))
             job.store.append(error_entry(case, str(exc), exc.attempts, _since(started)))
         except Exception as exc:  # like the official tool: a failing case never stops the run
             job.stats.errors += 1
@@ -286,6 +287,11 @@ class GenerateReport:
         return sum(job.stats.done for job in self.jobs)
 
     @property
+    def planned(self) -> int:
+        """Cases this run set out to ask (finished ones of earlier runs not counted)."""
+        return sum(len(job.cases) for job in self.jobs)
+
+    @property
     def errors(self) -> int:
         return sum(job.stats.errors for job in self.jobs)
 
@@ -353,7 +359,7 @@ def generate(
         manifest = start_manifest(
             model_dir, model=settings.model_name, mode=settings.mode, backend=backend,
             dataset=run_identity(release, settings.data_dir, names),
-            categories=names, started_at=report.started_at,
+            categories=names, started_at=report.started_at, overwrite=overwrite,
         )
         if overwrite:
             for category, _ in cases_by_category:

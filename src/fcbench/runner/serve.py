@@ -12,7 +12,8 @@ reaches fcbench, which then stops it in order) with its output in a log file in 
 folder. fcbench waits until it answers on its model list (or exits, or the start-up time
 runs out: one line naming the log), and when the run ends, however it ends (success, error,
 Ctrl-C, SIGTERM), sends SIGTERM to the whole process group, then SIGKILL after a grace
-period, so that no engine worker is left holding a GPU.
+period, so that no engine worker is left holding a GPU. When fcbench cannot (killed with
+SIGKILL), a watchdog process started beside the server does it (`runner.watchdog`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ DEFAULT_START_TIMEOUT = 900.0
 STOP_GRACE = 20.0
 """Seconds between SIGTERM and SIGKILL when stopping the server."""
 POLL_INTERVAL = 0.5
+WATCHDOG_GRACE = 3.0
+"""Seconds between SIGTERM and SIGKILL when the watchdog stops the server of a dead fcbench
+(nothing waits for an orderly end then, and a GPU should be freed soon)."""
 
 SERVE_ENV_NAMES = frozenset({
     "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TZ", "LANG", "LANGUAGE", "TMPDIR",
@@ -235,6 +239,7 @@ class Server:
             raise ServeError(f"cannot start {plan.command[0]}: {exc.strerror or exc}") from None
         self._log.write(f"# fcbench: pid {self.process.pid}\n".encode())
         self._log.flush()
+        self._watchdog = start_watchdog(self.process.pid)
 
     def wait_ready(self) -> None:
         """Return once the server answers on its model list; ServeError if it exits first or
@@ -266,6 +271,7 @@ class Server:
             _signal_group(self.process.pid, signal.SIGKILL)  # workers that outlived the leader
         finally:
             self._log.close()
+            stop_watchdog(self._watchdog)
 
     def _log_note(self) -> str:
         last = _last_line(self.log_path)
@@ -278,6 +284,37 @@ def serve_environment(environ: Mapping[str, str] | None = None) -> dict[str, str
     extra = {name.strip() for name in source.get(SERVE_ENV_VARIABLE, "").split(",")}
     return {name: value for name, value in source.items()
             if name in SERVE_ENV_NAMES or name in extra or name.startswith(SERVE_ENV_PREFIXES)}
+
+
+def start_watchdog(pgid: int, grace: float = WATCHDOG_GRACE) -> subprocess.Popen[bytes] | None:
+    """The watchdog of process group `pgid` (`runner.watchdog`), in a session of its own so
+    that the terminal's signals do not reach it; it holds the read end of a pipe whose write
+    end only this process has (not inheritable). None when it cannot be started: the server
+    then runs without it, as before."""
+    from fcbench.runner import watchdog
+
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-I", watchdog.__file__, str(pgid), str(grace)],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, env=serve_environment(),
+        )
+    except OSError:
+        return None
+
+
+def stop_watchdog(process: subprocess.Popen[bytes] | None) -> None:
+    """After the server was stopped: close the pipe (the watchdog finds the group gone and
+    exits), and reap it."""
+    if process is None:
+        return
+    try:
+        if process.stdin is not None:
+            process.stdin.close()
+        process.wait(5.0)
+    except (OSError, subprocess.TimeoutExpired):
+        process.kill()
+        process.wait()
 
 
 def answers(url: str, timeout: float = 2.0) -> bool:

@@ -70,7 +70,7 @@ def test_record_then_replay_gives_identical_outputs(web: FakeWeb, tmp_path: Path
     assert description["recorded_providers"] == {"serpapi": 10}
     assert description["comparable"] is True
     assert description["counts"] == {"live": 0, "from_record": 22, "missing": 0,
-                                    "unrecorded": 0}
+                                    "unrecorded": 0, "failed": 0}
 
 
 def test_a_record_made_with_one_provider_answers_another(web: FakeWeb, tmp_path: Path) -> None:

@@ -44,7 +44,8 @@ def test_the_default_is_the_official_provider_and_no_call_is_made() -> None:
     assert services.describe() == {
         "provider": "serpapi", "mode": "live", "record_dir": None, "recorded_providers": {},
         "comparable": True, "counts": {"live": 0, "from_record": 0, "missing": 0,
-                                              "unrecorded": 0},
+                                              "unrecorded": 0, "failed": 0},
+        "failures": {},
     }
 
 

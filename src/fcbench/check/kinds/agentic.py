@@ -44,6 +44,10 @@ class AgenticSession(CheckSession):
         described = _web_search_of(result_file)
         if not described or described.get("comparable", True):
             return []
+        failed = described.get("failed_cases")
+        if failed:
+            return [f"{model}: {category.name}: {failed} case(s) errored by a failed web "
+                    "search or page fetch: not comparable until the next run asks them again"]
         return [f"{model}: {category.name}: searches answered by "
                 f"{described.get('provider')}, not SerpAPI: not comparable with the leaderboard"]
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from fcbench.envs.web_search.failure import ToolFailure
 from fcbench.envs.web_search.services import WebServices, current
 
 __all__ = ["WebSearchAPI"]
@@ -39,6 +40,9 @@ class WebSearchAPI:
     def __init__(self) -> None:
         self.show_snippet = True
         self._services: WebServices = current()
+        self._tool_failures: list[str] = []
+        """Reasons of this case's calls that failed (`failure.ToolFailure`): the runner
+        records the case as errored, to be asked again."""
 
     def _load_scenario(self, initial_config: dict[str, Any], long_context: bool = False) -> None:
         """`initial_config` is the case's `{"show_snippet": bool}` (long context plays no
@@ -59,7 +63,7 @@ class WebSearchAPI:
         """Search the engine for the keywords in a region (`wt-wt`: no region)."""
         answer = self._services.search(keywords, max_results, region)
         if isinstance(answer, dict):
-            return answer  # an error
+            return self._noted(answer)  # an error
         results = []
         for result in answer[:max_results]:
             if self.show_snippet:
@@ -74,4 +78,9 @@ class WebSearchAPI:
         """A page's content: `raw` HTML, `markdown`, or `truncate` (visible text only)."""
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"Invalid URL: {url}")
-        return self._services.fetch(url, mode)
+        return self._noted(self._services.fetch(url, mode))
+
+    def _noted(self, answer: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(answer, ToolFailure):
+            self._tool_failures.append(answer.reason)
+        return answer

@@ -19,6 +19,7 @@ from typing import Any
 
 from fcbench import redact
 from fcbench.envs.web_search.extra import missing
+from fcbench.envs.web_search.failure import ToolFailure, failure_reason, is_transient
 
 __all__ = ["BROWSER_HEADERS", "MODES", "PageFetcher", "convert_page"]
 
@@ -77,7 +78,10 @@ class PageFetcher:
             response.raise_for_status()
             return {"content": convert_page(response.text, mode)}
         except Exception as exc:
-            return {"error": f"An error occurred while fetching {url}: {redact.text(str(exc))}"}
+            message = f"An error occurred while fetching {url}: {redact.text(str(exc))}"
+            if is_transient(exc):  # the network's doing, not the page's: asked again
+                return ToolFailure(message, failure_reason("page fetch", exc))
+            return {"error": message}
 
 
 def convert_page(html: str, mode: Any) -> str:

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from fcbench import redact
 from fcbench.envs.web_search.extra import missing
+from fcbench.envs.web_search.failure import ToolFailure, failure_reason, is_transient
 
 __all__ = [
     "NO_RESULTS_ERROR",
@@ -109,21 +110,24 @@ class SerpApiProvider:
                 problem = redact.text(str(exc))
                 if "429" not in problem:
                     _log.warning("SerpAPI error (not retried): %s", problem)
-                    return {"error": problem}
+                    return ToolFailure(problem, failure_reason("SerpAPI", exc))
             else:
                 if not ("error" in payload and "429" in str(payload["error"])):
                     break
                 problem = redact.text(str(payload["error"]))
             wait = backoff + self._jitter(0, backoff)
             if waited + wait > self.max_wait:
-                return {"error": f"SerpAPI kept answering 429 (rate limit) for {waited:.0f} s; "
-                                 f"giving up: {problem}"}
+                return ToolFailure(f"SerpAPI kept answering 429 (rate limit) for {waited:.0f} s; "
+                                   f"giving up: {problem}", "SerpAPI rate limit (429)")
             _log.warning("SerpAPI answered 429 (rate limit or searches used up); "
                          "retrying in %.1f s", wait)
             self._sleep(wait)
             waited += wait
             backoff = min(backoff * 2, 120.0)
         if "organic_results" not in payload:
+            error = payload.get("error")
+            if error and not _no_results(str(error)):  # the key, the quota, the service
+                return ToolFailure(NO_RESULTS_ERROR, f"SerpAPI error: {str(error)[:80]}")
             return {"error": NO_RESULTS_ERROR}
         results = payload["organic_results"]
         if not isinstance(results, list):  # never seen; upstream would fail slicing it
@@ -173,8 +177,16 @@ class DdgsProvider:
                 str(keywords), region=str(region), max_results=count, backend=self.backend
             )
         except Exception as exc:  # ddgs raises for no results, rate limits and timeouts
-            return {"error": redact.text(str(exc)) or NO_RESULTS_ERROR}
+            message = redact.text(str(exc)) or NO_RESULTS_ERROR
+            if is_transient(exc):
+                return ToolFailure(message, failure_reason("ddgs", exc))
+            return {"error": message}
         return [_from_ddgs(item) for item in found]
+
+
+def _no_results(error: str) -> bool:
+    """SerpAPI's error for a search that found nothing: an answer, not a failure."""
+    return "hasn't returned any results" in error or "no results" in error.lower()
 
 
 def _from_ddgs(item: Any) -> Any:

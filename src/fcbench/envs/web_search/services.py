@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fcbench.envs.web_search.failure import ToolFailure
 from fcbench.envs.web_search.pages import PageFetcher
 from fcbench.envs.web_search.providers import (
     DdgsProvider,
@@ -56,9 +57,10 @@ DEFAULT_PROVIDER = "serpapi"
 COMPARABLE_PROVIDER = "serpapi"
 """The official provider: only its answers make scores comparable with the leaderboard."""
 
-COUNTS = ("live", "from_record", "missing", "unrecorded")
+COUNTS = ("live", "from_record", "missing", "unrecorded", "failed")
 """What `describe` counts: answers asked live, served from the record, missing from it
-(replay), and live answers the record could not store (a full or read-only disk)."""
+(replay), live answers the record could not store (a full or read-only disk), and live calls
+that failed (`failure.ToolFailure`: never recorded, counted by reason too)."""
 
 SEARCH = "search_engine_query"
 FETCH = "fetch_url_content"
@@ -78,6 +80,8 @@ class WebServices:
     fetcher: PageFetcher | None
     record: WebRecord | None = None
     counts: Counter[str] = field(default_factory=Counter)
+    failures: Counter[str] = field(default_factory=Counter)
+    """Failed live calls by reason."""
     _guard: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _pending: dict[str, threading.Lock] = field(default_factory=dict, repr=False)
 
@@ -134,19 +138,29 @@ class WebServices:
             return {"error": miss(root)}
         if self.record is None:
             self._count("live")
-            return live(self.provider)
+            return self._failed_or(live(self.provider))
         with self._pending_lock(key):  # one live request per key at a time
             found, answer = self._recorded(key)
             if found:
                 return answer
             self._count("live")
-            answer = live(self.provider)
+            answer = self._failed_or(live(self.provider))
+            if isinstance(answer, ToolFailure):
+                return answer  # not an answer to replay: the next run asks again
             try:
                 self.record.put(key, answer, self.provider.name)
             except OSError as exc:  # the model still gets its answer; the run says so
                 self._count("unrecorded")
                 _log.error("web record %s: cannot record an answer (%s)", self.record.root, exc)
             return answer
+
+    def _failed_or(self, answer: Any) -> Any:
+        """The answer; a failure is counted by reason on the way."""
+        if isinstance(answer, ToolFailure):
+            with self._guard:
+                self.counts["failed"] += 1
+                self.failures[answer.reason] += 1
+        return answer
 
     def _recorded(self, key: RequestKey) -> tuple[bool, Any]:
         if self.record is None:
@@ -182,7 +196,9 @@ class WebServices:
         """Who answered, for result and score headers and the table.
 
         `comparable` is true only when every answer came from SerpAPI (live, or replayed
-        from a record made with it, with no request missing from it).
+        from a record made with it, with no request missing from it) and no call failed
+        (the cases that met a failure are errored, asked again by the next run, which is
+        comparable once none fails).
         """
         recorded = self.record.providers() if self.record is not None else {}
         only_serpapi = set(recorded) <= {COMPARABLE_PROVIDER}
@@ -195,8 +211,9 @@ class WebServices:
             "mode": self.mode,
             "record_dir": str(self.record.root) if self.record is not None else None,
             "recorded_providers": recorded,
-            "comparable": comparable,
+            "comparable": comparable and not self.counts["failed"],
             "counts": {k: self.counts[k] for k in COUNTS},
+            "failures": dict(self.failures.most_common()),
         }
 
 

@@ -1,0 +1,57 @@
+"""The numeric flags of `run`, `generate` and `evaluate` are checked when parsed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fcbench.cli import main
+
+BAD_VALUES = [
+    ("--timeout", "0"), ("--timeout", "-5"),
+    ("--max-rps", "0"),
+    ("--temperature", "-1"),
+    ("--top-p", "0"), ("--top-p", "7"),
+    ("--max-tokens", "0"), ("--max-tokens", "-1"),
+    ("--concurrency", "0"),
+    ("--max-attempts", "0"),
+    ("--serpapi-max-wait", "-1"),
+    ("--max-retry-wait", "-1"),
+    ("--stop-after", "-1"),
+    ("--serve-timeout", "0"),
+]
+
+
+@pytest.mark.parametrize("command", ["run", "generate"])
+@pytest.mark.parametrize(("flag", "value"), BAD_VALUES)
+def test_an_out_of_range_value_is_one_line_before_anything_is_asked(
+    command: str, flag: str, value: str, tmp_path: Path
+) -> None:
+    results = tmp_path / "r"
+    outcome = CliRunner().invoke(
+        main, [command, "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+               "--result-dir", str(results), flag, value],
+        prog_name="fcbench",
+    )
+    assert outcome.exit_code == 2
+    lines = outcome.stderr.strip().splitlines()
+    assert len(lines) == 1, outcome.stderr
+    assert lines[0].startswith(f"fcbench: error: Invalid value for '{flag}': ")
+    assert "is not in the range" in lines[0]
+    assert not results.exists()
+
+
+@pytest.mark.parametrize(("flag", "value"), [
+    ("--temperature", "0"), ("--top-p", "1"), ("--max-rps", "0.5"), ("--max-tokens", "1"),
+    ("--serpapi-max-wait", "0"),
+])
+def test_the_edges_of_each_range_are_accepted(flag: str, value: str) -> None:
+    """Parsed without complaint: the run then fails on its unknown category, not the flag."""
+    outcome = CliRunner().invoke(
+        main, ["generate", "--model", "m", "--categories", "no_such_category", flag, value],
+        prog_name="fcbench",
+    )
+    assert "Invalid value" not in outcome.stderr
+    assert "no_such_category" in outcome.stderr
