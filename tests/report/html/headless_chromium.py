@@ -49,7 +49,8 @@ class Browser:
             [executable, "--headless", "--no-sandbox", "--disable-gpu",
              "--remote-debugging-pipe", f"--user-data-dir={profile}", "--no-first-run",
              "--no-default-browser-check", "--disable-extensions",
-             "--disable-background-networking", f"--window-size={width},{height}",
+             "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--window-size={width},{height}",
              "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             # Python's descriptors are close-on-exec (PEP 446); only the two dup2'd in

@@ -12,6 +12,8 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+// Plotly reads labels as a small HTML dialect: entities keep names from the data as text.
+const label = (t) => String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const pct = (v) => (v === null || v === undefined ? "N/A" : (v * 100).toFixed(2));
 const signed = (v) => (v === null || v === undefined ? "N/A" : (v >= 0 ? "+" : "") + (v * 100).toFixed(2));
 
@@ -30,7 +32,7 @@ async function main() {
     ". All paired cases: +" + doc.pooled.gained + " −" + doc.pooled.lost + ", p = " +
     doc.pooled.p_value.toPrecision(3) + ".";
   const cats = doc.categories;
-  Plotly.newPlot("chart-deltas", [{type: "bar", x: cats.map((c) => c.category),
+  Plotly.newPlot("chart-deltas", [{type: "bar", x: cats.map((c) => label(c.category)),
     y: cats.map((c) => c.delta * 100), text: cats.map((c) => "p = " + c.p_value.toPrecision(3)),
     hovertemplate: "%{x}: %{y:+.2f} (%{text})<extra></extra>"}],
   {margin: {t: 20, b: 130}, yaxis: {title: "Δ accuracy (points)"}}, {displaylogo: false, responsive: true});

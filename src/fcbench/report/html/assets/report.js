@@ -1,6 +1,7 @@
 // fcbench report: reads the embedded (gzip, base64) document and draws the page.
 // Every text that comes from a model or the data set goes in through textContent, never
-// as HTML. Charts are drawn by the embedded plotly.js.
+// as HTML. Charts are drawn by the embedded plotly.js, which reads its labels as a small
+// HTML dialect: every label from the data passes through `label` first.
 "use strict";
 
 const PAGE = 200;
@@ -20,6 +21,11 @@ function el(tag, attrs, ...children) {
     }
   }
   return node;
+}
+
+// Plotly shows `&lt;` as `<` but turns `<b>` into bold: entities keep names as text.
+function label(text) {
+  return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 function pct(value) {
@@ -72,9 +78,9 @@ function drawSummaries() {
     "Multi-Turn", "Agentic", "v1 Overall (2024)", "v1 AST Summary (2024)",
     "v1 Exec Summary (2024)"].includes(l));
   const traces = DOC.models.map((m) => ({
-    type: "bar", name: m.name, x: headline,
+    type: "bar", name: label(m.name), x: headline,
     y: headline.map((l) => { const v = summaryValue(m, l); return v === null ? null : v * 100; }),
-    hovertemplate: "%{x}: %{y:.2f}%<extra>" + m.name + "</extra>",
+    hovertemplate: "%{x}: %{y:.2f}%<extra>%{fullData.name}</extra>",
   }));
   Plotly.newPlot("chart-summaries", traces, {barmode: "group", margin: {t: 20, b: 90},
     yaxis: {title: "accuracy %", range: [0, 100]}, legend: {orientation: "h", y: -0.35}},
@@ -86,8 +92,8 @@ function drawSummaries() {
 function drawHeatmap() {
   const z = DOC.models.map((m) => DOC.categories.map((c) => m.scores[c] ? m.scores[c].accuracy * 100 : null));
   const text = DOC.models.map((m) => DOC.categories.map((c) => m.scores[c] ? m.scores[c].text : "N/A"));
-  Plotly.newPlot("chart-heatmap", [{type: "heatmap", z: z, x: DOC.categories,
-    y: DOC.models.map((m) => m.name), text: text, texttemplate: "%{text}", zmin: 0, zmax: 100,
+  Plotly.newPlot("chart-heatmap", [{type: "heatmap", z: z, x: DOC.categories.map(label),
+    y: DOC.models.map((m) => label(m.name)), text: text, texttemplate: "%{text}", zmin: 0, zmax: 100,
     colorscale: [[0, "#c0392b"], [0.5, "#f4d35e"], [1, "#2e8b57"]], hovertemplate: "%{y} · %{x}: %{text}<extra></extra>",
     colorbar: {title: {text: "%"}}}],
   {margin: {t: 20, l: 260, b: 150}, height: Math.max(320, 26 * DOC.models.length + 190),
@@ -114,11 +120,11 @@ function drawIntervals(models) {
   const traces = models.map((m) => {
     const x = DOC.categories.filter((c) => m.scores[c]);
     return {
-      type: "bar", name: m.name, x: x, y: x.map((c) => m.scores[c].accuracy * 100),
+      type: "bar", name: label(m.name), x: x.map(label), y: x.map((c) => m.scores[c].accuracy * 100),
       error_y: {type: "data", symmetric: false,
         array: x.map((c) => m.scores[c].ci ? (m.scores[c].ci[1] - m.scores[c].accuracy) * 100 : 0),
         arrayminus: x.map((c) => m.scores[c].ci ? (m.scores[c].accuracy - m.scores[c].ci[0]) * 100 : 0)},
-      hovertemplate: "%{x}: %{y:.2f}%<extra>" + m.name + "</extra>",
+      hovertemplate: "%{x}: %{y:.2f}%<extra>%{fullData.name}</extra>",
     };
   });
   Plotly.react("chart-categories", traces, {barmode: "group", margin: {t: 20, b: 130},
@@ -149,9 +155,9 @@ function drawErrors() {
     for (const counts of Object.values(model.errors)) Object.keys(counts).forEach((k) => kinds.add(k));
     const cats = DOC.categories.filter((c) => model.errors[c]);
     const traces = [...kinds].sort().map((kind) => ({
-      type: "bar", orientation: "h", name: kind, y: cats,
+      type: "bar", orientation: "h", name: label(kind), y: cats.map(label),
       x: cats.map((c) => model.errors[c][kind] || 0),
-      hovertemplate: "%{y}: %{x} × " + kind + "<extra></extra>",
+      hovertemplate: "%{y}: %{x} × %{fullData.name}<extra></extra>",
     }));
     Plotly.react("chart-errors", traces, {barmode: "stack", margin: {l: 170, t: 20},
       xaxis: {title: "failed cases"}, height: Math.max(360, 28 * cats.length + 120),
@@ -173,9 +179,9 @@ function drawUsage() {
     "latency p95 (s)", "input tokens", "output tokens", "cost ($, as data_overall.csv)"],
   rows, (i) => i > 0));
   const traces = [
-    {type: "bar", name: "latency mean (s)", x: known.map((m) => m.name),
+    {type: "bar", name: "latency mean (s)", x: known.map((m) => label(m.name)),
       y: known.map((m) => m.usage.latency_mean)},
-    {type: "bar", name: "latency p95 (s)", x: known.map((m) => m.name),
+    {type: "bar", name: "latency p95 (s)", x: known.map((m) => label(m.name)),
       y: known.map((m) => m.usage.latency_p95)},
   ];
   Plotly.newPlot("chart-usage", traces, {barmode: "group", margin: {t: 20, b: 120},
