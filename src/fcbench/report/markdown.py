@@ -49,20 +49,24 @@ def summary_markdown(document: Mapping[str, Any], top_errors: int = 3) -> str:
     models = document["models"]
     lines = ["## fcbench scores", ""]
     labels = [label for label in HEADLINE
-              if any(label in dict(_pairs(m)) for m in models)]
+              if any(label in _summaries(m) for m in models)]
     lines.append("| model | " + " | ".join(labels) + " |")
     lines.append("|---|" + "---:|" * len(labels))
     for model in models:
-        values = dict(_pairs(model))
-        lines.append(f"| {text(model['name'])} | " + " | ".join(_pct(values.get(x)) for x in labels)
-                     + " |")
+        values = _summaries(model)
+        row = " | ".join(_summary_cell(*values.get(x, (None, 0))) for x in labels)
+        lines.append(f"| {text(model['name'])} | {row} |")
     names = " | ".join(text(m["name"]) for m in models)
     lines += ["", f"<details><summary>Per category (accuracy %, {document['meta']['interval']})"
               "</summary>", "", f"| category | {names} |", "|---|" + "---:|" * len(models)]
     for category in document["categories"]:
         cells = [_category_cell(m["scores"].get(category)) for m in models]
         lines.append(f"| {text(category)} | " + " | ".join(cells) + " |")
-    lines += ["", "</details>", "", "**Top error types** (all models):", ""]
+    lines += ["", "</details>", ""]
+    if document.get("skipped"):
+        lines += [f"{SKIPPED_MARK} skipped, not judged (in neither correct nor total):", "",
+                  *(f"- {text(note)}" for note in document["skipped"]), ""]
+    lines += ["**Top error types** (all models):", ""]
     for category in document["categories"]:
         counts: Counter[str] = Counter()
         for model in models:
@@ -74,13 +78,25 @@ def summary_markdown(document: Mapping[str, Any], top_errors: int = 3) -> str:
     return "\n".join(lines)
 
 
-def _pairs(model: Mapping[str, Any]) -> list[tuple[str, float | None]]:
-    return [(label, value) for label, value, _ in model["summaries"]]
+SKIPPED_MARK = "†"
+
+
+def _summaries(model: Mapping[str, Any]) -> dict[str, tuple[float | None, int]]:
+    """label -> (value, cases skipped under it) of a model's summaries."""
+    return {row[0]: (row[1], row[3] if len(row) > 3 else 0) for row in model["summaries"]}
+
+
+def _summary_cell(value: float | None, skipped: int) -> str:
+    return _pct(value) + (f" {SKIPPED_MARK}{skipped} skipped" if skipped else "")
 
 
 def _category_cell(score: Mapping[str, Any] | None) -> str:
     if score is None:
         return "N/A"
+    skipped = score.get("skipped") or 0
+    if score["accuracy"] is None:
+        return f"N/A ({skipped} skipped)"
     ci = score.get("ci")
     interval = f" [{_pct(ci[0])}–{_pct(ci[1])}]" if ci else ""
-    return _pct(score["accuracy"]) + interval
+    return _pct(score["accuracy"]) + interval + (f" {SKIPPED_MARK}{skipped} skipped"
+                                                 if skipped else "")

@@ -43,6 +43,13 @@ class CategoryRun:
         record = self.failures.get(case_id)
         return None if record is None else error_type_of(record)
 
+    @property
+    def skipped(self) -> dict[str, str]:
+        """Cases that were not judged, with the reason fcbench's score header records."""
+        listed = self.header.get("skipped", [])
+        return {str(s.get("id")): str(s.get("reason", "")) for s in listed
+                if isinstance(s, Mapping)} if isinstance(listed, list) else {}
+
 
 @dataclass
 class ModelRun:

@@ -159,3 +159,57 @@ def test_report_after_run_never_stops_the_run(
     monkeypatch.undo()
     assert report_after_run(tmp_path / "missing", None, note=notes.append) is None
     assert len(notes) == 1 and "no such score folder" in notes[0]
+
+
+def test_skipped_cases_are_never_a_score(
+    fetched_home: Path, browser: Browser, tmp_path: Path
+) -> None:
+    """Offline exec run: every `rest` case skipped, two `exec_simple` cases skipped. No 0.00
+    for rest anywhere, the skipped counts beside the scores and the summaries over them, the
+    reasons in the notes; the Markdown summary likewise."""
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.report.runs import dataset_ids
+    from fcbench.report.score_files import write_category_score
+    from fcbench.score.aggregate import CategoryScore
+
+    ids = dataset_ids(DEFAULT_RELEASE)
+    score_dir = tmp_path / "score"
+
+    def skipped(names: list[str]) -> dict[str, object]:
+        return {"skipped_count": len(names),
+                "skipped": [{"id": i, "reason": "needs the network"} for i in names]}
+
+    rest, simple = ids("rest"), ids("exec_simple")
+    write_category_score(score_dir, "m", CategoryScore("rest", 0, 0, len(rest)), [],
+                         skipped(rest))
+    write_category_score(score_dir, "m", CategoryScore("exec_simple", len(simple) - 3,
+                                                       len(simple) - 2, len(simple)),
+                         [{"id": simple[0], "error_type": "executable_checker:wrong"}],
+                         skipped(simple[-2:]))
+    out = tmp_path / "report.html"
+    write_report([score_dir], [], out, markdown=tmp_path / "report.md")
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    assert browser.evaluate("document.body.dataset.ready") == "1", browser.console_errors()
+    cells = browser.evaluate(
+        "Object.fromEntries([...document.querySelectorAll('#category-table tbody tr')]"
+        ".map(r => [r.cells[0].textContent, r.cells[1].textContent]))")
+    assert cells["rest"] == f"N/A ({len(rest)} skipped)"
+    assert cells["exec_simple"].startswith(f"{100 * (len(simple) - 3) / (len(simple) - 2):.2f} "
+                                           f"({len(simple) - 3}/{len(simple) - 2}) †2 skipped")
+    summary = browser.evaluate(
+        "[...document.querySelectorAll('#summary-table th')].map(h => h.textContent)")
+    row = browser.evaluate(
+        "[...document.querySelectorAll('#summary-table tbody td')].map(c => c.textContent)")
+    exec_summary = row[summary.index("v1 Exec Summary (2024)")]
+    assert exec_summary.endswith(f"†{len(rest) + 2} skipped"), exec_summary
+    heatmap = browser.evaluate("[...document.querySelectorAll('#chart-heatmap .hm text,"
+                               " #chart-heatmap text')].map(t => t.textContent)")
+    assert "0.00" not in heatmap and "N/A†" in heatmap
+    notes = browser.evaluate("document.getElementById('problems').innerText")
+    assert f"m: rest: {len(rest)} of {len(rest)} cases skipped, not judged " \
+           f"({len(rest)} needs the network)" in notes
+    assert "No problems" not in notes
+    markdown = (tmp_path / "report.md").read_text()
+    assert f"| rest | N/A ({len(rest)} skipped) |" in markdown
+    assert "0.00" not in markdown.split("| rest |")[1].split("\n")[0]
+    browser.screenshot(shots(tmp_path) / "report-skipped.png", full_page=True)

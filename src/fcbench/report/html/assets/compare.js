@@ -28,18 +28,22 @@ async function main() {
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
   const doc = JSON.parse(await new Response(stream).text());
   document.getElementById("meta").textContent = "A = " + doc.a + " · B = " + doc.b;
-  document.getElementById("test-note").textContent = "Δ = B − A (accuracy points). p: " + doc.test +
+  document.getElementById("test-note").textContent = "A, B and Δ = B − A (accuracy points) over " +
+    "the cases both runs judged (shared cases; skipped cases are in neither). p: " + doc.test +
     ". All paired cases: +" + doc.pooled.gained + " −" + doc.pooled.lost + ", p = " +
     doc.pooled.p_value.toPrecision(3) + ".";
   const cats = doc.categories;
   Plotly.newPlot("chart-deltas", [{type: "bar", x: cats.map((c) => label(c.category)),
-    y: cats.map((c) => c.delta * 100), text: cats.map((c) => "p = " + c.p_value.toPrecision(3)),
+    y: cats.map((c) => (c.delta === null ? null : c.delta * 100)), text: cats.map((c) => "p = " + c.p_value.toPrecision(3)),
     hovertemplate: "%{x}: %{y:+.2f} (%{text})<extra></extra>"}],
   {margin: {t: 20, b: 130}, yaxis: {title: "Δ accuracy (points)"}}, {displaylogo: false, responsive: true});
   document.getElementById("category-table").append(table(
-    ["category", "A", "B", "Δ", "Δ without disputed", "gained", "lost", "p"],
-    cats.map((c) => [c.category, pct(c.a.accuracy), pct(c.b.accuracy), signed(c.delta),
-      signed(c.delta_without_disputed), c.gained.length, c.lost.length, c.p_value.toPrecision(3)])));
+    ["category", "A", "B", "Δ", "Δ without disputed", "gained", "lost", "p", "shared cases"],
+    cats.map((c) => [c.category, pct(c.a.shared_accuracy), pct(c.b.shared_accuracy), signed(c.delta),
+      signed(c.delta_without_disputed), c.gained.length, c.lost.length, c.p_value.toPrecision(3),
+      c.paired_cases + (c.paired_cases !== c.a.total || c.paired_cases !== c.b.total ?
+        " (A judged " + c.a.total + (c.a.skipped ? ", " + c.a.skipped + " skipped" : "") +
+        "; B judged " + c.b.total + (c.b.skipped ? ", " + c.b.skipped + " skipped" : "") + ")" : "")])));
   document.getElementById("summary-table").append(table(["summary", "A", "B", "Δ"],
     doc.summaries.map((s) => [s.summary, pct(s.a), pct(s.b), signed(s.delta)])));
   const flips = document.getElementById("flips");

@@ -62,7 +62,9 @@ function summaryLabels() {
 
 function summaryOf(model, label) {
   const found = model.summaries.find((s) => s[0] === label);
-  return found ? {value: found[1], text: found[2]} : {value: null, text: "N/A"};
+  if (!found) return {value: null, text: "N/A"};
+  const skipped = found[3] || 0;  // cases under this summary not judged: shown, never 0.00
+  return {value: found[1], text: found[2] + (skipped ? " †" + skipped + " skipped" : "")};
 }
 
 function summaryValue(model, label) {
@@ -90,8 +92,10 @@ function drawSummaries() {
 // -- Categories -------------------------------------------------------------------------
 
 function drawHeatmap() {
-  const z = DOC.models.map((m) => DOC.categories.map((c) => m.scores[c] ? m.scores[c].accuracy * 100 : null));
-  const text = DOC.models.map((m) => DOC.categories.map((c) => m.scores[c] ? m.scores[c].text : "N/A"));
+  const z = DOC.models.map((m) => DOC.categories.map((c) =>
+    m.scores[c] && m.scores[c].accuracy !== null ? m.scores[c].accuracy * 100 : null));
+  const text = DOC.models.map((m) => DOC.categories.map((c) => !m.scores[c] ? "N/A" :
+    m.scores[c].text + (m.scores[c].skipped ? "†" : "")));
   Plotly.newPlot("chart-heatmap", [{type: "heatmap", z: z, x: DOC.categories.map(label),
     y: DOC.models.map((m) => label(m.name)), text: text, texttemplate: "%{text}", zmin: 0, zmax: 100,
     colorscale: [[0, "#c0392b"], [0.5, "#f4d35e"], [1, "#2e8b57"]], hovertemplate: "%{y} · %{x}: %{text}<extra></extra>",
@@ -103,7 +107,8 @@ function drawHeatmap() {
 function drawCategories() {
   document.getElementById("interval-note").textContent =
     "Bars: accuracy over the cases judged; whiskers: " + DOC.meta.interval +
-    ". N/A: not run. * partial (fewer cases than the data set).";
+    ". N/A: not run, or every case skipped. * partial (fewer cases than the data set). " +
+    "† some cases skipped (not judged, in neither correct nor total; see Notes).";
   drawHeatmap();
   const picker = document.getElementById("ci-models");
   DOC.models.forEach((m, i) => picker.append(el("option", {value: String(i), text: m.name})));
@@ -118,7 +123,7 @@ function drawCategories() {
 
 function drawIntervals(models) {
   const traces = models.map((m) => {
-    const x = DOC.categories.filter((c) => m.scores[c]);
+    const x = DOC.categories.filter((c) => m.scores[c] && m.scores[c].accuracy !== null);
     return {
       type: "bar", name: label(m.name), x: x.map(label), y: x.map((c) => m.scores[c].accuracy * 100),
       error_y: {type: "data", symmetric: false,
@@ -134,8 +139,10 @@ function drawIntervals(models) {
 
 function categoryCell(score) {
   if (!score) return "N/A";
-  let text = score.text + (score.total < score.size ? "*" : "");
+  if (score.accuracy === null) return "N/A (" + score.skipped + " skipped)";
+  let text = score.text + (score.total + score.skipped < score.size ? "*" : "");
   text += " (" + score.correct + "/" + score.total + ")";
+  if (score.skipped) text += " †" + score.skipped + " skipped";
   if (score.ci) text += " [" + pct(score.ci[0]) + "–" + pct(score.ci[1]) + "]";
   if (score.undisputed) {
     const [c, t] = score.undisputed;
@@ -309,8 +316,12 @@ function drawMeta() {
     " · score folders: " + m.score_dirs.join(", ") +
     (m.result_dirs.length ? " · result folders: " + m.result_dirs.join(", ") : "");
   const problems = document.getElementById("problems");
-  if (DOC.problems.length) DOC.problems.forEach((p) => problems.append(el("p", {text: p})));
-  else problems.append(el("p", {class: "note", text: "No problems reading the inputs."}));
+  const skipped = DOC.skipped || [];
+  skipped.forEach((p) => problems.append(el("p", {class: "skipped", text: "† " + p})));
+  DOC.problems.forEach((p) => problems.append(el("p", {text: p})));
+  if (!DOC.problems.length && !skipped.length) {
+    problems.append(el("p", {class: "note", text: "No problems reading the inputs; no case skipped."}));
+  }
 }
 
 async function main() {
