@@ -13,6 +13,8 @@ from typing import NoReturn
 
 import click
 
+from fcbench.report.table import SORT_KEYS
+
 _DIR = click.Path(path_type=Path)
 
 
@@ -130,14 +132,20 @@ def compare(a: str, b: str, as_json: bool, html: Path | None, release: str | Non
 @click.option("--result-dir", "result_dirs", multiple=True, type=_DIR,
               help="Result folders whose token counts and latencies fill the cost columns.")
 @click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
+@click.option("--sort", type=click.Choice(list(SORT_KEYS), case_sensitive=False), default=None,
+              help="The summary to rank by (default: v4-overall; v1-overall when every "
+              "category scored is a 2024 one).")
+@click.option("--v1-summary/--no-v1-summary", "v1", default=None,
+              help="Show the 2024 Overall column (default: when a 2024-only category, "
+              "executable or REST, was scored).")
 @click.option("--model-info", type=_DIR, default=None,
               help="JSON: per model directory, display_name, url, organization, license, "
               "input_price, output_price (the official registry's strings).")
 @_release
 @_data_dir
 def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
-                result_dirs: tuple[Path, ...], models: tuple[str, ...],
-                model_info: Path | None, release: str | None,
+                result_dirs: tuple[Path, ...], models: tuple[str, ...], sort: str | None,
+                v1: bool | None, model_info: Path | None, release: str | None,
                 data_dirs: tuple[Path, ...]) -> None:
     """The official leaderboard CSVs of one or more score folders, and a ranked table."""
     from rich.console import Console
@@ -154,6 +162,9 @@ def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
         if output is not None:
             for path in board.write_board(entries, output):
                 click.echo(f"wrote {path}", err=True)
+        skipped = board.skipped_counts(list(score_dirs), models)
     except _errors() as exc:
         _fail(str(exc))
-    Console(width=None if sys.stdout.isatty() else 100).print(board.board_table(entries))
+    table = board.board_table(entries, sort=SORT_KEYS[sort.lower()] if sort else None,
+                              skipped=skipped, v1=v1)
+    Console(width=None if sys.stdout.isatty() else 100).print(table)

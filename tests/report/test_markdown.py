@@ -17,7 +17,7 @@ def test_summary_table_categories_and_top_errors() -> None:
         }],
     }
     text = summary_markdown(document)
-    assert "| model | Overall | Live |" in text
+    assert "| model | V4 Overall | Live |" in text
     assert "| m | 50.00 | N/A |" in text
     assert "| simple_python | 75.00 [70.00–80.00] |" in text
     assert "| multiple | N/A |" in text

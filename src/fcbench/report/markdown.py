@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from fcbench.report.table import SHOWN
+
 HEADLINE = ("Overall", "Non-Live", "Live", "Irrelevance Detection", "Multi-Turn", "Agentic",
             "v1 Overall (2024)")
 
@@ -50,7 +52,7 @@ def summary_markdown(document: Mapping[str, Any], top_errors: int = 3) -> str:
     lines = ["## fcbench scores", ""]
     labels = [label for label in HEADLINE
               if any(label in _summaries(m) for m in models)]
-    lines.append("| model | " + " | ".join(labels) + " |")
+    lines.append("| model | " + " | ".join(SHOWN.get(x, x) for x in labels) + " |")
     lines.append("|---|" + "---:|" * len(labels))
     for model in models:
         values = _summaries(model)

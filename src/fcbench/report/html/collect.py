@@ -22,7 +22,13 @@ from fcbench.decode.encoding import Encoding
 from fcbench.report.html.cases import multi_turn_detail, shown, single_turn_detail
 from fcbench.report.runs import CategoryRun, ModelRun, RunError, iter_runs
 from fcbench.report.score_files import error_type_of
-from fcbench.report.table import UNDERNEATH, displayed_summaries, partial_summaries
+from fcbench.report.table import (
+    SHOWN,
+    UNDERNEATH,
+    V1_ONLY,
+    displayed_summaries,
+    partial_summaries,
+)
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.disputed import Disputed, accuracy_without
 from fcbench.score.formulas import format_percent, summary_rows, v1_rows
@@ -137,6 +143,7 @@ def collect(
         "details": doc.details,
         "disputed": {c.id: [c.source, c.claim] for c in disputed.cases},
         "problems": doc.problems,
+        "summary_names": SHOWN,
         "skipped": [note for index, run in enumerate(runs)
                     for note in _skipped_notes(labels[index], run)],
     }
@@ -216,7 +223,7 @@ def _summaries(
     the cases skipped in the categories under it (the value leaves them out: shown beside)."""
     complete = with_missing(scores, reg.ALL_SCORING, sizes)
     labels = [label for label, _ in summary_rows(complete)]
-    if any(name in reg.V1 for name in scores):
+    if any(name in V1_ONLY for name in scores):
         labels += [label for label, _ in v1_rows(complete)] + ["v1 Relevance (2024)"]
     values = displayed_summaries(scores, complete, labels)
     partial = partial_summaries(scores)

@@ -67,6 +67,11 @@ function summaryOf(model, label) {
   return {value: found[1], text: found[2] + (skipped ? " †" + skipped + " skipped" : "")};
 }
 
+// A summary's name as shown: every Overall says its formula ("V4 Overall").
+function summaryName(label) {
+  return (DOC.summary_names || {})[label] || label;
+}
+
 function summaryValue(model, label) {
   return summaryOf(model, label).value;
 }
@@ -75,12 +80,12 @@ function drawSummaries() {
   const labels = summaryLabels();
   const rows = DOC.models.map((m) => [m.name, ...labels.map((l) => summaryOf(m, l).text)]);
   document.getElementById("summary-table").append(
-    table(["model", ...labels], rows, (i) => i > 0));
+    table(["model", ...labels.map(summaryName)], rows, (i) => i > 0));
   const headline = labels.filter((l) => ["Overall", "Non-Live", "Live", "Irrelevance Detection",
     "Multi-Turn", "Agentic", "v1 Overall (2024)", "v1 AST Summary (2024)",
     "v1 Exec Summary (2024)"].includes(l));
   const traces = DOC.models.map((m) => ({
-    type: "bar", name: label(m.name), x: headline,
+    type: "bar", name: label(m.name), x: headline.map(summaryName),
     y: headline.map((l) => { const v = summaryValue(m, l); return v === null ? null : v * 100; }),
     hovertemplate: "%{x}: %{y:.2f}%<extra>%{fullData.name}</extra>",
   }));
