@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -33,9 +33,35 @@ def _sizes(release: str | None, data_dir: Path | None) -> dict[str, int]:
 def _errors() -> tuple[type[Exception], ...]:
     from fcbench.dataset.fetch import DataError
     from fcbench.report.leaderboard import LeaderboardError
+    from fcbench.report.published import PublishedError
     from fcbench.report.runs import RunError
 
-    return (DataError, LeaderboardError, RunError, OSError)
+    return (DataError, LeaderboardError, PublishedError, RunError, OSError)
+
+
+def _published_options(command: Any) -> Any:
+    """`--published`, `--published-from`, `--refresh-published` (leaderboard and report)."""
+    for option in reversed((
+        click.option("--published", is_flag=True,
+                     help="Place the models on the published leaderboard (the official "
+                     "site's CSVs, fetched once and cached with date and checksum)."),
+        click.option("--published-from", type=_DIR, default=None,
+                     help="An offline copy of the published CSVs (a folder, or one "
+                     "data_overall.csv); implies --published."),
+        click.option("--refresh-published", is_flag=True,
+                     help="Fetch the published CSVs again instead of using the cache."),
+    )):
+        command = option(command)
+    return command
+
+
+def _published_board(published: bool, source: Path | None, refresh: bool) -> Any:
+    """The board asked for, or None."""
+    if not (published or source is not None or refresh):
+        return None
+    from fcbench.report.published import load_published
+
+    return load_published(source, refresh=refresh)
 
 
 _release = click.option("--release", default=None, help="Dataset release (default: newest).")
@@ -141,11 +167,13 @@ def compare(a: str, b: str, as_json: bool, html: Path | None, release: str | Non
 @click.option("--model-info", type=_DIR, default=None,
               help="JSON: per model directory, display_name, url, organization, license, "
               "input_price, output_price (the official registry's strings).")
+@_published_options
 @_release
 @_data_dir
 def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
                 result_dirs: tuple[Path, ...], models: tuple[str, ...], sort: str | None,
-                v1: bool | None, model_info: Path | None, release: str | None,
+                v1: bool | None, model_info: Path | None, published: bool,
+                published_from: Path | None, refresh_published: bool, release: str | None,
                 data_dirs: tuple[Path, ...]) -> None:
     """The official leaderboard CSVs of one or more score folders, and a ranked table."""
     from rich.console import Console
@@ -163,8 +191,17 @@ def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
             for path in board.write_board(entries, output):
                 click.echo(f"wrote {path}", err=True)
         skipped = board.skipped_counts(list(score_dirs), models)
+        published_board = _published_board(published, published_from, refresh_published)
     except _errors() as exc:
         _fail(str(exc))
     table = board.board_table(entries, sort=SORT_KEYS[sort.lower()] if sort else None,
                               skipped=skipped, v1=v1)
-    Console(width=None if sys.stdout.isatty() else 100).print(table)
+    console = Console(width=None if sys.stdout.isatty() else 100)
+    console.print(table)
+    if published_board is not None:
+        from fcbench.dataset.fetch import DEFAULT_RELEASE
+        from fcbench.report import published as pub
+
+        placements = pub.place(entries, published_board, release=release or DEFAULT_RELEASE,
+                               header_flags=pub.header_flags(list(score_dirs)))
+        pub.print_placements(console, placements, published_board)
