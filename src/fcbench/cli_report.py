@@ -88,17 +88,21 @@ def _data_root(data_dirs: tuple[Path, ...]) -> Path | None:
               "score folder's sibling 'result', when it exists.")
 @click.option("-o", "--output", type=_DIR, default=Path("report.html"), show_default=True)
 @click.option("--markdown", type=_DIR, default=None, help="Also write a Markdown summary.")
+@_published_options
 @_release
 @_data_dir
 def report(score_dirs: tuple[Path, ...], result_dirs: tuple[Path, ...], output: Path,
-           markdown: Path | None, release: str | None, data_dirs: tuple[Path, ...]) -> None:
+           markdown: Path | None, published: bool, published_from: Path | None,
+           refresh_published: bool, release: str | None, data_dirs: tuple[Path, ...]) -> None:
     """One self-contained HTML report of score folders (charts, every case)."""
     from fcbench.report.html import ReportUnavailable, write_report
 
     data_dir = _data_root(data_dirs)
     try:
+        board = _published_board(published, published_from, refresh_published)
         written = write_report(list(score_dirs), list(result_dirs) or None, output,
-                               release=release, data_dir=data_dir, markdown=markdown)
+                               release=release, data_dir=data_dir, markdown=markdown,
+                               published=board)
     except ReportUnavailable as exc:
         _fail(str(exc))
     except _errors() as exc:

@@ -213,3 +213,42 @@ def test_skipped_cases_are_never_a_score(
     assert f"| rest | N/A ({len(rest)} skipped) |" in markdown
     assert "0.00" not in markdown.split("| rest |")[1].split("\n")[0]
     browser.screenshot(shots(tmp_path) / "report-skipped.png", full_page=True)
+
+
+def test_placement_on_the_published_board_in_the_report(
+    fetched_home: Path, browser: Browser, tmp_path: Path
+) -> None:
+    """A perfect score folder and a partial one (simple_python only) placed among the 109
+    published rows of an offline copy; the partial one is flagged."""
+    from fcbench.api import dataset_sizes
+    from fcbench.dataset import categories as reg
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.report.published import load_published
+    from fcbench.report.score_files import write_category_score
+    from fcbench.score.aggregate import CategoryScore
+    from shared_corpus import SHARED
+
+    board_dir = SHARED / "leaderboard"
+    if not board_dir.is_dir():
+        pytest.skip(f"needs the published CSVs in {board_dir}")
+    sizes = dataset_sizes(DEFAULT_RELEASE, None)
+    score_dir = tmp_path / "score"
+    for name in reg.ALL_SCORING:
+        size = sizes[name]
+        write_category_score(score_dir, "perfect", CategoryScore(name, size, size, size), [])
+    write_category_score(score_dir, "half", CategoryScore("simple_python", 200, 400, 400),
+                         [{"id": f"simple_python_{i}"} for i in range(200)])
+    out = tmp_path / "report.html"
+    write_report([score_dir], [], out, published=load_published(board_dir))
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    assert browser.evaluate("document.body.dataset.ready") == "1", browser.console_errors()
+    rows = browser.evaluate("[...document.querySelectorAll('#published-table tbody tr')]"
+                            ".map(r => [...r.cells].map(c => c.textContent))")
+    by_model = {row[0]: row[1:] for row in rows}
+    assert by_model["perfect"][0] == "100.00 #1/110"
+    assert by_model["half !"][0].endswith("/110 ~")  # V4 Overall: categories not run
+    text = browser.evaluate("document.getElementById('published').innerText")
+    assert "109 published models" in text
+    assert "half: not comparable: 21 categories not run (count 0)" in text
+    assert "perfect: not comparable" not in text
+    browser.screenshot(shots(tmp_path) / "report-published.png", full_page=True)

@@ -7,11 +7,15 @@ optional charting library is missing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fcbench.report.compare import Comparison, as_json
 from fcbench.report.html.page import ReportUnavailable, plotly_js, render, write_page
+
+if TYPE_CHECKING:
+    from fcbench.report.published import PublishedBoard
 
 __all__ = ["ReportUnavailable", "report_after_run", "write_compare_page", "write_report"]
 
@@ -27,11 +31,13 @@ def write_report(
     data_dir: Path | None = None,
     markdown: Path | None = None,
     title: str = "fcbench report",
+    published: PublishedBoard | None = None,
 ) -> list[Path]:
     """Write the HTML report of `score_dirs` to `out` (and a Markdown summary if asked).
 
     `result_dirs` None means: each score folder's sibling `result`, when it exists (the
-    layout `run` and `evaluate` make). Returns the files written.
+    layout `run` and `evaluate` make). `published`: the published leaderboard to place the
+    models on (`report.published.load_published`). Returns the files written.
     """
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.dataset.load import scoring_sizes as dataset_sizes
@@ -49,6 +55,8 @@ def write_report(
     sizes = dataset_sizes(release, data_dir)
     document = collect([Path(p) for p in score_dirs], [Path(p) for p in result_dirs], release,
                        data_dir, sizes, load_disputed())
+    if published is not None:
+        document["published"] = _placements(score_dirs, sizes, release, published)
     written = [write_page(out, render(document, title))]
     if markdown is not None:
         from fcbench.report.markdown import summary_markdown
@@ -56,6 +64,17 @@ def write_report(
         Path(markdown).write_text(summary_markdown(document), encoding="utf-8")
         written.append(Path(markdown))
     return written
+
+
+def _placements(score_dirs: Sequence[Path], sizes: Mapping[str, int], release: str,
+                board: PublishedBoard) -> dict[str, Any]:
+    from fcbench.report import published as pub
+    from fcbench.report.leaderboard import merge_entries
+
+    entries = merge_entries([Path(p) for p in score_dirs], sizes)
+    placements = pub.place(entries, board, release=release,
+                           header_flags=pub.header_flags([Path(p) for p in score_dirs]))
+    return pub.placement_json(placements, board)
 
 
 def report_after_run(
