@@ -95,7 +95,7 @@ def report(score_dirs: tuple[Path, ...], result_dirs: tuple[Path, ...], output: 
            markdown: Path | None, published: bool, published_from: Path | None,
            refresh_published: bool, release: str | None, data_dirs: tuple[Path, ...]) -> None:
     """One self-contained HTML report of score folders (charts, every case)."""
-    from fcbench.report.html import ReportUnavailable, write_report
+    from fcbench.report.html import write_report
 
     data_dir = _data_root(data_dirs)
     try:
@@ -103,8 +103,6 @@ def report(score_dirs: tuple[Path, ...], result_dirs: tuple[Path, ...], output: 
         written = write_report(list(score_dirs), list(result_dirs) or None, output,
                                release=release, data_dir=data_dir, markdown=markdown,
                                published=board)
-    except ReportUnavailable as exc:
-        _fail(str(exc))
     except _errors() as exc:
         _fail(str(exc))
     for path in written:
@@ -209,3 +207,51 @@ def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
         placements = pub.place(entries, published_board, release=release or DEFAULT_RELEASE,
                                header_flags=pub.header_flags(list(score_dirs)))
         pub.print_placements(console, placements, published_board)
+
+
+@click.command()
+@click.argument("target")
+@click.option("--category", "categories", multiple=True, help="Only this category (repeatable).")
+@click.option("--error-type", default=None,
+              help="Only this error type or its prefix (e.g. value_error).")
+@click.option("--id", "id_part", default=None, help="Only ids containing this text.")
+@click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True,
+              help="Cases shown (0: all).")
+@_release
+@_data_dir
+def failures(target: str, categories: tuple[str, ...], error_type: str | None,
+             id_part: str | None, limit: int, release: str | None,
+             data_dirs: tuple[Path, ...]) -> None:
+    """A model's failed cases (SCORE_DIR or SCORE_DIR:MODEL): question, expected answer,
+    decoded calls and error per case; plain text when piped."""
+    data_dir = _data_root(data_dirs)
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.report import failures as fail
+    from fcbench.report.runs import RunError, dataset_ids, model_dirs, parse_target, read_run
+
+    colour = sys.stdout.isatty()
+    shown = 0
+    try:
+        folder, model = parse_target(target)
+        if model is None:
+            models = model_dirs(folder)
+            if len(models) != 1:
+                raise RunError(f"{folder} holds {len(models)} models; name one as "
+                               f"{folder}:MODEL ({', '.join(models[:5])})")
+            model = models[0]
+        run = read_run(folder, model, dataset_ids(release or DEFAULT_RELEASE, data_dir))
+        unknown = sorted(set(categories) - set(run.categories))
+        if unknown:
+            raise RunError(f"{model} has no score file for {', '.join(unknown)}")
+        found = fail.failed_cases(run, fail.dataset_cases(release or DEFAULT_RELEASE, data_dir),
+                                  categories=categories, error_type=error_type, id_part=id_part)
+        for case in found:
+            if limit and shown >= limit:
+                click.echo("… more failed cases (--limit 0 shows all)")
+                break
+            click.echo(("\n" if shown else "") + fail.render(case, colour), color=colour)
+            shown += 1
+    except _errors() as exc:
+        _fail(str(exc))
+    if not shown:
+        click.echo("no failed case matches", err=True)

@@ -42,8 +42,11 @@ class Browser:
         self._from_child, from_child_w = os.pipe()
 
         def wire() -> None:  # in the child: the protocol's fixed descriptors 3 and 4
-            os.dup2(to_child_r, 3)
-            os.dup2(from_child_w, 4)
+            # Copies first: in a fresh process the pipes may themselves be 3 and 4, and
+            # dup2 onto the same number would leave them close-on-exec.
+            reading, writing = os.dup(to_child_r), os.dup(from_child_w)
+            os.dup2(reading, 3)
+            os.dup2(writing, 4)
 
         self._process = subprocess.Popen(
             [executable, "--headless", "--no-sandbox", "--disable-gpu",

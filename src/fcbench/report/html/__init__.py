@@ -1,8 +1,7 @@
 """The HTML report (`fcbench report`) and the comparison page (`fcbench compare --html`).
 
 `write_report(score_dirs, result_dirs, out)` is what `run` and `evaluate` call to leave a
-report next to the score files; it raises `ReportUnavailable` (a one-line reason) when the
-optional charting library is missing.
+report next to the score files. The charts need no library: the page draws them as SVG.
 """
 
 from __future__ import annotations
@@ -12,12 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fcbench.report.compare import Comparison, as_json
-from fcbench.report.html.page import ReportUnavailable, plotly_js, render, write_page
+from fcbench.report.html.page import render, write_page
 
 if TYPE_CHECKING:
     from fcbench.report.published import PublishedBoard
 
-__all__ = ["ReportUnavailable", "report_after_run", "write_compare_page", "write_report"]
+__all__ = ["report_after_run", "write_compare_page", "write_report"]
 
 REPORT_NAME = "report.html"
 
@@ -45,7 +44,6 @@ def write_report(
     from fcbench.report.runs import RunError, model_dirs
     from fcbench.score.disputed import load_disputed
 
-    plotly_js()  # fail before the work if the charts cannot be drawn
     if not any(model_dirs(Path(p)) for p in score_dirs):  # model_dirs: no folder -> RunError
         raise RunError(f"no score files in {', '.join(map(str, score_dirs))}")
     release = release or DEFAULT_RELEASE
@@ -97,9 +95,6 @@ def report_after_run(
     try:
         write_report([Path(score_dir)], [Path(result_dir)] if result_dir else None, out,
                      release=release, data_dir=data_dir)
-    except ReportUnavailable as exc:
-        note(f"no HTML report: {exc}")
-        return None
     except (DataError, RunError, OSError, ValueError) as exc:
         note(f"no HTML report: {exc}")
         return None

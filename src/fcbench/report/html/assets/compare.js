@@ -1,4 +1,4 @@
-// fcbench compare page: the comparison document, drawn with the embedded plotly.js.
+// fcbench compare page: the comparison document; its chart is SVG drawn by charts.js.
 "use strict";
 
 function el(tag, attrs, ...children) {
@@ -12,8 +12,6 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
-// Plotly reads labels as a small HTML dialect: entities keep names from the data as text.
-const label = (t) => String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const pct = (v) => (v === null || v === undefined ? "N/A" : (v * 100).toFixed(2));
 const signed = (v) => (v === null || v === undefined ? "N/A" : (v >= 0 ? "+" : "") + (v * 100).toFixed(2));
 
@@ -33,10 +31,11 @@ async function main() {
     ". All paired cases: +" + doc.pooled.gained + " −" + doc.pooled.lost + ", p = " +
     doc.pooled.p_value.toPrecision(3) + ".";
   const cats = doc.categories;
-  Plotly.newPlot("chart-deltas", [{type: "bar", x: cats.map((c) => label(c.category)),
-    y: cats.map((c) => (c.delta === null ? null : c.delta * 100)), text: cats.map((c) => "p = " + c.p_value.toPrecision(3)),
-    hovertemplate: "%{x}: %{y:+.2f} (%{text})<extra></extra>"}],
-  {margin: {t: 20, b: 130}, yaxis: {title: "Δ accuracy (points)"}}, {displaylogo: false, responsive: true});
+  const deltas = cats.map((c) => (c.delta === null ? null : c.delta * 100));
+  barChart(document.getElementById("chart-deltas"), {x: cats.map((c) => c.category), unit: " points",
+    max: Math.max(1, ...deltas.filter((d) => d !== null).map(Math.abs)),
+    series: [{name: "B ahead by (points, Δ > 0)", values: deltas.map((d) => (d === null || d <= 0 ? null : d))},
+      {name: "A ahead by (points, Δ < 0)", values: deltas.map((d) => (d === null || d >= 0 ? null : -d))}]});
   document.getElementById("category-table").append(table(
     ["category", "A", "B", "Δ", "Δ without disputed", "gained", "lost", "p", "shared cases"],
     cats.map((c) => [c.category, pct(c.a.shared_accuracy), pct(c.b.shared_accuracy), signed(c.delta),

@@ -1,12 +1,14 @@
 // fcbench report: reads the embedded (gzip, base64) document and draws the page.
 // Every text that comes from a model or the data set goes in through textContent, never
-// as HTML. Charts are drawn by the embedded plotly.js, which reads its labels as a small
-// HTML dialect: every label from the data passes through `label` first.
+// as HTML. Charts are SVG drawn by charts.js (same rule); one model selection (the top N
+// by V4 Overall, narrowed by a search) drives every chart.
 "use strict";
 
 const PAGE = 200;
+const TOP_DEFAULT = 10;
 let DOC = null;
 let shownRows = PAGE;
+let RANKED = [];  // model indices, best V4 Overall first (N/A last, ties by name)
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -21,11 +23,6 @@ function el(tag, attrs, ...children) {
     }
   }
   return node;
-}
-
-// Plotly shows `&lt;` as `<` but turns `<b>` into bold: entities keep names as text.
-function label(text) {
-  return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 function pct(value) {
@@ -43,10 +40,35 @@ async function loadDocument() {
   return JSON.parse(await new Response(stream).text());
 }
 
+// A number in a cell's text ("81.53* †2 skipped" -> 81.53); N/A and text sort last.
+function sortValue(text) {
+  const found = /^-?\d+(\.\d+)?/.exec(text);
+  return found ? Number(found[0]) : null;
+}
+
+// A table whose headers sort it (click: descending numbers / ascending text; again: reverse).
 function table(headers, rows, numeric) {
-  const head = el("tr", {}, ...headers.map((h, i) => el("th", {class: numeric(i) ? "num" : "", text: h})));
-  const body = el("tbody", {}, ...rows.map((row) => el("tr", {}, ...row.map((cell, i) =>
+  const body = el("tbody");
+  const fill = (list) => body.replaceChildren(...list.map((row) => el("tr", {}, ...row.map((cell, i) =>
     numeric(i) ? numCell(cell) : el("td", {text: cell})))));
+  let order = {column: -1, down: true};
+  const head = el("tr", {}, ...headers.map((h, i) => {
+    const th = el("th", {class: (numeric(i) ? "num " : "") + "sortable", text: h, title: "sort"});
+    th.addEventListener("click", () => {
+      order = {column: i, down: order.column === i ? !order.down : numeric(i)};
+      const key = (row) => (numeric(i) ? sortValue(row[i]) : String(row[i]).toLowerCase());
+      const sorted = [...rows].sort((a, b) => {
+        const ka = key(a), kb = key(b);
+        if (ka === null || kb === null) return ka === kb ? 0 : ka === null ? 1 : -1;
+        return (ka < kb ? -1 : ka > kb ? 1 : 0) * (order.down ? -1 : 1);
+      });
+      fill(sorted);
+      head.querySelectorAll("th").forEach((x) => x.removeAttribute("aria-sort"));
+      th.setAttribute("aria-sort", order.down ? "descending" : "ascending");
+    });
+    return th;
+  }));
+  fill(rows);
   return el("table", {}, el("thead", {}, head), body);
 }
 
@@ -76,22 +98,42 @@ function summaryValue(model, label) {
   return summaryOf(model, label).value;
 }
 
+function rankModels() {
+  const name = (i) => DOC.models[i].name.toLowerCase();
+  RANKED = DOC.models.map((_, i) => i).sort((a, b) => {
+    const va = summaryValue(DOC.models[a], "Overall"), vb = summaryValue(DOC.models[b], "Overall");
+    if (va !== vb) return va === null ? 1 : vb === null ? -1 : vb - va;
+    return name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0;
+  });
+}
+
+// The models the charts show: the first N of the ranking among those matching the search.
+function selectedModels() {
+  const query = document.getElementById("chart-search").value.trim().toLowerCase();
+  const top = Math.max(1, Number(document.getElementById("chart-top").value) || TOP_DEFAULT);
+  const chosen = RANKED.filter((i) => query === "" || DOC.models[i].name.toLowerCase().includes(query))
+    .slice(0, top).map((i) => DOC.models[i]);
+  document.getElementById("chart-count").textContent = "charts show " + chosen.length + " of " +
+    DOC.models.length + " models (ranked by V4 Overall)";
+  return chosen;
+}
+
+const HEADLINE = ["Overall", "Non-Live", "Live", "Irrelevance Detection", "Multi-Turn", "Agentic",
+  "v1 Overall (2024)", "v1 AST Summary (2024)", "v1 Exec Summary (2024)"];
+
 function drawSummaries() {
   const labels = summaryLabels();
-  const rows = DOC.models.map((m) => [m.name, ...labels.map((l) => summaryOf(m, l).text)]);
+  const rows = RANKED.map((i) => DOC.models[i]).map((m, rank) =>
+    [m.name, String(rank + 1), ...labels.map((l) => summaryOf(m, l).text)]);
   document.getElementById("summary-table").append(
-    table(["model", ...labels.map(summaryName)], rows, (i) => i > 0));
-  const headline = labels.filter((l) => ["Overall", "Non-Live", "Live", "Irrelevance Detection",
-    "Multi-Turn", "Agentic", "v1 Overall (2024)", "v1 AST Summary (2024)",
-    "v1 Exec Summary (2024)"].includes(l));
-  const traces = DOC.models.map((m) => ({
-    type: "bar", name: label(m.name), x: headline.map(summaryName),
-    y: headline.map((l) => { const v = summaryValue(m, l); return v === null ? null : v * 100; }),
-    hovertemplate: "%{x}: %{y:.2f}%<extra>%{fullData.name}</extra>",
-  }));
-  Plotly.newPlot("chart-summaries", traces, {barmode: "group", margin: {t: 20, b: 90},
-    yaxis: {title: "accuracy %", range: [0, 100]}, legend: {orientation: "h", y: -0.35}},
-  {displaylogo: false, responsive: true});
+    table(["model", "# (V4 Overall)", ...labels.map(summaryName)], rows, (i) => i > 0));
+}
+
+function drawSummaryChart(models) {
+  const headline = summaryLabels().filter((l) => HEADLINE.includes(l));
+  barChart(document.getElementById("chart-summaries"), {x: headline.map(summaryName), max: 100,
+    unit: "%", series: models.map((m) => ({name: m.name, values: headline.map((l) => {
+      const v = summaryValue(m, l); return v === null ? null : v * 100; })}))});
 }
 
 // -- Published leaderboard ------------------------------------------------------------
@@ -123,17 +165,13 @@ function drawPublished() {
 
 // -- Categories -------------------------------------------------------------------------
 
-function drawHeatmap() {
-  const z = DOC.models.map((m) => DOC.categories.map((c) =>
-    m.scores[c] && m.scores[c].accuracy !== null ? m.scores[c].accuracy * 100 : null));
-  const text = DOC.models.map((m) => DOC.categories.map((c) => !m.scores[c] ? "N/A" :
-    m.scores[c].text + (m.scores[c].skipped ? "†" : "")));
-  Plotly.newPlot("chart-heatmap", [{type: "heatmap", z: z, x: DOC.categories.map(label),
-    y: DOC.models.map((m) => label(m.name)), text: text, texttemplate: "%{text}", zmin: 0, zmax: 100,
-    colorscale: [[0, "#c0392b"], [0.5, "#f4d35e"], [1, "#2e8b57"]], hovertemplate: "%{y} · %{x}: %{text}<extra></extra>",
-    colorbar: {title: {text: "%"}}}],
-  {margin: {t: 20, l: 260, b: 150}, height: Math.max(320, 26 * DOC.models.length + 190),
-    yaxis: {autorange: "reversed"}}, {displaylogo: false, responsive: true});
+function drawHeatmap(models) {
+  const accuracy = (m, c) => (m.scores[c] && m.scores[c].accuracy !== null ? m.scores[c].accuracy * 100 : null);
+  heatmap(document.getElementById("chart-heatmap"), {rows: models.map((m) => m.name),
+    columns: DOC.categories,
+    values: models.map((m) => DOC.categories.map((c) => accuracy(m, c))),
+    texts: models.map((m) => DOC.categories.map((c) => !m.scores[c] ? "N/A" :
+      m.scores[c].text + (m.scores[c].skipped ? "†" : "")))});
 }
 
 function drawCategories() {
@@ -141,32 +179,19 @@ function drawCategories() {
     "Bars: accuracy over the cases judged; whiskers: " + DOC.meta.interval +
     ". N/A: not run, or every case skipped. * partial (fewer cases than the data set). " +
     "† some cases skipped (not judged, in neither correct nor total; see Notes).";
-  drawHeatmap();
-  const picker = document.getElementById("ci-models");
-  DOC.models.forEach((m, i) => picker.append(el("option", {value: String(i), text: m.name})));
-  [...picker.options].slice(0, 3).forEach((o) => { o.selected = true; });
-  const draw = () => drawIntervals([...picker.selectedOptions].map((o) => DOC.models[Number(o.value)]));
-  picker.addEventListener("change", draw);
-  draw();
-  const headers = ["category", ...DOC.models.map((m) => m.name)];
-  const rows = DOC.categories.map((c) => [c, ...DOC.models.map((m) => categoryCell(m.scores[c]))]);
+  const headers = ["category", ...RANKED.map((i) => DOC.models[i].name)];
+  const rows = DOC.categories.map((c) => [c, ...RANKED.map((i) => categoryCell(DOC.models[i].scores[c]))]);
   document.getElementById("category-table").append(table(headers, rows, (i) => i > 0));
 }
 
 function drawIntervals(models) {
-  const traces = models.map((m) => {
-    const x = DOC.categories.filter((c) => m.scores[c] && m.scores[c].accuracy !== null);
-    return {
-      type: "bar", name: label(m.name), x: x.map(label), y: x.map((c) => m.scores[c].accuracy * 100),
-      error_y: {type: "data", symmetric: false,
-        array: x.map((c) => m.scores[c].ci ? (m.scores[c].ci[1] - m.scores[c].accuracy) * 100 : 0),
-        arrayminus: x.map((c) => m.scores[c].ci ? (m.scores[c].accuracy - m.scores[c].ci[0]) * 100 : 0)},
-      hovertemplate: "%{x}: %{y:.2f}%<extra>%{fullData.name}</extra>",
-    };
-  });
-  Plotly.react("chart-categories", traces, {barmode: "group", margin: {t: 20, b: 130},
-    yaxis: {title: "accuracy %", range: [0, 105]}, legend: {orientation: "h", y: -0.6}},
-  {displaylogo: false, responsive: true});
+  const cats = DOC.categories.filter((c) => models.some((m) => m.scores[c] && m.scores[c].accuracy !== null));
+  const part = (m, c, f) => (m.scores[c] && m.scores[c].accuracy !== null ? f(m.scores[c]) : null);
+  barChart(document.getElementById("chart-categories"), {x: cats, max: 100, unit: "%",
+    series: models.map((m) => ({name: m.name,
+      values: cats.map((c) => part(m, c, (s) => s.accuracy * 100)),
+      low: cats.map((c) => part(m, c, (s) => (s.ci ? s.ci[0] * 100 : null))),
+      high: cats.map((c) => part(m, c, (s) => (s.ci ? s.ci[1] * 100 : null)))}))});
 }
 
 function categoryCell(score) {
@@ -185,30 +210,29 @@ function categoryCell(score) {
 
 // -- Errors and usage -------------------------------------------------------------------
 
+// Every error type one colour, the same in every model's chart.
+function errorKinds() {
+  const kinds = new Set();
+  for (const m of DOC.models) for (const counts of Object.values(m.errors)) Object.keys(counts).forEach((k) => kinds.add(k));
+  return [...kinds].sort();
+}
+
 function drawErrors() {
   const select = document.getElementById("error-model");
-  DOC.models.forEach((m, i) => select.append(el("option", {value: String(i), text: m.name})));
+  RANKED.forEach((i) => select.append(el("option", {value: String(i), text: DOC.models[i].name})));
+  const kinds = errorKinds();
   const draw = () => {
     const model = DOC.models[Number(select.value)];
-    const kinds = new Set();
-    for (const counts of Object.values(model.errors)) Object.keys(counts).forEach((k) => kinds.add(k));
     const cats = DOC.categories.filter((c) => model.errors[c]);
-    const traces = [...kinds].sort().map((kind) => ({
-      type: "bar", orientation: "h", name: label(kind), y: cats.map(label),
-      x: cats.map((c) => model.errors[c][kind] || 0),
-      hovertemplate: "%{y}: %{x} × %{fullData.name}<extra></extra>",
-    }));
-    Plotly.react("chart-errors", traces, {barmode: "stack", margin: {l: 170, t: 20},
-      xaxis: {title: "failed cases"}, height: Math.max(360, 28 * cats.length + 120),
-      legend: {font: {size: 10}}}, {displaylogo: false, responsive: true});
+    stackedBars(document.getElementById("chart-errors"), {rows: cats,
+      series: kinds.map((kind) => ({name: kind, values: cats.map((c) => model.errors[c][kind] || 0)}))});
   };
   select.addEventListener("change", draw);
   draw();
 }
 
 function drawUsage() {
-  const known = DOC.models.filter((m) => m.usage);
-  const rows = DOC.models.map((m) => {
+  const rows = RANKED.map((i) => DOC.models[i]).map((m) => {
     const u = m.usage;
     const fmt = (v) => (v === null || v === undefined ? "N/A" : String(v));
     return u ? [m.name, fmt(u.latency_mean), fmt(u.latency_p95), fmt(u.input_tokens),
@@ -217,16 +241,34 @@ function drawUsage() {
   document.getElementById("usage-table").append(table(["model", "latency mean (s)",
     "latency p95 (s)", "input tokens", "output tokens", "cost ($, as data_overall.csv)"],
   rows, (i) => i > 0));
-  const traces = [
-    {type: "bar", name: "latency mean (s)", x: known.map((m) => label(m.name)),
-      y: known.map((m) => m.usage.latency_mean)},
-    {type: "bar", name: "latency p95 (s)", x: known.map((m) => label(m.name)),
-      y: known.map((m) => m.usage.latency_p95)},
-  ];
-  Plotly.newPlot("chart-usage", traces, {barmode: "group", margin: {t: 20, b: 120},
-    yaxis: {title: "seconds"}, annotations: known.length ? [] : [{text: "no latency recorded",
-      showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5}]},
-  {displaylogo: false, responsive: true});
+}
+
+function drawUsageChart(models) {
+  const known = models.filter((m) => m.usage);
+  if (!known.length) return empty(document.getElementById("chart-usage"), "no latency recorded");
+  barChart(document.getElementById("chart-usage"), {x: known.map((m) => m.name), unit: " s",
+    series: [{name: "latency mean (s)", values: known.map((m) => m.usage.latency_mean)},
+      {name: "latency p95 (s)", values: known.map((m) => m.usage.latency_p95)}]});
+}
+
+function drawCharts() {
+  const models = selectedModels();
+  drawSummaryChart(models);
+  drawHeatmap(models);
+  drawIntervals(models);
+  drawUsageChart(models);
+}
+
+function setUpChartSelection() {
+  const top = document.getElementById("chart-top");
+  top.value = String(Math.min(TOP_DEFAULT, DOC.models.length));
+  top.max = String(DOC.models.length);
+  for (const id of ["chart-top", "chart-search"]) {
+    document.getElementById(id).addEventListener("input", drawCharts);
+  }
+  let pending = null;  // charts are drawn to the page's width: again when it changes
+  window.addEventListener("resize", () => { clearTimeout(pending); pending = setTimeout(drawCharts, 150); });
+  drawCharts();
 }
 
 // -- Cases ------------------------------------------------------------------------------
@@ -238,7 +280,7 @@ function fillSelect(id, values, labels) {
 }
 
 function setUpFilters() {
-  fillSelect("f-model", DOC.models.map((_, i) => i), DOC.models.map((m) => m.name));
+  fillSelect("f-model", RANKED, RANKED.map((i) => DOC.models[i].name));
   fillSelect("f-category", DOC.categories);
   const kinds = [...new Set(DOC.rows.map((r) => r[3]).filter((k) => k))].sort();
   fillSelect("f-error", kinds);
@@ -359,11 +401,13 @@ function drawMeta() {
 async function main() {
   DOC = await loadDocument();
   drawMeta();
+  rankModels();
   drawSummaries();
   drawPublished();
   drawCategories();
   drawErrors();
   drawUsage();
+  setUpChartSelection();
   setUpFilters();
   drawCases();
   drawDisputed();
