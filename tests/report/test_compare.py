@@ -153,6 +153,16 @@ def test_runs_that_skipped_different_cases_are_compared_on_the_shared_ones(
     out = io.StringIO()
     print_comparison(result, Console(file=out, width=160))
     text = out.getvalue()
-    assert "exec_simple §" in text
+    assert "exec_simple §" in text and "p (Holm)" in text
+    assert "+: cases B passed and A failed; −: cases A passed and B failed" in text
     assert ("§ exec_simple: A, B, Δ and p over the 2 cases both runs judged (own scores: "
             "A 2/4 = 50.00, 1 skipped; B 2/3 = 66.67, 2 skipped)") in text
+
+
+def test_holm_adjusts_for_every_category_tested() -> None:
+    from fcbench.report.compare import holm
+
+    # sorted 0.01, 0.02, 0.04, 0.5 -> 4x, 3x, 2x, 1x, each at least the one before, capped.
+    assert holm([0.04, 0.01, 0.5, 0.02]) == pytest.approx([0.08, 0.04, 0.5, 0.06])
+    assert holm([0.3, 0.3]) == pytest.approx([0.6, 0.6])
+    assert holm([0.9, 0.8]) == [1.0, 1.0] and holm([]) == []

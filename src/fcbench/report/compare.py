@@ -92,6 +92,11 @@ class Comparison:
     only_b: list[str]
 
     @property
+    def holm_p_values(self) -> list[float]:
+        """Each category's p-value adjusted for testing every category (`holm`)."""
+        return holm([c.p_value for c in self.categories])
+
+    @property
     def pooled_gained(self) -> int:
         return sum(len(c.gained) for c in self.categories)
 
@@ -102,6 +107,19 @@ class Comparison:
     @property
     def pooled_p_value(self) -> float:
         return mcnemar_exact(self.pooled_gained, self.pooled_lost)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values, in the input's order: with many categories tested,
+    some small raw p-values are expected by chance; the adjusted ones keep the chance of any
+    false "significant" below the level read off them."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted = [0.0] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
 
 
 def compare(
@@ -191,10 +209,11 @@ def as_json(comparison: Comparison) -> dict[str, Any]:
                 "delta_without_disputed": c.undisputed_delta,
                 "paired_cases": c.paired,
                 "p_value": c.p_value,
+                "p_holm": p_holm,
                 "gained": [_flip_json(f) for f in c.gained],
                 "lost": [_flip_json(f) for f in c.lost],
             }
-            for c in comparison.categories
+            for c, p_holm in zip(comparison.categories, comparison.holm_p_values, strict=True)
         ],
         "summaries": [
             {"summary": name, "a": va, "b": vb,
@@ -221,13 +240,15 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
     console.print(f"A = {comparison.a}\nB = {comparison.b}", highlight=False, markup=False)
     table = Table(box=box.SIMPLE_HEAD, title="per category (accuracy %)", title_justify="left")
     table.add_column("category", overflow="fold")
-    for header in ("A", "B", "Δ", "+", "−", "p", "shared"):
+    for header in ("A", "B", "Δ", "+", "−", "p", "p (Holm)", "shared"):
         table.add_column(header, justify="right", no_wrap=True)
-    for c in comparison.categories:
+    for c, p_holm in zip(comparison.categories, comparison.holm_p_values, strict=True):
         table.add_row(escape(c.category) + (SHARED_MARK if c.unshared else ""),
                       _pct(c.a_accuracy), _pct(c.b_accuracy), _signed(c.delta),
-                      str(len(c.gained)), str(len(c.lost)), _p(c.p_value), str(c.paired))
+                      str(len(c.gained)), str(len(c.lost)), _p(c.p_value), _p(p_holm),
+                      str(c.paired))
     console.print(table)
+    console.print(LEGEND, highlight=False, markup=False)
     _print_unshared(comparison.categories, console)
     _print_disputed(comparison.categories, console)
     summary = Table(box=box.SIMPLE_HEAD, title="summaries (accuracy %)", title_justify="left")
@@ -247,6 +268,8 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
                           markup=False)
 
 
+LEGEND = ("+: cases B passed and A failed; −: cases A passed and B failed; p: McNemar exact "
+          "on them; p (Holm): adjusted for testing every category at once.")
 SHARED_MARK = " §"
 """Marks a category whose runs judged different cases (its figures are over the shared ones)."""
 

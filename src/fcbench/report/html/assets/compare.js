@@ -29,7 +29,8 @@ async function main() {
   document.getElementById("test-note").textContent = "A, B and Δ = B − A (accuracy points) over " +
     "the cases both runs judged (shared cases; skipped cases are in neither). p: " + doc.test +
     ". All paired cases: +" + doc.pooled.gained + " −" + doc.pooled.lost + ", p = " +
-    doc.pooled.p_value.toPrecision(3) + ".";
+    doc.pooled.p_value.toPrecision(3) + ". gained (+): cases B passed and A failed; lost (−): " +
+    "the reverse. p (Holm): adjusted for testing every category at once.";
   const cats = doc.categories;
   const deltas = cats.map((c) => (c.delta === null ? null : c.delta * 100));
   barChart(document.getElementById("chart-deltas"), {x: cats.map((c) => c.category), unit: " points",
@@ -37,9 +38,11 @@ async function main() {
     series: [{name: "B ahead by (points, Δ > 0)", values: deltas.map((d) => (d === null || d <= 0 ? null : d))},
       {name: "A ahead by (points, Δ < 0)", values: deltas.map((d) => (d === null || d >= 0 ? null : -d))}]});
   document.getElementById("category-table").append(table(
-    ["category", "A", "B", "Δ", "Δ without disputed", "gained", "lost", "p", "shared cases"],
+    ["category", "A", "B", "Δ", "Δ without disputed", "gained (+)", "lost (−)", "p", "p (Holm)",
+      "shared cases"],
     cats.map((c) => [c.category, pct(c.a.shared_accuracy), pct(c.b.shared_accuracy), signed(c.delta),
       signed(c.delta_without_disputed), c.gained.length, c.lost.length, c.p_value.toPrecision(3),
+      c.p_holm.toPrecision(3),
       c.paired_cases + (c.paired_cases !== c.a.total || c.paired_cases !== c.b.total ?
         " (A judged " + c.a.total + (c.a.skipped ? ", " + c.a.skipped + " skipped" : "") +
         "; B judged " + c.b.total + (c.b.skipped ? ", " + c.b.skipped + " skipped" : "") + ")" : "")])));
