@@ -126,12 +126,23 @@ class Browser:
     def open(self, url: str, ready: str, timeout: float = 60) -> None:
         """Navigate and wait until `ready` (a JS expression) is true."""
         self.send("Page.navigate", {"url": url})
+        self.wait_for(ready, timeout, url)
+
+    def wait_for(self, condition: str, timeout: float = 60, what: str = "page") -> None:
+        """Wait until `condition` (a JS expression) is true."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.evaluate(f"Boolean({ready})"):
+            if self.evaluate(f"Boolean({condition})"):
                 return
-            time.sleep(0.2)
-        raise BrowserError(f"{url}: not ready after {timeout} s")
+            time.sleep(0.1)
+        raise BrowserError(f"{what}: {condition} not true after {timeout} s")
+
+    def open_case(self, selector: str) -> None:
+        """Click a row of the report's case table and wait until its detail is drawn (the
+        details are unpacked on their own, after the page is ready)."""
+        row = self.evaluate(f"document.querySelector({json.dumps(selector)}).dataset.row")
+        self.click(selector)
+        self.wait_for(f"document.getElementById('detail').dataset.row === {json.dumps(row)}")
 
     def click(self, selector: str) -> None:
         """A real mouse click in the middle of the element (scrolled into view first)."""

@@ -87,7 +87,7 @@ def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> N
                          and r[3] == "fail" for r in shown)
     count = browser.evaluate("document.getElementById('case-count').textContent")
     assert count.startswith(f"{len(shown)} cases"), count
-    browser.click("#case-table tbody tr")
+    browser.open_case("#case-table tbody tr")
     turns = browser.evaluate("document.querySelectorAll('#detail .turn').length")
     assert turns >= 2
     detail = browser.evaluate("document.getElementById('detail').innerText")
@@ -102,7 +102,7 @@ def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> N
     shown = rows_shown(browser)
     assert shown and all("simple_python_1" in r[1] for r in shown)
     first_failed = next(i for i, r in enumerate(shown) if r[3] == "fail")
-    browser.click(f"#case-table tbody tr:nth-child({first_failed + 1})")
+    browser.open_case(f"#case-table tbody tr:nth-child({first_failed + 1})")
     detail = browser.evaluate("document.getElementById('detail').innerText")
     for part in ("failed", "question", "raw model output", "expected (possible answers)",
                  "error"):

@@ -20,12 +20,18 @@ def test_render_puts_data_in_without_touching_placeholders_inside_it() -> None:
     text = page.render({"model": "__CHARTS__ </script><b>x</b>"}, "t <i>")
     assert "<title>t &lt;i&gt;</title>" in text and "<h1>t &lt;i&gt;</h1>" in text
     assert "__TITLE__" not in text and "__BODY__" not in text
-    assert text.count("<script") == 3  # charts, data, the page's own script
+    assert text.count("<script") == 4  # charts, data, case details, the page's own script
     assert "</script><b>" not in text
 
 
 def test_script_safe_escapes_closing_tags() -> None:
     assert page._script_safe('a = "</SCRIPT>"') == 'a = "<\\/SCRIPT>"'
+
+
+def test_case_details_are_packed_apart() -> None:
+    main, later = page._split({"models": [1], "details": [{"raw": "x"}], "functions": ["f"]})
+    assert main == {"models": [1]} and later == {"details": [{"raw": "x"}], "functions": ["f"]}
+    assert page._split({"a": 1}) == ({"a": 1}, {})
 
 
 def test_the_page_carries_its_own_small_chart_code() -> None:

@@ -110,14 +110,14 @@ def test_report_page_keeps_every_input_text_as_text(browser: Browser, tmp_path: 
     assert '<i class="pwn">model</i>' in axes and '<i class="pwn">category</i>' in axes
     assert_inert(browser)
 
-    browser.click("#case-table tbody tr:nth-child(1)")  # the single-turn case
+    browser.open_case("#case-table tbody tr:nth-child(1)")  # the single-turn case
     detail = browser.evaluate("document.getElementById('detail').innerText")
     for where in ("case", "question", "raw", "decoded", "error", "expected", "claim", "kind"):
         assert f'<i class="pwn">{where}</i>' in detail, where
     browser.click("#detail details summary")
     assert '<i class="pwn">functions</i>' in browser.evaluate(
         "document.querySelector('#detail details').innerText")
-    browser.click("#case-table tbody tr:nth-child(2)")  # the multi-turn case
+    browser.open_case("#case-table tbody tr:nth-child(2)")  # the multi-turn case
     detail = browser.evaluate("document.getElementById('detail').innerText")
     for where in ("query", "out", "step", "tool", "env", "path", "before", "after",
                   "turn_error"):

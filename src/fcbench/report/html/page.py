@@ -34,15 +34,31 @@ def packed(document: Any) -> str:
     return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
 
 
+LATER = ("details", "functions")
+"""The parts of a report document only a case's detail reads: packed apart (`_split`)."""
+
+
+def _split(document: Any) -> tuple[Any, Any]:
+    """The document without the parts only a case's detail reads, and those parts: packed
+    apart, so that the page draws everything else before it reads them (they are most of
+    the bytes)."""
+    if isinstance(document, dict) and any(key in document for key in LATER):
+        return ({k: v for k, v in document.items() if k not in LATER},
+                {k: document[k] for k in LATER if k in document})
+    return document, {}
+
+
 def render(document: Any, title: str, kind: str = "report") -> str:
     """The whole page of a `kind` (report, compare: its body and script are `<kind>-body.html`
     and `<kind>.js`). The placeholders are replaced in one pass, so nothing the data or the
     scripts contain can be mistaken for a placeholder."""
+    main, details = _split(document)
     parts = {
         "__TITLE__": html.escape(title),
         "__CSS__": asset("report.css"),
         "__CHARTS__": _script_safe(asset("charts.js")),
-        "__DATA__": packed(document),
+        "__DATA__": packed(main),
+        "__DETAILS__": packed(details),
         "__JS__": _script_safe(asset(f"{kind}.js")),
     }
     template = asset("page.html").replace("__BODY__", asset(f"{kind}-body.html"))
