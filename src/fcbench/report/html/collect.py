@@ -209,7 +209,7 @@ def _score_json(cat: CategoryRun, disputed: Disputed) -> dict[str, Any]:
         "accuracy": score.accuracy if judged else None,
         "text": format_percent(score.accuracy).rstrip("%") if judged else "N/A",
         "ci": None if interval is None else [interval.low, interval.high],
-        "skipped": len(cat.header.get("skipped", [])),
+        "skipped": len(cat.skipped),
         "undisputed": [correct, total] if total != score.total else None,
     }
 
