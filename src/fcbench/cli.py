@@ -21,6 +21,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "cache": ("fcbench.cli_cache:cache", "Response cache: stats, prune."),
     "compare": ("fcbench.cli_report:compare", "Compare two scored runs: deltas, p-values, flips."),
     "data": ("fcbench.cli_data:data", "Fetch, list, validate and diff the BFCL data."),
+    "failures": ("fcbench.cli_report:failures", "A model's failed cases, in the terminal."),
     "generate": ("fcbench.cli_run:generate", "Ask a model every test case; write result files."),
     "leaderboard": ("fcbench.cli_report:leaderboard", "Official CSVs and a ranked table."),
     "report": ("fcbench.cli_report:report", "A self-contained HTML report of score folders."),

@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
+
+from fcbench.report.table import SORT_KEYS
 
 _DIR = click.Path(path_type=Path)
 
@@ -31,9 +33,35 @@ def _sizes(release: str | None, data_dir: Path | None) -> dict[str, int]:
 def _errors() -> tuple[type[Exception], ...]:
     from fcbench.dataset.fetch import DataError
     from fcbench.report.leaderboard import LeaderboardError
+    from fcbench.report.published import PublishedError
     from fcbench.report.runs import RunError
 
-    return (DataError, LeaderboardError, RunError, OSError)
+    return (DataError, LeaderboardError, PublishedError, RunError, OSError)
+
+
+def _published_options(command: Any) -> Any:
+    """`--published`, `--published-from`, `--refresh-published` (leaderboard and report)."""
+    for option in reversed((
+        click.option("--published", is_flag=True,
+                     help="Place the models on the published leaderboard (the official "
+                     "site's CSVs, fetched once and cached with date and checksum)."),
+        click.option("--published-from", type=_DIR, default=None,
+                     help="An offline copy of the published CSVs (a folder, or one "
+                     "data_overall.csv); implies --published."),
+        click.option("--refresh-published", is_flag=True,
+                     help="Fetch the published CSVs again instead of using the cache."),
+    )):
+        command = option(command)
+    return command
+
+
+def _published_board(published: bool, source: Path | None, refresh: bool) -> Any:
+    """The board asked for, or None."""
+    if not (published or source is not None or refresh):
+        return None
+    from fcbench.report.published import load_published
+
+    return load_published(source, refresh=refresh)
 
 
 _release = click.option("--release", default=None, help="Dataset release (default: newest).")
@@ -60,19 +88,21 @@ def _data_root(data_dirs: tuple[Path, ...]) -> Path | None:
               "score folder's sibling 'result', when it exists.")
 @click.option("-o", "--output", type=_DIR, default=Path("report.html"), show_default=True)
 @click.option("--markdown", type=_DIR, default=None, help="Also write a Markdown summary.")
+@_published_options
 @_release
 @_data_dir
 def report(score_dirs: tuple[Path, ...], result_dirs: tuple[Path, ...], output: Path,
-           markdown: Path | None, release: str | None, data_dirs: tuple[Path, ...]) -> None:
+           markdown: Path | None, published: bool, published_from: Path | None,
+           refresh_published: bool, release: str | None, data_dirs: tuple[Path, ...]) -> None:
     """One self-contained HTML report of score folders (charts, every case)."""
-    from fcbench.report.html import ReportUnavailable, write_report
+    from fcbench.report.html import write_report
 
     data_dir = _data_root(data_dirs)
     try:
+        board = _published_board(published, published_from, refresh_published)
         written = write_report(list(score_dirs), list(result_dirs) or None, output,
-                               release=release, data_dir=data_dir, markdown=markdown)
-    except ReportUnavailable as exc:
-        _fail(str(exc))
+                               release=release, data_dir=data_dir, markdown=markdown,
+                               published=board)
     except _errors() as exc:
         _fail(str(exc))
     for path in written:
@@ -130,14 +160,22 @@ def compare(a: str, b: str, as_json: bool, html: Path | None, release: str | Non
 @click.option("--result-dir", "result_dirs", multiple=True, type=_DIR,
               help="Result folders whose token counts and latencies fill the cost columns.")
 @click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
+@click.option("--sort", type=click.Choice(list(SORT_KEYS), case_sensitive=False), default=None,
+              help="The summary to rank by (default: v4-overall; v1-overall when every "
+              "category scored is a 2024 one).")
+@click.option("--v1-summary/--no-v1-summary", "v1", default=None,
+              help="Show the 2024 Overall column (default: when a 2024-only category, "
+              "executable or REST, was scored).")
 @click.option("--model-info", type=_DIR, default=None,
               help="JSON: per model directory, display_name, url, organization, license, "
               "input_price, output_price (the official registry's strings).")
+@_published_options
 @_release
 @_data_dir
 def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
-                result_dirs: tuple[Path, ...], models: tuple[str, ...],
-                model_info: Path | None, release: str | None,
+                result_dirs: tuple[Path, ...], models: tuple[str, ...], sort: str | None,
+                v1: bool | None, model_info: Path | None, published: bool,
+                published_from: Path | None, refresh_published: bool, release: str | None,
                 data_dirs: tuple[Path, ...]) -> None:
     """The official leaderboard CSVs of one or more score folders, and a ranked table."""
     from rich.console import Console
@@ -154,6 +192,66 @@ def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
         if output is not None:
             for path in board.write_board(entries, output):
                 click.echo(f"wrote {path}", err=True)
+        skipped = board.skipped_counts(list(score_dirs), models)
+        published_board = _published_board(published, published_from, refresh_published)
     except _errors() as exc:
         _fail(str(exc))
-    Console(width=None if sys.stdout.isatty() else 100).print(board.board_table(entries))
+    table = board.board_table(entries, sort=SORT_KEYS[sort.lower()] if sort else None,
+                              skipped=skipped, v1=v1)
+    console = Console(width=None if sys.stdout.isatty() else 100)
+    console.print(table)
+    if published_board is not None:
+        from fcbench.dataset.fetch import DEFAULT_RELEASE
+        from fcbench.report import published as pub
+
+        placements = pub.place(entries, published_board, release=release or DEFAULT_RELEASE,
+                               header_flags=pub.header_flags(list(score_dirs)))
+        pub.print_placements(console, placements, published_board)
+
+
+@click.command()
+@click.argument("target")
+@click.option("--category", "categories", multiple=True, help="Only this category (repeatable).")
+@click.option("--error-type", default=None,
+              help="Only this error type or its prefix (e.g. value_error).")
+@click.option("--id", "id_part", default=None, help="Only ids containing this text.")
+@click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True,
+              help="Cases shown (0: all).")
+@_release
+@_data_dir
+def failures(target: str, categories: tuple[str, ...], error_type: str | None,
+             id_part: str | None, limit: int, release: str | None,
+             data_dirs: tuple[Path, ...]) -> None:
+    """A model's failed cases (SCORE_DIR or SCORE_DIR:MODEL): question, expected answer,
+    decoded calls and error per case; plain text when piped."""
+    data_dir = _data_root(data_dirs)
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.report import failures as fail
+    from fcbench.report.runs import RunError, dataset_ids, model_dirs, parse_target, read_run
+
+    colour = sys.stdout.isatty()
+    shown = 0
+    try:
+        folder, model = parse_target(target)
+        if model is None:
+            models = model_dirs(folder)
+            if len(models) != 1:
+                raise RunError(f"{folder} holds {len(models)} models; name one as "
+                               f"{folder}:MODEL ({', '.join(models[:5])})")
+            model = models[0]
+        run = read_run(folder, model, dataset_ids(release or DEFAULT_RELEASE, data_dir))
+        unknown = sorted(set(categories) - set(run.categories))
+        if unknown:
+            raise RunError(f"{model} has no score file for {', '.join(unknown)}")
+        found = fail.failed_cases(run, fail.dataset_cases(release or DEFAULT_RELEASE, data_dir),
+                                  categories=categories, error_type=error_type, id_part=id_part)
+        for case in found:
+            if limit and shown >= limit:
+                click.echo("… more failed cases (--limit 0 shows all)")
+                break
+            click.echo(("\n" if shown else "") + fail.render(case, colour), color=colour)
+            shown += 1
+    except _errors() as exc:
+        _fail(str(exc))
+    if not shown:
+        click.echo("no failed case matches", err=True)

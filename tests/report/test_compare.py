@@ -116,3 +116,53 @@ def test_bad_targets_give_one_line_errors(v1_scores: Path, tmp_path: Path) -> No
     assert result.exit_code == 2 and "no such score folder" in result.stderr
     with pytest.raises(RunError):
         read_run(tmp_path, "x", lambda c: [])
+
+
+def test_runs_that_skipped_different_cases_are_compared_on_the_shared_ones(
+    tmp_path: Path,
+) -> None:
+    """A judged 4 (exec_simple_4 skipped), B judged 3 (exec_simple_0 and _1 skipped): the
+    figures are over the 2 cases both judged, and the output says so."""
+    import io
+
+    from rich.console import Console
+
+    from fcbench.report.compare import as_json, print_comparison
+    from fcbench.report.score_files import write_category_score
+    from fcbench.score.aggregate import CategoryScore
+
+    ids = [f"exec_simple_{i}" for i in range(5)]
+
+    def skipped(*numbers: int) -> dict[str, object]:
+        return {"skipped": [{"id": f"exec_simple_{n}", "reason": "offline"} for n in numbers]}
+
+    # A: fails _2 and _3 of its 4; B: fails _2 of its 3 (_2, _3, _4).
+    write_category_score(tmp_path / "a", "m", CategoryScore("exec_simple", 2, 4, 5),
+                         [{"id": "exec_simple_2"}, {"id": "exec_simple_3"}], skipped(4))
+    write_category_score(tmp_path / "b", "m", CategoryScore("exec_simple", 2, 3, 5),
+                         [{"id": "exec_simple_2"}], skipped(0, 1))
+    runs = [read_run(tmp_path / side, "m", lambda _: ids) for side in "ab"]
+    result = compare(runs[0], runs[1], defaultdict(lambda: 5))
+    (delta,) = result.categories
+    assert delta.paired == 2 and delta.unshared
+    assert (delta.a_accuracy, delta.b_accuracy) == (0.0, 0.5)  # own scores: 0.5 and 0.667
+    assert delta.delta == pytest.approx(0.5)
+    data = as_json(result)["categories"][0]
+    assert data["a"]["skipped"] == 1 and data["b"]["skipped"] == 2
+    assert data["a"]["accuracy"] == 0.5 and data["a"]["shared_accuracy"] == 0.0
+    out = io.StringIO()
+    print_comparison(result, Console(file=out, width=160))
+    text = out.getvalue()
+    assert "exec_simple §" in text and "p (Holm)" in text
+    assert "+: cases B passed and A failed; −: cases A passed and B failed" in text
+    assert ("§ exec_simple: A, B, Δ and p over the 2 cases both runs judged (own scores: "
+            "A 2/4 = 50.00, 1 skipped; B 2/3 = 66.67, 2 skipped)") in text
+
+
+def test_holm_adjusts_for_every_category_tested() -> None:
+    from fcbench.report.compare import holm
+
+    # sorted 0.01, 0.02, 0.04, 0.5 -> 4x, 3x, 2x, 1x, each at least the one before, capped.
+    assert holm([0.04, 0.01, 0.5, 0.02]) == pytest.approx([0.08, 0.04, 0.5, 0.06])
+    assert holm([0.3, 0.3]) == pytest.approx([0.6, 0.6])
+    assert holm([0.9, 0.8]) == [1.0, 1.0] and holm([]) == []

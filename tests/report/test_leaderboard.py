@@ -93,3 +93,23 @@ def test_bad_input_is_one_line(v4_scores: Path, tmp_path: Path) -> None:
     assert "Traceback" not in result.output
     with pytest.raises(LeaderboardError):
         read_model_info(tmp_path / "missing.json")
+
+
+def test_sort_by_any_summary_and_name(v4_scores: Path) -> None:
+    runner = CliRunner()
+    lines = {}
+    for sort in ("live", "name", "V4-Overall"):
+        result = runner.invoke(main, ["leaderboard", str(v4_scores), "--sort", sort])
+        assert result.exit_code == 0, result.output
+        lines[sort] = [line.split() for line in result.stdout.splitlines()
+                       if line.split()[:1] in (["1"], ["2"])]
+    assert [row[1] for row in lines["name"]] == sorted(MODELS)
+    assert "ranked by Live" in runner.invoke(
+        main, ["leaderboard", str(v4_scores), "--sort", "live"]).stdout
+    live = [float(row[4]) for row in lines["live"]]  # #, model, V4 Overall, Non-Live, Live
+    assert live == sorted(live, reverse=True)
+    assert "2024" not in runner.invoke(main, ["leaderboard", str(v4_scores)]).stdout
+    asked = runner.invoke(main, ["leaderboard", str(v4_scores), "--v1-summary"]).stdout
+    assert "v1 2024" in asked
+    bad = runner.invoke(main, ["leaderboard", str(v4_scores), "--sort", "speed"])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output

@@ -17,8 +17,18 @@ def test_summary_table_categories_and_top_errors() -> None:
         }],
     }
     text = summary_markdown(document)
-    assert "| model | Overall | Live |" in text
+    assert "| model | V4 Overall | Live |" in text
     assert "| m | 50.00 | N/A |" in text
     assert "| simple_python | 75.00 [70.00–80.00] |" in text
     assert "| multiple | N/A |" in text
     assert "- simple_python: `type_error:simple` 5, `value_error:string` 2" in text
+
+
+def test_texts_from_inputs_cannot_become_markup_or_cells() -> None:
+    from fcbench.report.markdown import code, text
+
+    assert text("<b>x</b> | y\nz") == "&lt;b&gt;x&lt;/b&gt; \\| y z"
+    assert text("simple_python") == "simple_python"  # GFM: no emphasis inside a word
+    assert text("_a_ *b* [c](d) `e`") == "\\_a\\_ \\*b\\* \\[c\\](d) \\`e\\`"
+    assert code("value_error:string") == "`value_error:string`"
+    assert code("a``b|c") == "```a``b\u2758c```" and code("`x") == "`` `x ``"

@@ -57,3 +57,14 @@ def test_a_smoke_run_is_read_with_its_result_file(tmp_path: Path) -> None:
     more = {"multiple_0", "multiple_1", "multiple_3"}  # the file holds more than was judged
     with pytest.raises(RunError, match="2 cases judged"):
         read_run(tmp_path, "m", ids_of, answered=lambda model, category: more)
+
+
+def test_model_names_with_colons_and_missing_folders(tmp_path: Path) -> None:
+    write_category_score(tmp_path / "score", "org:model:v2", CategoryScore("multiple", 4, 4, 4),
+                         [])
+    target = f"{tmp_path / 'score'}:org:model:v2"
+    assert parse_target(target) == (tmp_path / "score", "org:model:v2")
+    assert read_run(*parse_target(target), ids_of).model == "org:model:v2"
+    assert parse_target("nowhere:m") == (Path("nowhere"), "m")
+    with pytest.raises(RunError, match="nowhere: no such score folder"):
+        read_run(tmp_path / "nowhere", "m", ids_of)

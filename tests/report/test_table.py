@@ -41,7 +41,7 @@ def test_summaries_with_nothing_run_are_na_never_zero() -> None:
              if line.startswith("│")}
     for label in ("Live", "Multi-Turn", "Agentic", "Irrelevance Detection"):
         assert "N/A" in lines[label] and "0.00" not in lines[label], label
-    assert "N/A" not in lines["Overall"]  # the headline counts missing categories as 0
+    assert "N/A" not in lines["V4 Overall"]  # the headline counts missing categories as 0
 
 
 def test_no_skipped_column_without_skipped_cases() -> None:
@@ -54,7 +54,12 @@ def test_many_models_are_rows_and_few_are_columns() -> None:
     console = Console(record=True, width=100)
     print_scores(console, scores, complete)
     rows = console.export_text().splitlines()
-    # Two tables (V4, then the 2024 one: multiple is a v1 category), a header and 9 rows each.
+    # One table: multiple is in both releases, no 2024-only category was run.
+    assert sum(line.strip().startswith("model") for line in rows) == 9 + 1
+    assert "2024" not in console.export_text()
+    console = Console(record=True, width=100)
+    print_scores(console, scores, complete, v1=True)  # asked for: V4, then the 2024 table
+    rows = console.export_text().splitlines()
     assert sum(line.strip().startswith("model") for line in rows) == 2 * (9 + 1)
     few = {m: scores[m] for m in ("model1", "model2")}
     console = Console(record=True, width=100)
@@ -85,6 +90,38 @@ def test_corpus_table_at_100_columns_cuts_nothing(v1_scores: Path) -> None:
         for cells in rows:
             assert all(NUMBER.match(cell) for cell in cells[1:]), cells
     assert "2024 leaderboard" in text and "Exec" in text
+
+
+def ranked(table: object) -> list[list[str]]:
+    console = Console(record=True, width=120)
+    console.print(table)
+    return [row.split() for row in console.export_text().splitlines()
+            if row.split()[:1] and row.split()[0].isdigit()]
+
+
+def test_a_2024_board_ranks_by_the_2024_formula_and_any_column_can_rank() -> None:
+    """A: perfect on exec_simple, B: perfect on simple_python. V4 Overall counts
+    exec_simple nowhere (B first); the 2024 Overall weighs both (A first: exec_simple holds
+    more of the 2024 total here)."""
+    sizes = {**SIZES, "exec_simple": 400}
+    complete = {
+        "A": with_missing({"exec_simple": CategoryScore("exec_simple", 400, 400, 400),
+                           "simple_python": CategoryScore("simple_python", 0, 100, 100)},
+                          categories.ALL_SCORING, sizes),
+        "B": with_missing({"exec_simple": CategoryScore("exec_simple", 0, 400, 400),
+                           "simple_python": CategoryScore("simple_python", 100, 100, 100)},
+                          categories.ALL_SCORING, sizes),
+    }
+    console = Console(record=True, width=120)
+    console.print(ranked_table(complete))
+    text = console.export_text()
+    assert "ranked by v1 Overall (2024)" in text
+    assert "V4" in text and "2024" in text  # both Overall columns say their formula
+    assert [row[1] for row in ranked(ranked_table(complete))] == ["A", "B"]
+    assert [row[1] for row in ranked(ranked_table(complete, sort="Overall"))] == ["B", "A"]
+    assert [row[1] for row in ranked(ranked_table(complete, sort="name"))] == ["A", "B"]
+    skipped = ranked(ranked_table(complete, skipped={"A": 70, "B": 0}))
+    assert [row[-1] for row in skipped] == ["70", "0"]
 
 
 def test_ranked_table_orders_by_overall() -> None:
@@ -118,7 +155,7 @@ def test_kept_unscored_categories_and_all_skipped_ones_show_so() -> None:
 def test_summaries_made_of_partial_categories_are_marked() -> None:
     lines = {line.split("│")[1].strip(): line for line in render(None).splitlines()
              if line.startswith("│")}
-    assert "*" in lines["Overall"] and "*" in lines["v1 Overall (2024)"]
+    assert "*" in lines["V4 Overall"] and "*" in lines["v1 Overall (2024)"]
     assert "*" not in lines["Live"]  # N/A: nothing under it
     full = {"m": {"live_simple": CategoryScore("live_simple", 10, 100, 100)}}
     console = Console(record=True, width=250)

@@ -1,13 +1,15 @@
 """`fcbench compare A B`: what changed between two scored runs, and whether it is more than
 chance.
 
-Per category: both accuracies (each over its own judged cases, as the official scores
-are), the delta, the cases that flipped each way with their error types, and the exact
-McNemar p-value on the cases both runs judged (`score.intervals.mcnemar_exact`: only flips
-carry information when the same cases are answered twice). The leaderboard summaries are
-compared as deltas; they mix categories with fixed weights, so the pooled McNemar test over
-every paired case is given beside them as the overall evidence. Cases whose ground truth is
-disputed upstream are marked, and each category's delta is also shown without them.
+Per category: both accuracies and their delta over the cases both runs judged (a case one
+run skipped or did not answer is left out of both sides, and the count of shared cases is
+shown beside; each run's own score stays in the JSON), the cases that flipped each way with
+their error types, and the exact McNemar p-value on the same shared cases
+(`score.intervals.mcnemar_exact`: only flips carry information when the same cases are
+answered twice). The leaderboard summaries are compared as deltas; they mix categories with
+fixed weights, so the pooled McNemar test over every paired case is given beside them as the
+overall evidence. Cases whose ground truth is disputed upstream are marked, and each
+category's delta is also shown without them.
 """
 
 from __future__ import annotations
@@ -44,13 +46,36 @@ class CategoryDelta:
     a: CategoryScore
     b: CategoryScore
     paired: int
+    """The cases both runs judged: every figure of the comparison is over these."""
     gained: list[Flip] = field(default_factory=list)
     lost: list[Flip] = field(default_factory=list)
     undisputed_delta: float | None = None
+    a_paired_correct: int = 0
+    b_paired_correct: int = 0
+    a_skipped: int = 0
+    """Cases a run did not judge (not in `a.total`), e.g. a web service out of reach."""
+    b_skipped: int = 0
 
     @property
-    def delta(self) -> float:
-        return self.b.accuracy - self.a.accuracy
+    def a_accuracy(self) -> float | None:
+        """A's accuracy over the shared cases (None: no shared case)."""
+        return self.a_paired_correct / self.paired if self.paired else None
+
+    @property
+    def b_accuracy(self) -> float | None:
+        return self.b_paired_correct / self.paired if self.paired else None
+
+    @property
+    def delta(self) -> float | None:
+        """B − A over the shared cases: the same denominator on both sides."""
+        if self.a_accuracy is None or self.b_accuracy is None:
+            return None
+        return self.b_accuracy - self.a_accuracy
+
+    @property
+    def unshared(self) -> bool:
+        """Either run judged cases the other did not (skipped, or a partial run)."""
+        return self.paired != self.a.total or self.paired != self.b.total
 
     @property
     def p_value(self) -> float:
@@ -67,6 +92,11 @@ class Comparison:
     only_b: list[str]
 
     @property
+    def holm_p_values(self) -> list[float]:
+        """Each category's p-value adjusted for testing every category (`holm`)."""
+        return holm([c.p_value for c in self.categories])
+
+    @property
     def pooled_gained(self) -> int:
         return sum(len(c.gained) for c in self.categories)
 
@@ -77,6 +107,19 @@ class Comparison:
     @property
     def pooled_p_value(self) -> float:
         return mcnemar_exact(self.pooled_gained, self.pooled_lost)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values, in the input's order: with many categories tested,
+    some small raw p-values are expected by chance; the adjusted ones keep the chance of any
+    false "significant" below the level read off them."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted = [0.0] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
 
 
 def compare(
@@ -103,21 +146,27 @@ def _category_delta(
 ) -> CategoryDelta:
     in_b = set(b.ids)
     paired = [i for i in a.ids if i in in_b]
-    delta = CategoryDelta(name, a.score, b.score, len(paired))
+    delta = CategoryDelta(name, a.score, b.score, len(paired), a_skipped=len(a.skipped),
+                          b_skipped=len(b.skipped))
     for case_id in paired:
         was, now = a.valid(case_id), b.valid(case_id)
+        delta.a_paired_correct += was
+        delta.b_paired_correct += now
         contested = disputed is not None and disputed.contains(case_id)
         if now and not was:
             delta.gained.append(Flip(case_id, a.error_type(case_id), contested))
         elif was and not now:
             delta.lost.append(Flip(case_id, b.error_type(case_id), contested))
     if disputed is not None:
-        delta.undisputed_delta = _accuracy_without(b, disputed) - _accuracy_without(a, disputed)
+        both = set(paired)
+        delta.undisputed_delta = (_accuracy_without(b, disputed, both)
+                                  - _accuracy_without(a, disputed, both))
     return delta
 
 
-def _accuracy_without(run: CategoryRun, disputed: Disputed) -> float:
-    correct, total = accuracy_without(((i, run.valid(i)) for i in run.ids), disputed)
+def _accuracy_without(run: CategoryRun, disputed: Disputed, shared: set[str]) -> float:
+    judged = ((i, run.valid(i)) for i in run.ids if i in shared)
+    correct, total = accuracy_without(judged, disputed)
     return correct / total if total else 0.0
 
 
@@ -150,16 +199,21 @@ def as_json(comparison: Comparison) -> dict[str, Any]:
         "categories": [
             {
                 "category": c.category,
-                "a": {"correct": c.a.correct, "total": c.a.total, "accuracy": c.a.accuracy},
-                "b": {"correct": c.b.correct, "total": c.b.total, "accuracy": c.b.accuracy},
+                "a": {"correct": c.a.correct, "total": c.a.total, "accuracy": c.a.accuracy,
+                      "skipped": c.a_skipped, "shared_correct": c.a_paired_correct,
+                      "shared_accuracy": c.a_accuracy},
+                "b": {"correct": c.b.correct, "total": c.b.total, "accuracy": c.b.accuracy,
+                      "skipped": c.b_skipped, "shared_correct": c.b_paired_correct,
+                      "shared_accuracy": c.b_accuracy},
                 "delta": c.delta,
                 "delta_without_disputed": c.undisputed_delta,
                 "paired_cases": c.paired,
                 "p_value": c.p_value,
+                "p_holm": p_holm,
                 "gained": [_flip_json(f) for f in c.gained],
                 "lost": [_flip_json(f) for f in c.lost],
             }
-            for c in comparison.categories
+            for c, p_holm in zip(comparison.categories, comparison.holm_p_values, strict=True)
         ],
         "summaries": [
             {"summary": name, "a": va, "b": vb,
@@ -180,24 +234,29 @@ def _flip_json(flip: Flip) -> dict[str, Any]:
 def print_comparison(comparison: Comparison, console: Console, flips_shown: int = 5) -> None:
     """The terminal form: a category table, the summaries, then the flipped cases."""
     from rich import box
+    from rich.markup import escape
     from rich.table import Table
 
-    console.print(f"A = {comparison.a}\nB = {comparison.b}", highlight=False)
+    console.print(f"A = {comparison.a}\nB = {comparison.b}", highlight=False, markup=False)
     table = Table(box=box.SIMPLE_HEAD, title="per category (accuracy %)", title_justify="left")
     table.add_column("category", overflow="fold")
-    for header in ("A", "B", "Δ", "+", "−", "p"):
+    for header in ("A", "B", "Δ", "+", "−", "p", "p (Holm)", "shared"):
         table.add_column(header, justify="right", no_wrap=True)
-    for c in comparison.categories:
-        table.add_row(c.category, _pct(c.a.accuracy), _pct(c.b.accuracy), _signed(c.delta),
-                      str(len(c.gained)), str(len(c.lost)), _p(c.p_value))
+    for c, p_holm in zip(comparison.categories, comparison.holm_p_values, strict=True):
+        table.add_row(escape(c.category) + (SHARED_MARK if c.unshared else ""),
+                      _pct(c.a_accuracy), _pct(c.b_accuracy), _signed(c.delta),
+                      str(len(c.gained)), str(len(c.lost)), _p(c.p_value), _p(p_holm),
+                      str(c.paired))
     console.print(table)
+    console.print(LEGEND, highlight=False, markup=False)
+    _print_unshared(comparison.categories, console)
     _print_disputed(comparison.categories, console)
     summary = Table(box=box.SIMPLE_HEAD, title="summaries (accuracy %)", title_justify="left")
     for header in ("summary", "A", "B", "Δ"):
         summary.add_column(header, justify="left" if header == "summary" else "right")
     for name, va, vb in comparison.summaries:
         delta = None if va is None or vb is None else vb - va
-        summary.add_row(name, _pct(va), _pct(vb), _signed(delta))
+        summary.add_row(escape(name), _pct(va), _pct(vb), _signed(delta))
     console.print(summary)
     console.print(
         f"all paired cases: +{comparison.pooled_gained} −{comparison.pooled_lost}, "
@@ -205,7 +264,27 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
     _print_flips(comparison.categories, console, flips_shown)
     for side, names in (("A", comparison.only_a), ("B", comparison.only_b)):
         if names:
-            console.print(f"only in {side} (not compared): {', '.join(names)}", highlight=False)
+            console.print(f"only in {side} (not compared): {', '.join(names)}", highlight=False,
+                          markup=False)
+
+
+LEGEND = ("+: cases B passed and A failed; −: cases A passed and B failed; p: McNemar exact "
+          "on them; p (Holm): adjusted for testing every category at once.")
+SHARED_MARK = " §"
+"""Marks a category whose runs judged different cases (its figures are over the shared ones)."""
+
+
+def _print_unshared(deltas: Sequence[CategoryDelta], console: Console) -> None:
+    """Say where A, B and Δ are not the runs' own scores, and why."""
+    for c in deltas:
+        if not c.unshared:
+            continue
+        sides = "; ".join(
+            f"{side} {score.correct}/{score.total} = {_pct(score.accuracy)}"
+            + (f", {skipped} skipped" if skipped else "")
+            for side, score, skipped in (("A", c.a, c.a_skipped), ("B", c.b, c.b_skipped)))
+        console.print(f"§ {c.category}: A, B, Δ and p over the {c.paired} cases both runs "
+                      f"judged (own scores: {sides})", highlight=False, markup=False)
 
 
 def _print_disputed(deltas: Sequence[CategoryDelta], console: Console) -> None:
@@ -215,7 +294,8 @@ def _print_disputed(deltas: Sequence[CategoryDelta], console: Console) -> None:
         if contested and c.undisputed_delta is not None:
             console.print(
                 f"{c.category}: Δ {_signed(c.undisputed_delta)} without disputed ground truth "
-                f"(flipped there: {', '.join(contested)}; see docs/report.md)", highlight=False)
+                f"(flipped there: {', '.join(contested)}; see docs/report.md)", highlight=False,
+                markup=False)
 
 
 def _print_flips(deltas: Sequence[CategoryDelta], console: Console, shown: int) -> None:
@@ -229,7 +309,7 @@ def _print_flips(deltas: Sequence[CategoryDelta], console: Console, shown: int) 
             )
             more = f", … {len(flips) - shown} more (--json lists all)" if len(flips) > shown else ""
             console.print(f"{sign} {c.category}: {listed}{more}", highlight=False,
-                          soft_wrap=True)
+                          soft_wrap=True, markup=False)
 
 
 def _pct(value: float | None) -> str:

@@ -133,9 +133,30 @@ def write_board(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
     return paths
 
 
-def board_table(entries: Sequence[ModelEntry]) -> Table:
-    """The ranked terminal table (V4 Overall first, N/A last)."""
-    return ranked_table({e.model: e.scores for e in entries})
+def board_table(
+    entries: Sequence[ModelEntry],
+    *,
+    sort: str | None = None,
+    skipped: Mapping[str, int] | None = None,
+    v1: bool | None = None,
+) -> Table:
+    """The ranked terminal table (`table.ranked_table`: by `sort`, N/A last; the cases each
+    model skipped in a column when any did)."""
+    return ranked_table({e.model: e.scores for e in entries}, sort=sort, skipped=skipped, v1=v1)
+
+
+def skipped_counts(score_dirs: Sequence[Path], models: Sequence[str] = ()) -> dict[str, int]:
+    """Cases each model's score files list as skipped (not judged), summed over the folders."""
+    from fcbench.report.score_files import read_score_headers
+
+    counts: dict[str, int] = {}
+    for score_dir in score_dirs:
+        for model, headers in read_score_headers(Path(score_dir)).items():
+            if models and model not in models:
+                continue
+            found = sum(len(h.get("skipped") or []) for h in headers.values())
+            counts[model] = counts.get(model, 0) + found
+    return counts
 
 
 # -- leaderboard.json -----------------------------------------------------------------------

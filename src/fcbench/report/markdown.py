@@ -1,13 +1,45 @@
-"""A Markdown summary of a report, short enough for a pull-request comment."""
+"""A Markdown summary of a report, short enough for a pull-request comment.
+
+Every text that comes from the inputs (model names, categories, error types) passes through
+`text` or `code`: a model name is a folder name and may hold `|`, `<script>` or a newline,
+and Markdown renderers pass raw HTML through.
+"""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from fcbench.report.table import SHOWN
+
 HEADLINE = ("Overall", "Non-Live", "Live", "Irrelevance Detection", "Multi-Turn", "Agentic",
             "v1 Overall (2024)")
+
+
+_SPECIAL = re.compile(r"([\\`*\[\]|~]|(?<!\w)_|_(?!\w))")
+"""What can start Markdown inline syntax mid-line (an underscore only at a word's edge: GFM
+never reads `simple_python`'s as emphasis)."""
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def text(value: object) -> str:
+    """`value` as literal Markdown text on one line, also inside a table cell: HTML's
+    three characters as entities, Markdown's punctuation backslash-escaped."""
+    flat = " ".join(str(value).split())
+    escaped = _SPECIAL.sub(r"\\\1", flat)
+    return re.sub("[&<>]", lambda m: _ENTITIES[m.group(0)], escaped)
+
+
+def code(value: object) -> str:
+    """`value` as an inline code span (shown verbatim, HTML included): fenced by more
+    backticks than it holds in a row, on one line, never containing a table's `|`."""
+    flat = " ".join(str(value).split()).replace("|", "\u2758")
+    longest = max((len(run) for run in re.findall("`+", flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
 
 
 def _pct(value: float | None) -> str:
@@ -19,38 +51,54 @@ def summary_markdown(document: Mapping[str, Any], top_errors: int = 3) -> str:
     models = document["models"]
     lines = ["## fcbench scores", ""]
     labels = [label for label in HEADLINE
-              if any(label in dict(_pairs(m)) for m in models)]
-    lines.append("| model | " + " | ".join(labels) + " |")
+              if any(label in _summaries(m) for m in models)]
+    lines.append("| model | " + " | ".join(SHOWN.get(x, x) for x in labels) + " |")
     lines.append("|---|" + "---:|" * len(labels))
     for model in models:
-        values = dict(_pairs(model))
-        lines.append(f"| {model['name']} | " + " | ".join(_pct(values.get(x)) for x in labels)
-                     + " |")
+        values = _summaries(model)
+        row = " | ".join(_summary_cell(*values.get(x, (None, 0))) for x in labels)
+        lines.append(f"| {text(model['name'])} | {row} |")
+    names = " | ".join(text(m["name"]) for m in models)
     lines += ["", f"<details><summary>Per category (accuracy %, {document['meta']['interval']})"
-              "</summary>", "", "| category | " + " | ".join(m["name"] for m in models) + " |",
-              "|---|" + "---:|" * len(models)]
+              "</summary>", "", f"| category | {names} |", "|---|" + "---:|" * len(models)]
     for category in document["categories"]:
         cells = [_category_cell(m["scores"].get(category)) for m in models]
-        lines.append(f"| {category} | " + " | ".join(cells) + " |")
-    lines += ["", "</details>", "", "**Top error types** (all models):", ""]
+        lines.append(f"| {text(category)} | " + " | ".join(cells) + " |")
+    lines += ["", "</details>", ""]
+    if document.get("skipped"):
+        lines += [f"{SKIPPED_MARK} skipped, not judged (in neither correct nor total):", "",
+                  *(f"- {text(note)}" for note in document["skipped"]), ""]
+    lines += ["**Top error types** (all models):", ""]
     for category in document["categories"]:
         counts: Counter[str] = Counter()
         for model in models:
             counts.update(model["errors"].get(category, {}))
         if counts:
-            listed = ", ".join(f"`{k}` {n}" for k, n in counts.most_common(top_errors))
-            lines.append(f"- {category}: {listed}")
+            listed = ", ".join(f"{code(k)} {n}" for k, n in counts.most_common(top_errors))
+            lines.append(f"- {text(category)}: {listed}")
     lines.append("")
     return "\n".join(lines)
 
 
-def _pairs(model: Mapping[str, Any]) -> list[tuple[str, float | None]]:
-    return [(label, value) for label, value, _ in model["summaries"]]
+SKIPPED_MARK = "†"
+
+
+def _summaries(model: Mapping[str, Any]) -> dict[str, tuple[float | None, int]]:
+    """label -> (value, cases skipped under it) of a model's summaries."""
+    return {row[0]: (row[1], row[3] if len(row) > 3 else 0) for row in model["summaries"]}
+
+
+def _summary_cell(value: float | None, skipped: int) -> str:
+    return _pct(value) + (f" {SKIPPED_MARK}{skipped} skipped" if skipped else "")
 
 
 def _category_cell(score: Mapping[str, Any] | None) -> str:
     if score is None:
         return "N/A"
+    skipped = score.get("skipped") or 0
+    if score["accuracy"] is None:
+        return f"N/A ({skipped} skipped)"
     ci = score.get("ci")
     interval = f" [{_pct(ci[0])}–{_pct(ci[1])}]" if ci else ""
-    return _pct(score["accuracy"]) + interval
+    return _pct(score["accuracy"]) + interval + (f" {SKIPPED_MARK}{skipped} skipped"
+                                                 if skipped else "")

@@ -43,6 +43,13 @@ class CategoryRun:
         record = self.failures.get(case_id)
         return None if record is None else error_type_of(record)
 
+    @property
+    def skipped(self) -> dict[str, str]:
+        """Cases that were not judged, with the reason fcbench's score header records."""
+        listed = self.header.get("skipped", [])
+        return {str(s.get("id")): str(s.get("reason", "")) for s in listed
+                if isinstance(s, Mapping)} if isinstance(listed, list) else {}
+
 
 @dataclass
 class ModelRun:
@@ -79,9 +86,14 @@ def dataset_ids(release: str, data_root: Path | None = None) -> DatasetIds:
 
 
 def parse_target(text: str) -> tuple[Path, str | None]:
-    """`SCORE_DIR` or `SCORE_DIR:MODEL` (a path that exists as given is taken whole)."""
+    """`SCORE_DIR` or `SCORE_DIR:MODEL` (a path that exists as given is taken whole). A model
+    name may hold `:` itself (`score:org:model:v2`): the folder is the shortest prefix before
+    a `:` that is a folder, else everything before the last `:`."""
     if Path(text).exists() or ":" not in text:
         return Path(text), None
+    for index, char in enumerate(text):
+        if char == ":" and index and Path(text[:index]).is_dir():
+            return Path(text[:index]), text[index + 1:] or None
     folder, _, model = text.rpartition(":")
     return Path(folder), model or None
 
@@ -108,6 +120,8 @@ def read_run(
     `problems` list, is left out and said there.
     """
     run = ModelRun(model, Path(score_dir))
+    if not Path(score_dir).is_dir():
+        raise RunError(f"{score_dir}: no such score folder")
     for found_model, category, path in iter_score_files(score_dir):
         if found_model != model or category == "format_sensitivity":
             continue

@@ -27,11 +27,16 @@ SUMMARIES = ("Overall", "Non-Live", "Live", "Irrelevance Detection", "Multi-Turn
 V1_LABEL = "v1 Overall (2024)"
 V1_SUMMARIES = (V1_LABEL, "v1 AST Summary (2024)", "v1 Exec Summary (2024)",
                 "v1 Relevance (2024)")
+V1_ONLY = tuple(n for n in categories.V1 if n not in categories.ALL_SCORING)
+"""The 2024-only categories (executable, REST): the 2024 summaries are shown when one of
+them was run (or when asked); for any other run the 2024 Overall only repeats a V4 subset."""
+SHOWN = {"Overall": "V4 Overall"}
+"""Display names where the summary's key does not say its formula: every Overall does."""
 HEADERS = {
     # Short headers for the models-as-rows table, broken where a reader expects it.
-    "Overall": "Overall", "Non-Live": "Non-\nLive", "Live": "Live",
+    "Overall": "V4\nOverall", "Non-Live": "Non-\nLive", "Live": "Live",
     "Irrelevance Detection": "Irrel-\nevance", "Multi-Turn": "Multi-\nTurn",
-    "Agentic": "Agen-\ntic", V1_LABEL: "Overall", "v1 AST Summary (2024)": "AST\nSummary",
+    "Agentic": "Agen-\ntic", V1_LABEL: "v1 2024\nOverall", "v1 AST Summary (2024)": "AST\nSummary",
     "v1 Exec Summary (2024)": "Exec\nSummary", "v1 Relevance (2024)": "Rele-\nvance",
 }
 UNDERNEATH: dict[str, tuple[str, ...]] = {
@@ -49,6 +54,8 @@ UNDERNEATH: dict[str, tuple[str, ...]] = {
     "v1 Exec Summary (2024)": categories.EXECUTABLE,
     "v1 Relevance (2024)": ("irrelevance",),
 }
+SKIPPED_NOTE = ("skipped: cases not judged (a web service the exec backend cannot reach); "
+                "they count in neither correct nor total.")
 NUMBER_WIDTH = 6
 NOT_SCORED = "N/A (not scored)"
 """The cell of a category whose results were kept but not scored (sql, chatable)."""
@@ -65,17 +72,19 @@ def print_scores(
     complete: Scores,
     skipped: Mapping[str, int] | None = None,
     not_scored: Mapping[str, Sequence[str]] | None = None,
+    v1: bool | None = None,
 ) -> None:
     """`per_model`: what was evaluated; `complete`: the same with missing categories filled in
     (0 over the dataset size, as the official summaries count them); `skipped`: cases per
     model that could not be judged (executable cases needing an unreachable service), shown
     whenever there are any; `not_scored`: categories per model whose results were kept but
-    not scored (sql and chatable), shown as such."""
+    not scored (sql and chatable), shown as such; `v1`: show the 2024 summaries (None: when a
+    2024-only category was run)."""
     unscored = {m: set(names) for m, names in (not_scored or {}).items() if names}
     names = [c.name for c in categories.all_categories()
              if any(c.name in s for s in per_model.values())
              or any(c.name in u for u in unscored.values())]
-    labels = _labels(names)
+    labels = _labels(names, v1)
     custom = {model: custom_summaries(per_model[model]) for model in per_model}
     labels += list(dict.fromkeys(label for values in custom.values() for label in values))
     summaries = {model: {**displayed_summaries(per_model[model], complete[model], labels),
@@ -100,16 +109,46 @@ def print_scores(
         console.print(f"[yellow]custom:[/] {CUSTOM_NOTE}", highlight=False)
 
 
-def ranked_table(complete: Scores, title: str = "leaderboard (accuracy %)") -> Table:
-    """Models ranked by V4 Overall (ties by name), one row each, summary columns only."""
+SORT_KEYS = {
+    "v4-overall": "Overall", "overall": "Overall", "non-live": "Non-Live", "live": "Live",
+    "irrelevance": "Irrelevance Detection", "multi-turn": "Multi-Turn", "agentic": "Agentic",
+    "v1-overall": V1_LABEL, "name": "name",
+}
+"""`leaderboard --sort` names -> the summary ranked by ("name": alphabetical)."""
+
+
+def ranked_table(
+    complete: Scores,
+    title: str = "leaderboard (accuracy %)",
+    *,
+    sort: str | None = None,
+    skipped: Mapping[str, int] | None = None,
+    v1: bool | None = None,
+) -> Table:
+    """Models ranked by a summary (`sort`, a `SORT_KEYS` value; N/A last, ties by name), one
+    row each, summary columns only. By default a board of 2024 categories only ranks by the
+    2024 Overall (the V4 one would count every V4-only category as 0) and any other by V4
+    Overall."""
     names = [c.name for c in categories.all_categories()
              if any(c.name in s and s[c.name].evaluated for s in complete.values())]
-    labels = [label for label in _labels(names) if label in (*SUMMARIES, V1_LABEL)]
+    only_2024 = bool(names) and all(n in categories.V1 for n in names)
+    labels = [label for label in _labels(names, v1 or only_2024 or sort == V1_LABEL)
+              if label in (*SUMMARIES, V1_LABEL)]
+    sort = sort or (V1_LABEL if only_2024 else "Overall")
     summaries = {m: displayed_summaries(s, s, labels) for m, s in complete.items()}
     partial = {m: partial_summaries(s) for m, s in complete.items()}
-    order = sorted(sorted(complete), key=lambda m: summaries[m]["Overall"] or 0.0, reverse=True)
-    return _by_model({m: complete[m] for m in order}, labels, summaries, None, title, rank=True,
-                     partial=partial)
+    order = sorted(complete, key=str.casefold)
+    if sort != "name":
+        order.sort(key=lambda m: -1.0 if (v := summaries[m].get(sort)) is None else v,
+                   reverse=True)
+    shown_skipped = skipped if skipped and any(skipped.values()) else None
+    by = "name" if sort == "name" else SHOWN.get(sort, sort)
+    table = _by_model({m: complete[m] for m in order}, labels, summaries, shown_skipped,
+                      f"{title}, ranked by {by}", rank=True, partial=partial)
+    if shown_skipped is not None:
+        table.caption = SKIPPED_NOTE
+        table.caption_justify = "left"
+    return table
 
 
 def partial_summaries(evaluated: Mapping[str, CategoryScore]) -> set[str]:
@@ -119,8 +158,10 @@ def partial_summaries(evaluated: Mapping[str, CategoryScore]) -> set[str]:
                    for n in names)}
 
 
-def _labels(names: Sequence[str]) -> list[str]:
-    include_v1 = any(n in categories.V1 for n in names)
+def _labels(names: Sequence[str], v1: bool | None = None) -> list[str]:
+    """The summaries shown: V4's, and the 2024 ones when asked (`v1`) or, by default, when a
+    2024-only category was run."""
+    include_v1 = any(n in V1_ONLY for n in names) if v1 is None else v1
     return list(SUMMARIES) + (list(V1_SUMMARIES) if include_v1 else [])
 
 
@@ -158,21 +199,23 @@ def _by_category(
     partial: Mapping[str, set[str]],
 ) -> Table:
     """A column per model: categories, then summaries, down the side."""
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="fcbench scores (accuracy %)", title_justify="left")
     table.add_column("category / summary", style="bold", no_wrap=True)
     for model in per_model:
-        table.add_column(model, justify="right", no_wrap=True)
+        table.add_column(escape(model), justify="right", no_wrap=True)
     for name in names:
-        table.add_row(name, *(
+        table.add_row(escape(name), *(
             NOT_SCORED if name in unscored.get(m, ()) else _cell(per_model[m].get(name))
             for m in per_model
         ))
     table.add_section()
     for label in labels:
-        table.add_row(label, *(_summary_cell(summaries[m].get(label), label in partial[m])
-                               for m in per_model), style="cyan")
+        table.add_row(SHOWN.get(label, label),
+                      *(_summary_cell(summaries[m].get(label), label in partial[m])
+                        for m in per_model), style="cyan")
     if skipped is not None:
         table.add_row("skipped cases", *(str(skipped.get(m, 0)) for m in per_model), style="yellow")
     return table
@@ -190,6 +233,7 @@ def _by_model(
 ) -> Table:
     """A row per model, the summaries across; long names wrap (fold), numbers never do."""
     from rich import box
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
@@ -205,7 +249,7 @@ def _by_model(
     for position, model in enumerate(per_model, start=1):
         table.add_row(
             *([str(position)] if rank else []),
-            model,
+            escape(model),  # a folder name: text, never rich markup
             *(_summary_cell(summaries[model].get(label),
                             label in (partial or {}).get(model, set())) for label in labels),
             *([str(skipped.get(model, 0))] if skipped is not None else []),
@@ -236,10 +280,7 @@ def _print_notes(
             "categories."
         )
     if show_skipped:
-        console.print(
-            "[yellow]skipped:[/] cases not judged (a web service the exec backend cannot "
-            "reach); they count in neither correct nor total."
-        )
+        console.print(f"[yellow]skipped:[/] {SKIPPED_NOTE.removeprefix('skipped: ')}")
     console.print(
         "Summaries follow the official formulas: a category without results counts as 0 "
         "(N/A where nothing under a summary was run). Per-category detail: fcbench report."

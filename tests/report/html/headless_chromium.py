@@ -42,14 +42,18 @@ class Browser:
         self._from_child, from_child_w = os.pipe()
 
         def wire() -> None:  # in the child: the protocol's fixed descriptors 3 and 4
-            os.dup2(to_child_r, 3)
-            os.dup2(from_child_w, 4)
+            # Copies first: in a fresh process the pipes may themselves be 3 and 4, and
+            # dup2 onto the same number would leave them close-on-exec.
+            reading, writing = os.dup(to_child_r), os.dup(from_child_w)
+            os.dup2(reading, 3)
+            os.dup2(writing, 4)
 
         self._process = subprocess.Popen(
             [executable, "--headless", "--no-sandbox", "--disable-gpu",
              "--remote-debugging-pipe", f"--user-data-dir={profile}", "--no-first-run",
              "--no-default-browser-check", "--disable-extensions",
-             "--disable-background-networking", f"--window-size={width},{height}",
+             "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--window-size={width},{height}",
              "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             # Python's descriptors are close-on-exec (PEP 446); only the two dup2'd in
@@ -122,12 +126,23 @@ class Browser:
     def open(self, url: str, ready: str, timeout: float = 60) -> None:
         """Navigate and wait until `ready` (a JS expression) is true."""
         self.send("Page.navigate", {"url": url})
+        self.wait_for(ready, timeout, url)
+
+    def wait_for(self, condition: str, timeout: float = 60, what: str = "page") -> None:
+        """Wait until `condition` (a JS expression) is true."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.evaluate(f"Boolean({ready})"):
+            if self.evaluate(f"Boolean({condition})"):
                 return
-            time.sleep(0.2)
-        raise BrowserError(f"{url}: not ready after {timeout} s")
+            time.sleep(0.1)
+        raise BrowserError(f"{what}: {condition} not true after {timeout} s")
+
+    def open_case(self, selector: str) -> None:
+        """Click a row of the report's case table and wait until its detail is drawn (the
+        details are unpacked on their own, after the page is ready)."""
+        row = self.evaluate(f"document.querySelector({json.dumps(selector)}).dataset.row")
+        self.click(selector)
+        self.wait_for(f"document.getElementById('detail').dataset.row === {json.dumps(row)}")
 
     def click(self, selector: str) -> None:
         """A real mouse click in the middle of the element (scrolled into view first)."""

@@ -21,7 +21,7 @@ def test_a_smoke_run_shows_partial_in_the_report(fetched_home: Path, tmp_path: P
     assert set(model["scores"]) == {"simple_python", "multiple"}
     score = model["scores"]["simple_python"]
     assert (score["correct"], score["total"]) == (3, 3) and score["size"] > 3
-    summaries = {label: text for label, _, text in model["summaries"]}
+    summaries = {label: text for label, _, text, _ in model["summaries"]}
     assert summaries["Overall"].endswith("*")
     rows = [row for row in document["rows"] if row[1].startswith("simple_python_")]
     assert [row[1] for row in rows] == ["simple_python_0", "simple_python_1", "simple_python_2"]

@@ -72,8 +72,8 @@ def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> N
     # Every chart drew its marks (bars or heatmap cells), none is empty.
     charts = browser.evaluate(
         "[...document.querySelectorAll('.chart')].map(d => [d.id,"
-        " d.querySelectorAll('.main-svg').length,"
-        " d.querySelectorAll('.bars path, .hm image, .heatmaplayer image').length])")
+        " d.querySelectorAll('svg.chart-svg').length,"
+        " d.querySelectorAll('rect.bar, rect.cell').length])")
     assert len(charts) == 5, charts
     for chart_id, svgs, marks in charts:
         assert svgs > 0 and marks > 0, (chart_id, svgs, marks)
@@ -87,7 +87,7 @@ def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> N
                          and r[3] == "fail" for r in shown)
     count = browser.evaluate("document.getElementById('case-count').textContent")
     assert count.startswith(f"{len(shown)} cases"), count
-    browser.click("#case-table tbody tr")
+    browser.open_case("#case-table tbody tr")
     turns = browser.evaluate("document.querySelectorAll('#detail .turn').length")
     assert turns >= 2
     detail = browser.evaluate("document.getElementById('detail').innerText")
@@ -102,7 +102,7 @@ def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> N
     shown = rows_shown(browser)
     assert shown and all("simple_python_1" in r[1] for r in shown)
     first_failed = next(i for i, r in enumerate(shown) if r[3] == "fail")
-    browser.click(f"#case-table tbody tr:nth-child({first_failed + 1})")
+    browser.open_case(f"#case-table tbody tr:nth-child({first_failed + 1})")
     detail = browser.evaluate("document.getElementById('detail').innerText")
     for part in ("failed", "question", "raw model output", "expected (possible answers)",
                  "error"):
@@ -128,7 +128,7 @@ def test_compare_page_in_chromium(v1_scores: Path, browser: Browser, tmp_path: P
     before = len(browser.console_errors())
     browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
     assert browser.evaluate("document.body.dataset.ready") == "1"
-    assert browser.evaluate("document.querySelectorAll('#chart-deltas .bars path').length") > 0
+    assert browser.evaluate("document.querySelectorAll('#chart-deltas rect.bar').length") > 0
     text = browser.evaluate("document.body.innerText")
     assert "McNemar exact" in text and "simple_python" in text
     browser.screenshot(shots(tmp_path) / "compare.png")
@@ -136,9 +136,8 @@ def test_compare_page_in_chromium(v1_scores: Path, browser: Browser, tmp_path: P
 
 
 def test_report_after_run_never_stops_the_run(
-    v4_scores: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    v4_scores: Path, tmp_path: Path
 ) -> None:
-    import importlib.util
     import shutil
 
     from fcbench.report.html import report_after_run
@@ -149,13 +148,170 @@ def test_report_after_run_never_stops_the_run(
     out = report_after_run(score_dir, RESULTS[1], note=notes.append)
     assert out == score_dir / "report.html" and out.stat().st_size > 0
     assert notes == [f"report: {out}"]
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "plotly" else real(name, *a))
     notes.clear()
-    assert report_after_run(score_dir, None, note=notes.append) is None
-    assert len(notes) == 1 and notes[0].startswith("no HTML report: ")
-    notes.clear()
-    monkeypatch.undo()
     assert report_after_run(tmp_path / "missing", None, note=notes.append) is None
     assert len(notes) == 1 and "no such score folder" in notes[0]
+
+
+def test_skipped_cases_are_never_a_score(
+    fetched_home: Path, browser: Browser, tmp_path: Path
+) -> None:
+    """Offline exec run: every `rest` case skipped, two `exec_simple` cases skipped. No 0.00
+    for rest anywhere, the skipped counts beside the scores and the summaries over them, the
+    reasons in the notes; the Markdown summary likewise."""
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.report.runs import dataset_ids
+    from fcbench.report.score_files import write_category_score
+    from fcbench.score.aggregate import CategoryScore
+
+    ids = dataset_ids(DEFAULT_RELEASE)
+    score_dir = tmp_path / "score"
+
+    def skipped(names: list[str]) -> dict[str, object]:
+        return {"skipped_count": len(names),
+                "skipped": [{"id": i, "reason": "needs the network"} for i in names]}
+
+    rest, simple = ids("rest"), ids("exec_simple")
+    write_category_score(score_dir, "m", CategoryScore("rest", 0, 0, len(rest)), [],
+                         skipped(rest))
+    write_category_score(score_dir, "m", CategoryScore("exec_simple", len(simple) - 3,
+                                                       len(simple) - 2, len(simple)),
+                         [{"id": simple[0], "error_type": "executable_checker:wrong"}],
+                         skipped(simple[-2:]))
+    out = tmp_path / "report.html"
+    write_report([score_dir], [], out, markdown=tmp_path / "report.md")
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    assert browser.evaluate("document.body.dataset.ready") == "1", browser.console_errors()
+    cells = browser.evaluate(
+        "Object.fromEntries([...document.querySelectorAll('#category-table tbody tr')]"
+        ".map(r => [r.cells[0].textContent, r.cells[1].textContent]))")
+    assert cells["rest"] == f"N/A ({len(rest)} skipped)"
+    assert cells["exec_simple"].startswith(f"{100 * (len(simple) - 3) / (len(simple) - 2):.2f} "
+                                           f"({len(simple) - 3}/{len(simple) - 2}) †2 skipped")
+    summary = browser.evaluate(
+        "[...document.querySelectorAll('#summary-table th')].map(h => h.textContent)")
+    row = browser.evaluate(
+        "[...document.querySelectorAll('#summary-table tbody td')].map(c => c.textContent)")
+    exec_summary = row[summary.index("v1 Exec Summary (2024)")]
+    assert exec_summary.endswith(f"†{len(rest) + 2} skipped"), exec_summary
+    heatmap = browser.evaluate("[...document.querySelectorAll('#chart-heatmap .hm text,"
+                               " #chart-heatmap text')].map(t => t.textContent)")
+    assert "0.00" not in heatmap and "N/A†" in heatmap
+    notes = browser.evaluate("document.getElementById('problems').innerText")
+    assert f"m: rest: {len(rest)} of {len(rest)} cases skipped, not judged " \
+           f"({len(rest)} needs the network)" in notes
+    assert "No problems" not in notes
+    markdown = (tmp_path / "report.md").read_text()
+    assert f"| rest | N/A ({len(rest)} skipped) |" in markdown
+    assert "0.00" not in markdown.split("| rest |")[1].split("\n")[0]
+    browser.screenshot(shots(tmp_path) / "report-skipped.png", full_page=True)
+
+
+def test_placement_on_the_published_board_in_the_report(
+    fetched_home: Path, browser: Browser, tmp_path: Path
+) -> None:
+    """A perfect score folder and a partial one (simple_python only) placed among the 109
+    published rows of an offline copy; the partial one is flagged."""
+    from fcbench.api import dataset_sizes
+    from fcbench.dataset import categories as reg
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.report.published import load_published
+    from fcbench.report.score_files import write_category_score
+    from fcbench.score.aggregate import CategoryScore
+    from shared_corpus import SHARED
+
+    board_dir = SHARED / "leaderboard"
+    if not board_dir.is_dir():
+        pytest.skip(f"needs the published CSVs in {board_dir}")
+    sizes = dataset_sizes(DEFAULT_RELEASE, None)
+    score_dir = tmp_path / "score"
+    for name in reg.ALL_SCORING:
+        size = sizes[name]
+        write_category_score(score_dir, "perfect", CategoryScore(name, size, size, size), [])
+    write_category_score(score_dir, "half", CategoryScore("simple_python", 200, 400, 400),
+                         [{"id": f"simple_python_{i}"} for i in range(200)])
+    out = tmp_path / "report.html"
+    write_report([score_dir], [], out, published=load_published(board_dir))
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    assert browser.evaluate("document.body.dataset.ready") == "1", browser.console_errors()
+    rows = browser.evaluate("[...document.querySelectorAll('#published-table tbody tr')]"
+                            ".map(r => [...r.cells].map(c => c.textContent))")
+    by_model = {row[0]: row[1:] for row in rows}
+    assert by_model["perfect"][0] == "100.00 #1/110"
+    assert by_model["half !"][0].endswith("/110 ~")  # V4 Overall: categories not run
+    text = browser.evaluate("document.getElementById('published').innerText")
+    assert "109 published models" in text
+    assert "half: not comparable: 21 categories not run (count 0)" in text
+    assert "perfect: not comparable" not in text
+    browser.screenshot(shots(tmp_path) / "report-published.png", full_page=True)
+
+
+def hundred_models(score_dir: Path) -> list[str]:
+    """100 models on three categories, accuracies spread so that the ranking is known."""
+    from fcbench.report.score_files import write_category_score
+    from fcbench.score.aggregate import CategoryScore
+
+    names = [f"model-{i:03d}" for i in range(100)]
+    for i, name in enumerate(names):
+        for category, size in (("simple_python", 400), ("multiple", 200), ("irrelevance", 240)):
+            wrong = (i * 7 + len(category)) % size
+            failures = [{"id": f"{category}_{k}", "error_type": f"kind_{k % 12}"}
+                        for k in range(wrong)]
+            write_category_score(score_dir, name, CategoryScore(category, size - wrong, size,
+                                                                size), failures)
+    return names
+
+
+def test_a_hundred_models(fetched_home: Path, browser: Browser, tmp_path: Path) -> None:
+    """The selection (top 10 by V4 Overall by default, then a search) drives every chart;
+    the summary is in rank order and sorts by a header; nothing overflows the page at 1,400
+    and 800 px (wide tables scroll inside their box)."""
+    names = hundred_models(tmp_path / "score")
+    out = tmp_path / "report.html"
+    write_report([tmp_path / "score"], [], out)
+    assert out.stat().st_size < 4 * 1024 * 1024
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    assert browser.evaluate("document.body.dataset.ready") == "1", browser.console_errors()
+
+    def column(index: int) -> list[str]:
+        return browser.evaluate("[...document.querySelectorAll('#summary-table tbody tr')]"
+                                f".map(r => r.cells[{index}].textContent)")
+
+    headers = browser.evaluate(
+        "[...document.querySelectorAll('#summary-table th')].map(h => h.textContent)")
+    overall = [float(v) for v in column(headers.index("V4 Overall"))]
+    assert len(overall) == 100 and overall == sorted(overall, reverse=True)
+    assert column(1) == [str(i) for i in range(1, 101)]
+    top = column(0)[:10]
+
+    def charted() -> dict[str, list[str]]:
+        return browser.evaluate(
+            "({summaries: [...document.querySelectorAll('#chart-summaries .legendtext')]"
+            ".map(e => e.textContent), heatmap: [...document.querySelectorAll("
+            "'#chart-heatmap text.ytick')].map(e => e.textContent), intervals: [...document"
+            ".querySelectorAll('#chart-categories .legendtext')].map(e => e.textContent)})")
+
+    shown = charted()
+    assert shown == {"summaries": top, "heatmap": top, "intervals": top}
+    browser.evaluate("(() => { const t = document.getElementById('chart-top'); t.value = '3';"
+                     " t.dispatchEvent(new Event('input', {bubbles: true})); })()")
+    assert charted()["heatmap"] == top[:3] and charted()["summaries"] == top[:3]
+    browser.type_text("#chart-search", "model-05")
+    found = sorted(n for n in names if "model-05" in n)
+    assert sorted(charted()["heatmap"]) == found[:3] or len(charted()["heatmap"]) == 3
+    assert all("model-05" in n for n in charted()["summaries"])
+
+    browser.click("#summary-table th:nth-child(1)")  # model: A to Z
+    assert column(0) == sorted(names)
+    browser.click("#summary-table th:nth-child(1)")  # again: Z to A
+    assert column(0) == sorted(names, reverse=True)
+    folder = shots(tmp_path)
+    for width in (1400, 800):
+        browser.send("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": 1800, "deviceScaleFactor": 1, "mobile": False})
+        overflow = browser.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, (width, overflow)
+        browser.screenshot(folder / f"report-100-models-{width}.png")
+    browser.send("Emulation.setDeviceMetricsOverride", {
+        "width": 1400, "height": 1800, "deviceScaleFactor": 1, "mobile": False})
+    assert browser.console_errors() == []

@@ -1,18 +1,11 @@
-"""The page: packed document, safe scripts, one-line reason when plotly is missing."""
+"""The page: packed document, safe scripts, its own small chart code."""
 
 from __future__ import annotations
 
 import base64
 import gzip
-import importlib.util
 import json
-from pathlib import Path
-from typing import Any
 
-import pytest
-from click.testing import CliRunner
-
-from fcbench.cli import main
 from fcbench.report.html import page
 
 
@@ -24,10 +17,10 @@ def test_packed_document_round_trips() -> None:
 
 
 def test_render_puts_data_in_without_touching_placeholders_inside_it() -> None:
-    text = page.render({"model": "__PLOTLY__ </script><b>x</b>"}, "t <i>")
+    text = page.render({"model": "__CHARTS__ </script><b>x</b>"}, "t <i>")
     assert "<title>t &lt;i&gt;</title>" in text and "<h1>t &lt;i&gt;</h1>" in text
     assert "__TITLE__" not in text and "__BODY__" not in text
-    assert text.count("<script") == 3  # plotly, data, the page's own script
+    assert text.count("<script") == 4  # charts, data, case details, the page's own script
     assert "</script><b>" not in text
 
 
@@ -35,17 +28,14 @@ def test_script_safe_escapes_closing_tags() -> None:
     assert page._script_safe('a = "</SCRIPT>"') == 'a = "<\\/SCRIPT>"'
 
 
-def test_missing_plotly_is_one_clear_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    real = importlib.util.find_spec
+def test_case_details_are_packed_apart() -> None:
+    main, later = page._split({"models": [1], "details": [{"raw": "x"}], "functions": ["f"]})
+    assert main == {"models": [1]} and later == {"details": [{"raw": "x"}], "functions": ["f"]}
+    assert page._split({"a": 1}) == ({"a": 1}, {})
 
-    def no_plotly(name: str, *args: Any) -> Any:
-        return None if name == "plotly" else real(name, *args)
 
-    monkeypatch.setattr(importlib.util, "find_spec", no_plotly)
-    with pytest.raises(page.ReportUnavailable, match=r"pip install 'fcbench\[report\]'"):
-        page.plotly_js()
-    result = CliRunner().invoke(main, ["report", str(tmp_path), "-o", str(tmp_path / "r.html")])
-    assert result.exit_code == 2
-    assert result.stderr.strip().splitlines() == [
-        "fcbench: error: the HTML report needs the plotly package for its charts: "
-        "pip install 'fcbench[report]'"]
+def test_the_page_carries_its_own_small_chart_code() -> None:
+    """No charting bundle: a report of nothing but its code stays a few tens of kB."""
+    text = page.render({"models": []}, "t")
+    assert "function barChart" in text and "function heatmap" in text
+    assert len(text.encode()) < 64_000, len(text.encode())

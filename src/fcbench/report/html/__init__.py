@@ -1,20 +1,23 @@
 """The HTML report (`fcbench report`) and the comparison page (`fcbench compare --html`).
 
 `write_report(score_dirs, result_dirs, out)` is what `run` and `evaluate` call to leave a
-report next to the score files; it raises `ReportUnavailable` (a one-line reason) when the
-optional charting library is missing.
+report next to the score files. The charts need no library: the page draws them as SVG.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fcbench import redact
 from fcbench.report.compare import Comparison, as_json
-from fcbench.report.html.page import ReportUnavailable, plotly_js, render, write_page
+from fcbench.report.html.page import render, write_page
 
-__all__ = ["ReportUnavailable", "report_after_run", "write_compare_page", "write_report"]
+if TYPE_CHECKING:
+    from fcbench.report.published import PublishedBoard
+
+__all__ = ["report_after_run", "write_compare_page", "write_report"]
 
 REPORT_NAME = "report.html"
 
@@ -28,11 +31,13 @@ def write_report(
     data_dir: Path | None = None,
     markdown: Path | None = None,
     title: str = "fcbench report",
+    published: PublishedBoard | None = None,
 ) -> list[Path]:
     """Write the HTML report of `score_dirs` to `out` (and a Markdown summary if asked).
 
     `result_dirs` None means: each score folder's sibling `result`, when it exists (the
-    layout `run` and `evaluate` make). Returns the files written.
+    layout `run` and `evaluate` make). `published`: the published leaderboard to place the
+    models on (`report.published.load_published`). Returns the files written.
     """
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.dataset.load import scoring_sizes as dataset_sizes
@@ -40,7 +45,6 @@ def write_report(
     from fcbench.report.runs import RunError, model_dirs
     from fcbench.score.disputed import load_disputed
 
-    plotly_js()  # fail before the work if the charts cannot be drawn
     if not any(model_dirs(Path(p)) for p in score_dirs):  # model_dirs: no folder -> RunError
         raise RunError(f"no score files in {', '.join(map(str, score_dirs))}")
     release = release or DEFAULT_RELEASE
@@ -50,6 +54,8 @@ def write_report(
     sizes = dataset_sizes(release, data_dir)
     document = collect([Path(p) for p in score_dirs], [Path(p) for p in result_dirs], release,
                        data_dir, sizes, load_disputed())
+    if published is not None:
+        document["published"] = _placements(score_dirs, sizes, release, published)
     written = [write_page(out, render(document, title))]
     if markdown is not None:
         from fcbench.report.markdown import summary_markdown
@@ -57,6 +63,17 @@ def write_report(
         Path(markdown).write_text(redact.values(summary_markdown(document)), encoding="utf-8")
         written.append(Path(markdown))
     return written
+
+
+def _placements(score_dirs: Sequence[Path], sizes: Mapping[str, int], release: str,
+                board: PublishedBoard) -> dict[str, Any]:
+    from fcbench.report import published as pub
+    from fcbench.report.leaderboard import merge_entries
+
+    entries = merge_entries([Path(p) for p in score_dirs], sizes)
+    placements = pub.place(entries, board, release=release,
+                           header_flags=pub.header_flags([Path(p) for p in score_dirs]))
+    return pub.placement_json(placements, board)
 
 
 def report_after_run(
@@ -79,9 +96,6 @@ def report_after_run(
     try:
         write_report([Path(score_dir)], [Path(result_dir)] if result_dir else None, out,
                      release=release, data_dir=data_dir)
-    except ReportUnavailable as exc:
-        note(f"no HTML report: {exc}")
-        return None
     except (DataError, RunError, OSError, ValueError) as exc:
         note(f"no HTML report: {exc}")
         return None

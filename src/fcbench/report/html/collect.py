@@ -22,7 +22,13 @@ from fcbench.decode.encoding import Encoding
 from fcbench.report.html.cases import multi_turn_detail, shown, single_turn_detail
 from fcbench.report.runs import CategoryRun, ModelRun, RunError, iter_runs
 from fcbench.report.score_files import error_type_of
-from fcbench.report.table import displayed_summaries, partial_summaries
+from fcbench.report.table import (
+    SHOWN,
+    UNDERNEATH,
+    V1_ONLY,
+    displayed_summaries,
+    partial_summaries,
+)
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.disputed import Disputed, accuracy_without
 from fcbench.score.formulas import format_percent, summary_rows, v1_rows
@@ -137,6 +143,9 @@ def collect(
         "details": doc.details,
         "disputed": {c.id: [c.source, c.claim] for c in disputed.cases},
         "problems": doc.problems,
+        "summary_names": SHOWN,
+        "skipped": [note for index, run in enumerate(runs)
+                    for note in _skipped_notes(labels[index], run)],
     }
 
 
@@ -185,7 +194,7 @@ def _model(
         "scores": {n: _score_json(c, disputed) for n, c in run.categories.items()},
         "errors": {n: dict(Counter(error_type_of(r) for r in c.failures.values()))
                    for n, c in run.categories.items()},
-        "summaries": _summaries(scores, sizes),
+        "summaries": _summaries(scores, sizes, run.categories),
         "usage": _usage_json(usage),
     }
 
@@ -194,27 +203,46 @@ def _score_json(cat: CategoryRun, disputed: Disputed) -> dict[str, Any]:
     score = cat.score
     interval = wilson(score.correct, score.total)
     correct, total = accuracy_without(((i, cat.valid(i)) for i in cat.ids), disputed)
+    judged = score.total > 0  # every case skipped: nothing to show a number for
     return {
         "correct": score.correct, "total": score.total, "size": score.dataset_size,
-        "accuracy": score.accuracy, "text": format_percent(score.accuracy).rstrip("%"),
+        "accuracy": score.accuracy if judged else None,
+        "text": format_percent(score.accuracy).rstrip("%") if judged else "N/A",
         "ci": None if interval is None else [interval.low, interval.high],
-        "skipped": len(cat.header.get("skipped", [])),
+        "skipped": len(cat.skipped),
         "undisputed": [correct, total] if total != score.total else None,
     }
 
 
-def _summaries(scores: Mapping[str, CategoryScore], sizes: Mapping[str, int]) -> list[Any]:
-    """[label, value, text] per summary: the console's values (N/A where nothing under a
-    summary was run) and their text formatted once, here, as the CSVs format it."""
+def _summaries(
+    scores: Mapping[str, CategoryScore], sizes: Mapping[str, int],
+    runs: Mapping[str, CategoryRun],
+) -> list[Any]:
+    """[label, value, text, skipped] per summary: the console's values (N/A where nothing
+    under a summary was run), their text formatted once, here, as the CSVs format it, and
+    the cases skipped in the categories under it (the value leaves them out: shown beside)."""
     complete = with_missing(scores, reg.ALL_SCORING, sizes)
     labels = [label for label, _ in summary_rows(complete)]
-    if any(name in reg.V1 for name in scores):
+    if any(name in V1_ONLY for name in scores):
         labels += [label for label, _ in v1_rows(complete)] + ["v1 Relevance (2024)"]
     values = displayed_summaries(scores, complete, labels)
     partial = partial_summaries(scores)
     return [[label, values.get(label), format_percent(values.get(label)).rstrip("%")
-             + ("*" if label in partial and values.get(label) is not None else "")]
+             + ("*" if label in partial and values.get(label) is not None else ""),
+             sum(len(runs[n].skipped) for n in UNDERNEATH.get(label, ()) if n in runs)]
             for label in labels]
+
+
+def _skipped_notes(label: str, run: ModelRun) -> list[str]:
+    """One line per category with skipped cases: how many, of how many, and why."""
+    notes = []
+    for name, cat in run.categories.items():
+        reasons = Counter(cat.skipped.values())
+        if reasons:
+            why = "; ".join(f"{n} {reason}" for reason, n in reasons.most_common(3))
+            notes.append(f"{label}: {name}: {sum(reasons.values())} of "
+                         f"{cat.score.dataset_size} cases skipped, not judged ({why})")
+    return notes
 
 
 def _usage_json(usage: Usage) -> dict[str, Any] | None:

@@ -1,11 +1,14 @@
 // fcbench report: reads the embedded (gzip, base64) document and draws the page.
 // Every text that comes from a model or the data set goes in through textContent, never
-// as HTML. Charts are drawn by the embedded plotly.js.
+// as HTML. Charts are SVG drawn by charts.js (same rule); one model selection (the top N
+// by V4 Overall, narrowed by a search) drives every chart.
 "use strict";
 
 const PAGE = 200;
+const TOP_DEFAULT = 10;
 let DOC = null;
 let shownRows = PAGE;
+let RANKED = [];  // model indices, best V4 Overall first (N/A last, ties by name)
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -30,17 +33,53 @@ function numCell(text) {
   return el("td", {class: text === "N/A" ? "num na" : "num", text: text});
 }
 
-async function loadDocument() {
-  const text = document.getElementById("report-data").textContent.trim();
-  const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+// The case details and function lists (most of the document) are packed apart and unpacked
+// after the page is drawn, so that the page is usable before they are read.
+let DETAILS = null;
+
+function details() {
+  if (DETAILS === null) DETAILS = loadDocument("report-details");
+  return DETAILS;
+}
+
+async function loadDocument(id = "report-data") {
+  const text = document.getElementById(id).textContent.trim();
+  const binary = atob(text);  // a plain loop: Uint8Array.from(string, fn) took seconds on MBs
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
   return JSON.parse(await new Response(stream).text());
 }
 
+// A number in a cell's text ("81.53* †2 skipped" -> 81.53); N/A and text sort last.
+function sortValue(text) {
+  const found = /^-?\d+(\.\d+)?/.exec(text);
+  return found ? Number(found[0]) : null;
+}
+
+// A table whose headers sort it (click: descending numbers / ascending text; again: reverse).
 function table(headers, rows, numeric) {
-  const head = el("tr", {}, ...headers.map((h, i) => el("th", {class: numeric(i) ? "num" : "", text: h})));
-  const body = el("tbody", {}, ...rows.map((row) => el("tr", {}, ...row.map((cell, i) =>
+  const body = el("tbody");
+  const fill = (list) => body.replaceChildren(...list.map((row) => el("tr", {}, ...row.map((cell, i) =>
     numeric(i) ? numCell(cell) : el("td", {text: cell})))));
+  let order = {column: -1, down: true};
+  const head = el("tr", {}, ...headers.map((h, i) => {
+    const th = el("th", {class: (numeric(i) ? "num " : "") + "sortable", text: h, title: "sort"});
+    th.addEventListener("click", () => {
+      order = {column: i, down: order.column === i ? !order.down : numeric(i)};
+      const key = (row) => (numeric(i) ? sortValue(row[i]) : String(row[i]).toLowerCase());
+      const sorted = [...rows].sort((a, b) => {
+        const ka = key(a), kb = key(b);
+        if (ka === null || kb === null) return ka === kb ? 0 : ka === null ? 1 : -1;
+        return (ka < kb ? -1 : ka > kb ? 1 : 0) * (order.down ? -1 : 1);
+      });
+      fill(sorted);
+      head.querySelectorAll("th").forEach((x) => x.removeAttribute("aria-sort"));
+      th.setAttribute("aria-sort", order.down ? "descending" : "ascending");
+    });
+    return th;
+  }));
+  fill(rows);
   return el("table", {}, el("thead", {}, head), body);
 }
 
@@ -56,80 +95,122 @@ function summaryLabels() {
 
 function summaryOf(model, label) {
   const found = model.summaries.find((s) => s[0] === label);
-  return found ? {value: found[1], text: found[2]} : {value: null, text: "N/A"};
+  if (!found) return {value: null, text: "N/A"};
+  const skipped = found[3] || 0;  // cases under this summary not judged: shown, never 0.00
+  return {value: found[1], text: found[2] + (skipped ? " †" + skipped + " skipped" : "")};
+}
+
+// A summary's name as shown: every Overall says its formula ("V4 Overall").
+function summaryName(label) {
+  return (DOC.summary_names || {})[label] || label;
 }
 
 function summaryValue(model, label) {
   return summaryOf(model, label).value;
 }
 
+function rankModels() {
+  const name = (i) => DOC.models[i].name.toLowerCase();
+  RANKED = DOC.models.map((_, i) => i).sort((a, b) => {
+    const va = summaryValue(DOC.models[a], "Overall"), vb = summaryValue(DOC.models[b], "Overall");
+    if (va !== vb) return va === null ? 1 : vb === null ? -1 : vb - va;
+    return name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0;
+  });
+}
+
+// The models the charts show: the first N of the ranking among those matching the search.
+function selectedModels() {
+  const query = document.getElementById("chart-search").value.trim().toLowerCase();
+  const top = Math.max(1, Number(document.getElementById("chart-top").value) || TOP_DEFAULT);
+  const chosen = RANKED.filter((i) => query === "" || DOC.models[i].name.toLowerCase().includes(query))
+    .slice(0, top).map((i) => DOC.models[i]);
+  document.getElementById("chart-count").textContent = "charts show " + chosen.length + " of " +
+    DOC.models.length + " models (ranked by V4 Overall)";
+  return chosen;
+}
+
+const HEADLINE = ["Overall", "Non-Live", "Live", "Irrelevance Detection", "Multi-Turn", "Agentic",
+  "v1 Overall (2024)", "v1 AST Summary (2024)", "v1 Exec Summary (2024)"];
+
 function drawSummaries() {
   const labels = summaryLabels();
-  const rows = DOC.models.map((m) => [m.name, ...labels.map((l) => summaryOf(m, l).text)]);
+  const rows = RANKED.map((i) => DOC.models[i]).map((m, rank) =>
+    [m.name, String(rank + 1), ...labels.map((l) => summaryOf(m, l).text)]);
   document.getElementById("summary-table").append(
-    table(["model", ...labels], rows, (i) => i > 0));
-  const headline = labels.filter((l) => ["Overall", "Non-Live", "Live", "Irrelevance Detection",
-    "Multi-Turn", "Agentic", "v1 Overall (2024)", "v1 AST Summary (2024)",
-    "v1 Exec Summary (2024)"].includes(l));
-  const traces = DOC.models.map((m) => ({
-    type: "bar", name: m.name, x: headline,
-    y: headline.map((l) => { const v = summaryValue(m, l); return v === null ? null : v * 100; }),
-    hovertemplate: "%{x}: %{y:.2f}%<extra>" + m.name + "</extra>",
-  }));
-  Plotly.newPlot("chart-summaries", traces, {barmode: "group", margin: {t: 20, b: 90},
-    yaxis: {title: "accuracy %", range: [0, 100]}, legend: {orientation: "h", y: -0.35}},
-  {displaylogo: false, responsive: true});
+    table(["model", "# (V4 Overall)", ...labels.map(summaryName)], rows, (i) => i > 0));
+}
+
+function drawSummaryChart(models) {
+  const headline = summaryLabels().filter((l) => HEADLINE.includes(l));
+  barChart(document.getElementById("chart-summaries"), {x: headline.map(summaryName), max: 100,
+    unit: "%", series: models.map((m) => ({name: m.name, values: headline.map((l) => {
+      const v = summaryValue(m, l); return v === null ? null : v * 100; })}))});
+}
+
+// -- Published leaderboard ------------------------------------------------------------
+
+function drawPublished() {
+  const pub = DOC.published;
+  if (!pub) return;
+  document.getElementById("published").hidden = false;
+  document.getElementById("published-note").textContent = "Placed among " + pub.source +
+    ". #rank/rows: 1 + the published rows scoring more, out of the published rows and this " +
+    "model; =N: ties; ~: categories under the group not run (counted 0). " +
+    "! not comparable (see below).";
+  const groups = pub.models.length ? pub.models[0].places.map((q) => q.group) : [];
+  const rows = pub.models.map((m) => [m.model + (m.flags.length ? " !" : ""),
+    ...m.places.map((q) => q.rank === null ? "N/A" : q.value.toFixed(2) + " #" + q.rank + "/" +
+      q.of + (q.ties ? " =" + q.ties : "") + (q.missing.length ? " ~" : ""))]);
+  document.getElementById("published-table").append(table(["model", ...groups], rows, (i) => i > 0));
+  const flags = document.getElementById("published-flags");
+  for (const m of pub.models) {
+    const overall = m.places.find((q) => q.group === "V4 Overall");
+    if (overall && overall.rank !== null) {
+      flags.append(el("p", {class: "note", text: m.model + ": V4 Overall between " +
+        (overall.above || "(none above)") + " and " + (overall.below || "(none below)")}));
+    }
+    m.flags.forEach((f) => flags.append(el("p", {class: "skipped", text: "! " + m.model +
+      ": not comparable: " + f})));
+  }
 }
 
 // -- Categories -------------------------------------------------------------------------
 
-function drawHeatmap() {
-  const z = DOC.models.map((m) => DOC.categories.map((c) => m.scores[c] ? m.scores[c].accuracy * 100 : null));
-  const text = DOC.models.map((m) => DOC.categories.map((c) => m.scores[c] ? m.scores[c].text : "N/A"));
-  Plotly.newPlot("chart-heatmap", [{type: "heatmap", z: z, x: DOC.categories,
-    y: DOC.models.map((m) => m.name), text: text, texttemplate: "%{text}", zmin: 0, zmax: 100,
-    colorscale: [[0, "#c0392b"], [0.5, "#f4d35e"], [1, "#2e8b57"]], hovertemplate: "%{y} · %{x}: %{text}<extra></extra>",
-    colorbar: {title: {text: "%"}}}],
-  {margin: {t: 20, l: 260, b: 150}, height: Math.max(320, 26 * DOC.models.length + 190),
-    yaxis: {autorange: "reversed"}}, {displaylogo: false, responsive: true});
+function drawHeatmap(models) {
+  const accuracy = (m, c) => (m.scores[c] && m.scores[c].accuracy !== null ? m.scores[c].accuracy * 100 : null);
+  heatmap(document.getElementById("chart-heatmap"), {rows: models.map((m) => m.name),
+    columns: DOC.categories,
+    values: models.map((m) => DOC.categories.map((c) => accuracy(m, c))),
+    texts: models.map((m) => DOC.categories.map((c) => !m.scores[c] ? "N/A" :
+      m.scores[c].text + (m.scores[c].skipped ? "†" : "")))});
 }
 
 function drawCategories() {
   document.getElementById("interval-note").textContent =
     "Bars: accuracy over the cases judged; whiskers: " + DOC.meta.interval +
-    ". N/A: not run. * partial (fewer cases than the data set).";
-  drawHeatmap();
-  const picker = document.getElementById("ci-models");
-  DOC.models.forEach((m, i) => picker.append(el("option", {value: String(i), text: m.name})));
-  [...picker.options].slice(0, 3).forEach((o) => { o.selected = true; });
-  const draw = () => drawIntervals([...picker.selectedOptions].map((o) => DOC.models[Number(o.value)]));
-  picker.addEventListener("change", draw);
-  draw();
-  const headers = ["category", ...DOC.models.map((m) => m.name)];
-  const rows = DOC.categories.map((c) => [c, ...DOC.models.map((m) => categoryCell(m.scores[c]))]);
+    ". N/A: not run, or every case skipped. * partial (fewer cases than the data set). " +
+    "† some cases skipped (not judged, in neither correct nor total; see Notes).";
+  const headers = ["category", ...RANKED.map((i) => DOC.models[i].name)];
+  const rows = DOC.categories.map((c) => [c, ...RANKED.map((i) => categoryCell(DOC.models[i].scores[c]))]);
   document.getElementById("category-table").append(table(headers, rows, (i) => i > 0));
 }
 
 function drawIntervals(models) {
-  const traces = models.map((m) => {
-    const x = DOC.categories.filter((c) => m.scores[c]);
-    return {
-      type: "bar", name: m.name, x: x, y: x.map((c) => m.scores[c].accuracy * 100),
-      error_y: {type: "data", symmetric: false,
-        array: x.map((c) => m.scores[c].ci ? (m.scores[c].ci[1] - m.scores[c].accuracy) * 100 : 0),
-        arrayminus: x.map((c) => m.scores[c].ci ? (m.scores[c].accuracy - m.scores[c].ci[0]) * 100 : 0)},
-      hovertemplate: "%{x}: %{y:.2f}%<extra>" + m.name + "</extra>",
-    };
-  });
-  Plotly.react("chart-categories", traces, {barmode: "group", margin: {t: 20, b: 130},
-    yaxis: {title: "accuracy %", range: [0, 105]}, legend: {orientation: "h", y: -0.6}},
-  {displaylogo: false, responsive: true});
+  const cats = DOC.categories.filter((c) => models.some((m) => m.scores[c] && m.scores[c].accuracy !== null));
+  const part = (m, c, f) => (m.scores[c] && m.scores[c].accuracy !== null ? f(m.scores[c]) : null);
+  barChart(document.getElementById("chart-categories"), {x: cats, max: 100, unit: "%",
+    series: models.map((m) => ({name: m.name,
+      values: cats.map((c) => part(m, c, (s) => s.accuracy * 100)),
+      low: cats.map((c) => part(m, c, (s) => (s.ci ? s.ci[0] * 100 : null))),
+      high: cats.map((c) => part(m, c, (s) => (s.ci ? s.ci[1] * 100 : null)))}))});
 }
 
 function categoryCell(score) {
   if (!score) return "N/A";
-  let text = score.text + (score.total < score.size ? "*" : "");
+  if (score.accuracy === null) return "N/A (" + score.skipped + " skipped)";
+  let text = score.text + (score.total + score.skipped < score.size ? "*" : "");
   text += " (" + score.correct + "/" + score.total + ")";
+  if (score.skipped) text += " †" + score.skipped + " skipped";
   if (score.ci) text += " [" + pct(score.ci[0]) + "–" + pct(score.ci[1]) + "]";
   if (score.undisputed) {
     const [c, t] = score.undisputed;
@@ -140,30 +221,29 @@ function categoryCell(score) {
 
 // -- Errors and usage -------------------------------------------------------------------
 
+// Every error type one colour, the same in every model's chart.
+function errorKinds() {
+  const kinds = new Set();
+  for (const m of DOC.models) for (const counts of Object.values(m.errors)) Object.keys(counts).forEach((k) => kinds.add(k));
+  return [...kinds].sort();
+}
+
 function drawErrors() {
   const select = document.getElementById("error-model");
-  DOC.models.forEach((m, i) => select.append(el("option", {value: String(i), text: m.name})));
+  RANKED.forEach((i) => select.append(el("option", {value: String(i), text: DOC.models[i].name})));
+  const kinds = errorKinds();
   const draw = () => {
     const model = DOC.models[Number(select.value)];
-    const kinds = new Set();
-    for (const counts of Object.values(model.errors)) Object.keys(counts).forEach((k) => kinds.add(k));
     const cats = DOC.categories.filter((c) => model.errors[c]);
-    const traces = [...kinds].sort().map((kind) => ({
-      type: "bar", orientation: "h", name: kind, y: cats,
-      x: cats.map((c) => model.errors[c][kind] || 0),
-      hovertemplate: "%{y}: %{x} × " + kind + "<extra></extra>",
-    }));
-    Plotly.react("chart-errors", traces, {barmode: "stack", margin: {l: 170, t: 20},
-      xaxis: {title: "failed cases"}, height: Math.max(360, 28 * cats.length + 120),
-      legend: {font: {size: 10}}}, {displaylogo: false, responsive: true});
+    stackedBars(document.getElementById("chart-errors"), {rows: cats,
+      series: kinds.map((kind) => ({name: kind, values: cats.map((c) => model.errors[c][kind] || 0)}))});
   };
   select.addEventListener("change", draw);
   draw();
 }
 
 function drawUsage() {
-  const known = DOC.models.filter((m) => m.usage);
-  const rows = DOC.models.map((m) => {
+  const rows = RANKED.map((i) => DOC.models[i]).map((m) => {
     const u = m.usage;
     const fmt = (v) => (v === null || v === undefined ? "N/A" : String(v));
     return u ? [m.name, fmt(u.latency_mean), fmt(u.latency_p95), fmt(u.input_tokens),
@@ -172,16 +252,34 @@ function drawUsage() {
   document.getElementById("usage-table").append(table(["model", "latency mean (s)",
     "latency p95 (s)", "input tokens", "output tokens", "cost ($, as data_overall.csv)"],
   rows, (i) => i > 0));
-  const traces = [
-    {type: "bar", name: "latency mean (s)", x: known.map((m) => m.name),
-      y: known.map((m) => m.usage.latency_mean)},
-    {type: "bar", name: "latency p95 (s)", x: known.map((m) => m.name),
-      y: known.map((m) => m.usage.latency_p95)},
-  ];
-  Plotly.newPlot("chart-usage", traces, {barmode: "group", margin: {t: 20, b: 120},
-    yaxis: {title: "seconds"}, annotations: known.length ? [] : [{text: "no latency recorded",
-      showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5}]},
-  {displaylogo: false, responsive: true});
+}
+
+function drawUsageChart(models) {
+  const known = models.filter((m) => m.usage);
+  if (!known.length) return empty(document.getElementById("chart-usage"), "no latency recorded");
+  barChart(document.getElementById("chart-usage"), {x: known.map((m) => m.name), unit: " s",
+    series: [{name: "latency mean (s)", values: known.map((m) => m.usage.latency_mean)},
+      {name: "latency p95 (s)", values: known.map((m) => m.usage.latency_p95)}]});
+}
+
+function drawCharts() {
+  const models = selectedModels();
+  drawSummaryChart(models);
+  drawHeatmap(models);
+  drawIntervals(models);
+  drawUsageChart(models);
+}
+
+function setUpChartSelection() {
+  const top = document.getElementById("chart-top");
+  top.value = String(Math.min(TOP_DEFAULT, DOC.models.length));
+  top.max = String(DOC.models.length);
+  for (const id of ["chart-top", "chart-search"]) {
+    document.getElementById(id).addEventListener("input", drawCharts);
+  }
+  let pending = null;  // charts are drawn to the page's width: again when it changes
+  window.addEventListener("resize", () => { clearTimeout(pending); pending = setTimeout(drawCharts, 150); });
+  drawCharts();
 }
 
 // -- Cases ------------------------------------------------------------------------------
@@ -193,7 +291,7 @@ function fillSelect(id, values, labels) {
 }
 
 function setUpFilters() {
-  fillSelect("f-model", DOC.models.map((_, i) => i), DOC.models.map((m) => m.name));
+  fillSelect("f-model", RANKED, RANKED.map((i) => DOC.models[i].name));
   fillSelect("f-category", DOC.categories);
   const kinds = [...new Set(DOC.rows.map((r) => r[3]).filter((k) => k))].sort();
   fillSelect("f-error", kinds);
@@ -240,9 +338,10 @@ function block(title, text) {
   return el("div", {}, el("strong", {text: title}), el("pre", {text: text}));
 }
 
-function openCase(row) {
+async function openCase(row) {
   const [modelIndex, id, valid, errorType, detailIndex] = row;
-  const detail = DOC.details[detailIndex];
+  const later = await details();
+  const detail = later.details[detailIndex];
   const c = DOC.cases[id] || [null, null, null, null];
   const panel = document.getElementById("detail");
   const parts = [
@@ -259,7 +358,7 @@ function openCase(row) {
   } else {
     parts.push(block("question", c[1]));
   }
-  const functions = c[2] === null ? null : DOC.functions[c[2]];
+  const functions = c[2] === null ? null : later.functions[c[2]];
   if (functions) {
     parts.push(el("details", {}, el("summary", {text: "functions offered"}), el("pre", {text: functions})));
   }
@@ -272,6 +371,7 @@ function openCase(row) {
   parts.push(block("error", detail.error));
   panel.replaceChildren(...parts.filter((p) => p));
   panel.classList.add("open");
+  panel.dataset.row = String(DOC.rows.indexOf(row));  // which case it shows (tests wait on it)
   panel.scrollIntoView({block: "start"});
 }
 
@@ -303,21 +403,29 @@ function drawMeta() {
     " · score folders: " + m.score_dirs.join(", ") +
     (m.result_dirs.length ? " · result folders: " + m.result_dirs.join(", ") : "");
   const problems = document.getElementById("problems");
-  if (DOC.problems.length) DOC.problems.forEach((p) => problems.append(el("p", {text: p})));
-  else problems.append(el("p", {class: "note", text: "No problems reading the inputs."}));
+  const skipped = DOC.skipped || [];
+  skipped.forEach((p) => problems.append(el("p", {class: "skipped", text: "† " + p})));
+  DOC.problems.forEach((p) => problems.append(el("p", {text: p})));
+  if (!DOC.problems.length && !skipped.length) {
+    problems.append(el("p", {class: "note", text: "No problems reading the inputs; no case skipped."}));
+  }
 }
 
 async function main() {
   DOC = await loadDocument();
   drawMeta();
+  rankModels();
   drawSummaries();
+  drawPublished();
   drawCategories();
   drawErrors();
   drawUsage();
+  setUpChartSelection();
   setUpFilters();
   drawCases();
   drawDisputed();
   document.body.setAttribute("data-ready", "1");
+  setTimeout(details, 0);
 }
 
 main().catch((error) => {

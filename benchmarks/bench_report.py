@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Benchmark the HTML report: its size, build time, peak RSS, the cost it adds to
+``fcbench evaluate``, and (when Chromium is installed) the time until it is usable.
+
+Workload: the v1 corpus (``../shared/corpus/v1``: 14 models, 2024 categories; executable
+categories offline, so their web cases are skipped), and a smoke run (``fcbench run --model
+ground-truth --categories simple_python,multiple --limit 3``).
+
+Measured, each in a fresh process (wall time and that process's own peak RSS):
+
+* ``fcbench evaluate --no-report`` and ``fcbench evaluate`` (which writes report.html) on the
+  corpus: the ratio of the two is the report's cost to an evaluation;
+* ``fcbench report`` of the corpus's score folder: build time, peak RSS, file size (also per
+  model, and extrapolated linearly to the issue's 57 models: labelled as such);
+* the smoke run's report: size and build time;
+* with ``--browser`` (Debian's chromium): seconds from navigation until the page says it is
+  ready (charts and tables drawn), offline, for the corpus report.
+
+Floors (issue 23): the 57-model report <= 4 MB, built in <= 5 s with peak RSS <= 200 MB,
+usable in Chromium in <= 2 s; a smoke run's report <= 1 MB and <= 1 s; evaluate with the
+report <= 1.3x evaluate --no-report. PASS/FAIL is printed; exit status 1 on a FAIL only with
+``--strict``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from _measure import Measured, run_measured
+
+HERE = Path(__file__).resolve().parent
+SHARED = HERE.parent.parent / "shared"
+CORPUS = SHARED / "corpus" / "v1"
+WHEEL = SHARED / "wheels" / "bfcl_eval-2026.3.23-py3-none-any.whl"
+ISSUE_MODELS = 57
+MB = 1024 * 1024
+FLOORS = {"size_57": 4 * MB, "build_s": 5.0, "rss": 200 * MB, "ready_s": 2.0,
+          "smoke_size": 1 * MB, "smoke_s": 1.0, "ratio": 1.3}
+
+
+def fcbench(*args: str) -> list[str]:
+    return [sys.executable, "-c", "import sys; from fcbench.cli import main; sys.exit(main())",
+            *args]
+
+
+def measured(argv: Sequence[str], env: dict[str, str], log: Path) -> Measured:
+    result = run_measured(argv, env=env, log=log)
+    result.check()
+    return result
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def browser_ready_seconds(page: Path, profile: Path) -> float | None:
+    """Seconds until the page's data-ready flag, in headless Chromium (None: no chromium)."""
+    sys.path.insert(0, str(HERE.parent / "tests" / "report" / "html"))
+    from headless_chromium import Browser, find_chromium
+
+    executable = find_chromium()
+    if executable is None:
+        return None
+    browser = Browser(executable, profile)
+    try:
+        start = time.perf_counter()
+        browser.open(page.as_uri(), "document.body && document.body.dataset.ready", timeout=120)
+        return time.perf_counter() - start
+    finally:
+        browser.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--browser", action="store_true", help="also time the page in Chromium")
+    parser.add_argument("--strict", action="store_true", help="exit 1 on any FAIL")
+    parser.add_argument("--workdir", type=Path, default=None)
+    args = parser.parse_args(argv)
+    if not CORPUS.is_dir():
+        print(f"needs the v1 corpus in {CORPUS}", file=sys.stderr)
+        return 2
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="fcbench-bench-report-"))
+    env = {**os.environ, "FCBENCH_HOME": str(work / "home"), "FCBENCH_CACHE": "off"}
+    fetch = ["data", "fetch", *(["--from", str(WHEEL)] if WHEEL.exists() else [])]
+    subprocess.run(fcbench(*fetch), env=env, check=True, capture_output=True)
+    models = sum(1 for p in CORPUS.iterdir() if p.is_dir())
+
+    plain = measured(fcbench("evaluate", "--result-dir", str(CORPUS), "--score-dir",
+                             str(work / "plain"), "--no-report"), env, work / "plain.log")
+    with_report = measured(fcbench("evaluate", "--result-dir", str(CORPUS), "--score-dir",
+                                   str(work / "scores")), env, work / "evaluate.log")
+    page = work / "report.html"
+    build = measured(fcbench("report", str(work / "scores"), "--result-dir", str(CORPUS),
+                             "-o", str(page)), env, work / "report.log")
+    size = page.stat().st_size
+    per_model = size / models
+    size_57 = per_model * ISSUE_MODELS
+
+    smoke = work / "smoke"
+    measured(fcbench("run", "--model", "ground-truth", "--categories", "simple_python,multiple",
+                     "--limit", "3", "--result-dir", str(smoke / "result"), "--score-dir",
+                     str(smoke / "score"), "--no-report"), env, work / "smoke-run.log")
+    smoke_page = work / "smoke.html"
+    smoke_build = measured(fcbench("report", str(smoke / "score"), "--result-dir",
+                                   str(smoke / "result"), "-o", str(smoke_page)), env,
+                           work / "smoke-report.log")
+    smoke_size = smoke_page.stat().st_size
+    ratio = with_report.seconds / plain.seconds
+
+    print(f"workload: {CORPUS} ({models} models); work folder {work}")
+    print(f"evaluate --no-report       {plain.seconds:7.2f} s  peak RSS "
+          f"{plain.max_rss_bytes / MB:6.1f} MB")
+    print(f"evaluate (with report)     {with_report.seconds:7.2f} s  peak RSS "
+          f"{with_report.max_rss_bytes / MB:6.1f} MB  ratio {ratio:.2f}x "
+          f"(floor <= {FLOORS['ratio']}x) {verdict(ratio <= FLOORS['ratio'])}")
+    print(f"report build               {build.seconds:7.2f} s  peak RSS "
+          f"{build.max_rss_bytes / MB:6.1f} MB  (floors <= {FLOORS['build_s']} s "
+          f"{verdict(build.seconds <= FLOORS['build_s'])}, <= 200 MB "
+          f"{verdict(build.max_rss_bytes <= FLOORS['rss'])}; {models} models, not 57)")
+    print(f"report size                {size / MB:7.2f} MB  ({per_model / 1024:.0f} kB per "
+          f"model; extrapolated to {ISSUE_MODELS} models {size_57 / MB:.2f} MB, floor <= 4 MB "
+          f"{verdict(size_57 <= FLOORS['size_57'])})")
+    small, quick = smoke_size <= FLOORS["smoke_size"], smoke_build.seconds <= FLOORS["smoke_s"]
+    print(f"smoke report               {smoke_size / 1024:7.1f} kB  built in "
+          f"{smoke_build.seconds:.2f} s (floors <= 1 MB {verdict(small)}, <= 1 s "
+          f"{verdict(quick)}; the time includes the interpreter's start-up)")
+    ok = [ratio <= FLOORS["ratio"], build.seconds <= FLOORS["build_s"],
+          build.max_rss_bytes <= FLOORS["rss"], size_57 <= FLOORS["size_57"],
+          small, quick]
+    if args.browser:
+        ready = browser_ready_seconds(page, work / "profile")
+        if ready is None:
+            print("chromium: not installed, not timed")
+        else:
+            print(f"usable in Chromium         {ready:7.2f} s  (floor <= 2 s "
+                  f"{verdict(ready <= FLOORS['ready_s'])})")
+            ok.append(ready <= FLOORS["ready_s"])
+    return 1 if args.strict and not all(ok) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+// fcbench charts: small SVG charts drawn by the page itself (a few kB instead of a 4.8 MB
+// charting bundle). Every text, label and tooltip goes in through textContent, never as
+// markup. Colours: Okabe-Ito, then Paul Tol's muted scheme (both colour-blind safe); after
+// those, hues spread by the golden angle so that no two series share a colour.
+"use strict";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+  "#000000", "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677",
+  "#882255", "#AA4499", "#DDDDDD"];
+
+function colour(index) {
+  if (index < PALETTE.length) return PALETTE[index];
+  return "hsl(" + Math.round((index * 137.508) % 360) + ", 55%, " + (index % 2 ? 38 : 58) + "%)";
+}
+
+function svgEl(tag, attrs, text) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, String(value));
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function tip(node, text) {
+  node.append(svgEl("title", {}, text));
+  return node;
+}
+
+function legend(names) {
+  const box = document.createElement("div");
+  box.className = "legend";
+  names.forEach((name, i) => {
+    const item = document.createElement("span");
+    item.className = "item";
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = colour(i);
+    const label = document.createElement("span");
+    label.className = "legendtext";
+    label.textContent = name;
+    item.append(swatch, label);
+    box.append(item);
+  });
+  return box;
+}
+
+function empty(container, text) {
+  const note = document.createElement("p");
+  note.className = "note";
+  note.textContent = text;
+  container.replaceChildren(note);
+}
+
+function width(container) {
+  return Math.max(320, container.clientWidth || 900);
+}
+
+// Grouped vertical bars: x categories, one series per model; optional [low, high] whiskers.
+// spec: {x: [label], series: [{name, values: [number|null], low?: [..], high?: [..]}],
+//        max: number, unit: string}
+function barChart(container, spec) {
+  if (!spec.series.length || !spec.x.length) return empty(container, "nothing to draw");
+  const w = width(container), top = 12, left = 48, bottom = 110, h = 360;
+  const plotW = w - left - 12, plotH = h - top - bottom;
+  const svg = svgEl("svg", {class: "chart-svg", width: w, height: h, viewBox: "0 0 " + w + " " + h,
+    role: "img"});
+  const max = spec.max || Math.max(1, ...spec.series.flatMap((s) => s.values.filter((v) => v !== null)));
+  const y = (v) => top + plotH - (Math.max(0, v) / max) * plotH;
+  for (let t = 0; t <= 4; t++) {
+    const value = (max * t) / 4;
+    svg.append(svgEl("line", {x1: left, x2: w - 12, y1: y(value), y2: y(value), class: "grid"}));
+    svg.append(svgEl("text", {x: left - 4, y: y(value) + 4, class: "ytick"},
+      value.toFixed(max >= 10 ? 0 : 1)));
+  }
+  const group = plotW / spec.x.length;
+  const bar = Math.max(1, Math.min(28, (group * 0.8) / spec.series.length));
+  spec.x.forEach((label, i) => {
+    const cx = left + group * i + group / 2;
+    const text = svgEl("text", {class: "xtick", transform: "translate(" + cx + "," + (top + plotH + 10) +
+      ") rotate(-35)"}, label);
+    svg.append(text);
+    spec.series.forEach((s, j) => {
+      const v = s.values[i];
+      if (v === null || v === undefined) return;
+      const x = cx - (bar * spec.series.length) / 2 + j * bar;
+      svg.append(tip(svgEl("rect", {class: "bar", x: x, y: y(v), width: Math.max(1, bar - 1),
+        height: Math.max(0, top + plotH - y(v)), fill: colour(j)}),
+      s.name + " · " + label + ": " + v.toFixed(2) + (spec.unit || "")));
+      if (s.low && s.high && s.low[i] !== null && s.high[i] !== null) {
+        const mid = x + bar / 2;
+        svg.append(svgEl("line", {class: "whisker", x1: mid, x2: mid, y1: y(s.high[i]), y2: y(s.low[i])}));
+      }
+    });
+  });
+  svg.append(svgEl("line", {x1: left, x2: w - 12, y1: top + plotH, y2: top + plotH, class: "axis"}));
+  container.replaceChildren(svg, legend(spec.series.map((s) => s.name)));
+}
+
+// Horizontal stacked bars: one row per label, one stacked series per kind.
+// spec: {rows: [label], series: [{name, values: [number]}], unit}
+function stackedBars(container, spec) {
+  if (!spec.rows.length || !spec.series.length) return empty(container, "no failed case");
+  const w = width(container), left = 190, row = 22, top = 8;
+  const h = top + row * spec.rows.length + 24;
+  const totals = spec.rows.map((_, i) => spec.series.reduce((a, s) => a + (s.values[i] || 0), 0));
+  const max = Math.max(1, ...totals);
+  const scale = (w - left - 60) / max;
+  const svg = svgEl("svg", {class: "chart-svg", width: w, height: h, viewBox: "0 0 " + w + " " + h});
+  spec.rows.forEach((label, i) => {
+    const y = top + i * row;
+    svg.append(svgEl("text", {class: "ytick", x: left - 6, y: y + row / 2 + 4}, label));
+    let x = left;
+    spec.series.forEach((s, j) => {
+      const v = s.values[i] || 0;
+      if (!v) return;
+      svg.append(tip(svgEl("rect", {class: "bar", x: x, y: y + 2, width: v * scale, height: row - 4,
+        fill: colour(j)}), label + ": " + v + " × " + s.name));
+      x += v * scale;
+    });
+    svg.append(svgEl("text", {class: "note", x: x + 4, y: y + row / 2 + 4}, String(totals[i])));
+  });
+  container.replaceChildren(svg, legend(spec.series.map((s) => s.name)));
+}
+
+// A sequential, colour-blind-safe scale (light yellow to dark blue, after cividis).
+function heatColour(value) {
+  const stops = [[255, 234, 70], [125, 124, 120], [0, 34, 78]];
+  const t = Math.max(0, Math.min(1, value / 100)) * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(t)), f = t - i;
+  const c = stops[i].map((a, k) => Math.round(a + (stops[i + 1][k] - a) * f));
+  return "rgb(" + c.join(",") + ")";
+}
+
+// Heatmap: rows × columns of values in [0, 100] (null: not run) with a text per cell.
+function heatmap(container, spec) {
+  if (!spec.rows.length || !spec.columns.length) return empty(container, "nothing to draw");
+  const left = 230, top = 120, cell = 30, cw = Math.max(44, Math.min(64, (width(container) - left - 10) /
+    spec.columns.length));
+  const w = left + cw * spec.columns.length + 120, h = top + cell * spec.rows.length + 10;
+  const svg = svgEl("svg", {class: "chart-svg", width: w, height: h, viewBox: "0 0 " + w + " " + h});
+  spec.columns.forEach((label, j) => {
+    svg.append(svgEl("text", {class: "xtick coltick", transform: "translate(" + (left + cw * j + cw / 2) +
+      "," + (top - 6) + ") rotate(-45)"}, label));
+  });
+  spec.rows.forEach((label, i) => {
+    svg.append(svgEl("text", {class: "ytick", x: left - 6, y: top + cell * i + cell / 2 + 4}, label));
+    spec.columns.forEach((column, j) => {
+      const v = spec.values[i][j];
+      const x = left + cw * j, y = top + cell * i;
+      svg.append(tip(svgEl("rect", {class: "cell", x: x, y: y, width: cw - 1, height: cell - 1,
+        fill: v === null ? "#eeeeee" : heatColour(v)}), label + " · " + column + ": " + spec.texts[i][j]));
+      svg.append(svgEl("text", {class: "celltext", x: x + cw / 2, y: y + cell / 2 + 4,
+        fill: v !== null && v > 55 ? "#ffffff" : "#1d2330"}, spec.texts[i][j]));
+    });
+  });
+  container.replaceChildren(svg);
+}

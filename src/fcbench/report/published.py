@@ -1,0 +1,349 @@
+"""Your models on the published leaderboard: the official site's six CSVs, fetched at run
+time, and each model placed among their rows, overall and per group.
+
+Why fetched, cached and checksummed: the site updates its board without notice, and a
+placement is only worth something when one can say which board it was made against. The
+files are fetched once into `FCBENCH_HOME/published/` beside a `published.json` holding the
+date, the address and each file's sha256 (checked whenever the cache is read); `refresh`
+fetches again. An offline copy (a folder of the CSVs, or one `data_overall.csv`) can be
+given instead. `FCBENCH_LEADERBOARD_URL` points the fetch at a mirror (tests: loopback).
+
+Why each user value goes through the official row and format (`csv_files.TABLES`): the
+published cells are rounded to two decimals, so a placement compares the same rounded
+numbers the site ranks.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import urllib.error
+import urllib.request
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from fcbench.dataset import categories as reg
+from fcbench.report.csv_files import TABLES, ModelEntry, Table
+from fcbench.report.table import UNDERNEATH
+from fcbench.score.formulas import format_percent
+
+SITE = "https://gorilla.cs.berkeley.edu"
+URL_ENV = "FCBENCH_LEADERBOARD_URL"
+FILES = ("data_overall.csv", "data_non_live.csv", "data_live.csv", "data_multi_turn.csv",
+         "data_agentic.csv", "data_format_sensitivity.csv")
+COMPARABLE_RELEASE = "2026.3.23"
+"""The data release whose scores the published board (last updated 2025-12-16) matches."""
+GROUPS = (("V4 Overall", "data_overall.csv", "Overall"), ("Non-Live", "data_non_live.csv",
+                                                          "Non-Live"),
+          ("Live", "data_live.csv", "Live"), ("Multi-Turn", "data_multi_turn.csv", "Multi-Turn"),
+          ("Agentic", "data_agentic.csv", "Agentic"))
+"""(shown name, file, the summary in `table.UNDERNEATH` naming its categories)."""
+TIMEOUT = 30.0
+META = "published.json"
+
+
+class PublishedError(RuntimeError):
+    """The published board cannot be fetched or read (one line)."""
+
+
+@dataclass(frozen=True)
+class PublishedBoard:
+    """The published CSVs as rows (column -> cell), and where and when they came from."""
+
+    tables: dict[str, list[dict[str, str]]]
+    source: str
+    fetched_at: str | None = None
+    sha256: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def models(self) -> int:
+        return len(self.tables.get("data_overall.csv", []))
+
+    def describe(self) -> str:
+        when = f", fetched {self.fetched_at}" if self.fetched_at else ""
+        return f"{self.models} published models ({self.source}{when})"
+
+
+# -- Getting the files ------------------------------------------------------------------------
+
+
+def load_published(
+    source: Path | None = None, *, refresh: bool = False, cache_dir: Path | None = None
+) -> PublishedBoard:
+    """The board from an offline `source` (folder or data_overall.csv), else the cache, else
+    the site (or `$FCBENCH_LEADERBOARD_URL`), cached for next time."""
+    if source is not None:
+        return _offline(Path(source))
+    cache = cache_dir or _default_cache()
+    if not refresh:
+        cached = _read_cache(cache)
+        if cached is not None:
+            return cached
+    base = os.environ.get(URL_ENV, SITE).rstrip("/")
+    texts = {name: _download(f"{base}/{name}") for name in FILES}
+    return _write_cache(cache, base, texts)
+
+
+def _default_cache() -> Path:
+    from fcbench.dataset.fetch import fcbench_home
+
+    return fcbench_home() / "published"
+
+
+def _download(url: str) -> str:
+    if not url.startswith(("https://", "http://")):
+        raise PublishedError(f"{URL_ENV} must be an http(s) address, not {url!r}")
+    try:
+        with urllib.request.urlopen(url, timeout=TIMEOUT) as reply:
+            data: bytes = reply.read()
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise PublishedError(f"cannot fetch the published leaderboard {url}: {reason}; "
+                             "give an offline copy with --published-from") from None
+    return data.decode("utf-8")
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _write_cache(cache: Path, base: str, texts: Mapping[str, str]) -> PublishedBoard:
+    cache.mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        tmp = cache / f"{name}.tmp"
+        tmp.write_bytes(text.encode("utf-8"))
+        tmp.replace(cache / name)
+    today = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    sums = {n: _sha(t) for n, t in texts.items()}
+    meta = {"url": base, "fetched_at": today, "sha256": sums}
+    (cache / META).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    return _board(texts, base, today, sums)
+
+
+def _read_cache(cache: Path) -> PublishedBoard | None:
+    """The cached board, or None when absent, incomplete or not matching its checksums."""
+    try:
+        meta = json.loads((cache / META).read_text(encoding="utf-8"))
+        texts = {name: (cache / name).read_bytes().decode("utf-8") for name in FILES}
+    except (OSError, ValueError):
+        return None
+    sums = meta.get("sha256", {}) if isinstance(meta, dict) else {}
+    if any(sums.get(name) != _sha(text) for name, text in texts.items()):
+        return None
+    return _board(texts, str(meta.get("url")), str(meta.get("fetched_at")), sums)
+
+
+def _offline(source: Path) -> PublishedBoard:
+    if source.is_dir():
+        texts = {n: (source / n).read_text(encoding="utf-8") for n in FILES
+                 if (source / n).is_file()}
+        if "data_overall.csv" not in texts:
+            raise PublishedError(f"{source}: no data_overall.csv in this folder")
+    elif source.is_file():
+        texts = {"data_overall.csv": source.read_text(encoding="utf-8")}
+    else:
+        raise PublishedError(f"{source}: no such file or folder")
+    return _board(texts, str(source), None, {n: _sha(t) for n, t in texts.items()})
+
+
+def _board(texts: Mapping[str, str], source: str, fetched_at: str | None,
+           sums: Mapping[str, str]) -> PublishedBoard:
+    tables = {}
+    for name, text in texts.items():
+        rows = list(csv.DictReader(io.StringIO(text)))
+        if not rows or "Model" not in rows[0]:
+            raise PublishedError(f"{source}: {name} is not a leaderboard CSV")
+        tables[name] = rows
+    return PublishedBoard(tables, source, fetched_at, dict(sums))
+
+
+# -- Placing models ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Place:
+    """One model's place in one published table."""
+
+    group: str
+    value: float | None
+    """The model's score in the table's main column, percent rounded as the site shows it."""
+    rank: int | None
+    """1 + the published rows scoring strictly more (None: the model has no value)."""
+    of: int
+    """The published rows plus this model."""
+    ties: int = 0
+    above: str | None = None
+    below: str | None = None
+    missing: tuple[str, ...] = ()
+    """Categories under this group that the model did not run (they count as 0)."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    model: str
+    places: list[Place]
+    flags: list[str]
+    """What makes the placement not comparable with the published rows."""
+
+    @property
+    def comparable(self) -> bool:
+        return not self.flags
+
+
+def percent(cell: str | None) -> float | None:
+    """A published cell ("77.47%", "N/A") as a number of percent."""
+    if cell is None or not cell.strip().endswith("%"):
+        return None
+    try:
+        return float(cell.strip().rstrip("%"))
+    except ValueError:
+        return None
+
+
+def rank_among(value: float | None, published: Sequence[float | None]) -> tuple[int | None, int]:
+    """(rank, ties): 1 + the values strictly above `value`, and how many equal it."""
+    if value is None:
+        return None, 0
+    known = [v for v in published if v is not None]
+    return 1 + sum(v > value for v in known), sum(v == value for v in known)
+
+
+def _table(file_name: str) -> Table:
+    return next(t for t in TABLES if t.file_name == file_name)
+
+
+def user_value(entry: ModelEntry, file_name: str) -> float | None:
+    """The model's cell in a table's main column, formatted as the official CSV and read back."""
+    table = _table(file_name)
+    cell = [None, *table.row(entry)][table.sort_column]
+    return percent(format_percent(cell)) if isinstance(cell, (int, float)) else None
+
+
+def place(
+    entries: Sequence[ModelEntry],
+    board: PublishedBoard,
+    *,
+    release: str,
+    header_flags: Mapping[str, list[str]] | None = None,
+) -> list[Placement]:
+    """Each entry placed in every table the board holds, with what limits the comparison."""
+    placements = []
+    for entry in entries:
+        places = [_place(entry, board, *group) for group in GROUPS if group[1] in board.tables]
+        flags = _flags(entry, release) + list((header_flags or {}).get(entry.model, []))
+        placements.append(Placement(entry.model, places, flags))
+    return placements
+
+
+def _place(entry: ModelEntry, board: PublishedBoard, group: str, file_name: str,
+           summary: str) -> Place:
+    table = _table(file_name)
+    column = table.columns[table.sort_column]
+    rows = board.tables[file_name]
+    values = [percent(r.get(column)) for r in rows]
+    value = user_value(entry, file_name)
+    rank, ties = rank_among(value, values)
+    ordered = sorted((v, r.get("Model", "")) for v, r in zip(values, rows, strict=True)
+                     if v is not None)
+    above = next((f"{m} ({v:.2f})" for v, m in ordered if value is not None and v > value), None)
+    below = next((f"{m} ({v:.2f})" for v, m in reversed(ordered)
+                  if value is not None and v < value), None)
+    names = UNDERNEATH.get(summary, ())
+    missing = tuple(n for n in names if not entry.scores[n].evaluated)
+    return Place(group, value, rank, len(rows) + 1, ties, above, below, missing)
+
+
+def _flags(entry: ModelEntry, release: str) -> list[str]:
+    flags = []
+    if release != COMPARABLE_RELEASE:
+        flags.append(f"scored on release {release}; the published board matches "
+                     f"{COMPARABLE_RELEASE}")
+    partial = [n for n in reg.ALL_SCORING if entry.scores[n].partial]
+    if partial:
+        flags.append(f"partial run: {_names(partial)} judged on fewer cases than the data set")
+    missing = [n for n in reg.ALL_SCORING if not entry.scores[n].evaluated]
+    if missing:
+        flags.append(f"{len(missing)} categories not run (count 0): {_names(missing)}")
+    return flags
+
+
+def _names(names: Sequence[str], shown: int = 4) -> str:
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def header_flags(score_dirs: Sequence[Path]) -> dict[str, list[str]]:
+    """Per model, what its score headers say limits the comparison: searches answered by
+    another provider than SerpAPI, skipped cases."""
+    from fcbench.report.score_files import read_score_headers
+
+    found: dict[str, list[str]] = {}
+    for score_dir in score_dirs:
+        for model, headers in read_score_headers(Path(score_dir)).items():
+            flags = found.setdefault(model, [])
+            providers = sorted({str(h.get("web_search_provider")) for h in headers.values()
+                                if h.get("web_search_comparable") is False})
+            if providers:
+                flags.append(f"web search answered by {', '.join(providers)}, not SerpAPI")
+            skipped = sum(len(h.get("skipped") or []) for h in headers.values())
+            if skipped:
+                flags.append(f"{skipped} cases skipped (not judged)")
+    return found
+
+
+def placement_json(placements: Sequence[Placement], board: PublishedBoard) -> dict[str, Any]:
+    """For the HTML report and scripts."""
+    return {
+        "source": board.describe(), "sha256": board.sha256,
+        "models": [{"model": p.model, "flags": p.flags, "places": [
+            {"group": q.group, "value": q.value, "rank": q.rank, "of": q.of, "ties": q.ties,
+             "above": q.above, "below": q.below, "missing": list(q.missing)}
+            for q in p.places]} for p in placements],
+    }
+
+
+def print_placements(console: Any, placements: Sequence[Placement], board: PublishedBoard,
+                     ) -> None:
+    """The terminal form: one row per model, `#rank/of` per group, then what limits each."""
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table as RichTable
+
+    table = RichTable(title=f"on the published leaderboard: {escape(board.describe())}",
+                      title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("model", overflow="fold", min_width=12)
+    groups = [g for g, file_name, _ in GROUPS if file_name in board.tables]
+    for group in groups:
+        table.add_column(group, justify="right", no_wrap=True)
+    for p in placements:
+        cells = {q.group: _place_cell(q) for q in p.places}
+        table.add_row(escape(p.model) + ("" if p.comparable else " !"),
+                      *(cells.get(g, "N/A") for g in groups))
+    console.print(table)
+    console.print("#rank/rows: among the published rows and this model (ties: =N); "
+                  "~: categories under the group not run (counted 0).", highlight=False,
+                  markup=False)
+    for p in placements:
+        overall = next((q for q in p.places if q.group == "V4 Overall"), None)
+        if overall is not None and overall.rank is not None:
+            near = "; ".join(x for x in (f"above: {overall.above}" if overall.above else "",
+                                         f"below: {overall.below}" if overall.below else "")
+                             if x)
+            console.print(f"{p.model}: V4 Overall {overall.value:.2f}, #{overall.rank} of "
+                          f"{overall.of} ({near})", highlight=False, markup=False)
+        for flag in p.flags:
+            console.print(f"! {p.model}: not comparable: {flag}", highlight=False, markup=False,
+                          style="yellow")
+
+
+def _place_cell(q: Place) -> str:
+    if q.rank is None or q.value is None:
+        return "N/A"
+    tie = f" ={q.ties}" if q.ties else ""
+    return f"{q.value:.2f} #{q.rank}/{q.of}{tie}" + (" ~" if q.missing else "")
