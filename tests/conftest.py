@@ -101,6 +101,19 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                            + "; ".join(refused))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """With `-n` (pytest-xdist), a test file's tests run on one worker unless `--dist` says
+    otherwise: module-scoped set-ups (the official modules, oracle processes) happen once."""
+    if getattr(config.option, "numprocesses", None) and config.option.dist == "no":
+        config.option.dist = "loadfile"
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return ("network guard: on (connections and look-ups off loopback fail the test; "
+            f"{', '.join(sorted(OFFLINE_HUBS))} set)")
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """The children's refusal log is this process's own: gone with it."""
     _CHILD_LOG.unlink(missing_ok=True)
