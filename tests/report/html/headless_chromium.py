@@ -38,8 +38,6 @@ OFFLINE_FLAGS = (
     "--disable-features=OptimizationHints,OptimizationGuideModelDownloading,"
     "OptimizationHintsFetching,OptimizationTargetPrediction,Translate,MediaRouter,"
     "AutofillServerCommunication,CertificateTransparencyComponentUpdater",
-    # Belt and braces: any request that still starts resolves no name but loopback's.
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost",
 )
 """Chromium's own background traffic off (sign-in, updates, sync, optimisation guide,
 safe browsing, metrics): the browser tests reach nothing off this machine."""

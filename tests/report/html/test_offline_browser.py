@@ -1,6 +1,5 @@
 """The browser tests' Chromium is launched with its background networking off (sign-in,
-component updates, sync, the optimisation guide: hosts the browser calls on its own), and
-resolves no name but loopback's."""
+component updates, sync, the optimisation guide: hosts the browser calls on its own)."""
 
 from __future__ import annotations
 
@@ -11,8 +10,7 @@ import headless_chromium
 import pytest
 
 REQUIRED = ("--disable-background-networking", "--no-first-run", "--disable-component-update",
-            "--disable-sync", "--disable-domain-reliability", "--no-pings",
-            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost")
+            "--disable-sync", "--disable-domain-reliability", "--no-pings")
 
 
 class Launched(Exception):
