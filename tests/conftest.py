@@ -19,6 +19,7 @@ home are found by every test: `$FCBENCH_EMBEDDING_MODEL` points at them for the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Iterator
@@ -132,8 +133,26 @@ def bfcl_wheel() -> Path:
 
 @pytest.fixture(scope="session")
 def official_root(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder holding the wheel's `bfcl_eval/` package, unpacked once per session."""
-    return official.extract(bfcl_wheel, tmp_path_factory.mktemp("official"))
+    """A folder holding the wheel's `bfcl_eval/` package, unpacked once per test run."""
+    with _run_wide(tmp_path_factory, "official") as folder:
+        return official.extract(bfcl_wheel, folder)
+
+
+@contextlib.contextmanager
+def _run_wide(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Path]:
+    """A folder made once per test run: this session's own, or under pytest-xdist one shared
+    by every worker, the first to get the lock filling it while the others wait (what is
+    built there must be read-only afterwards, and its builder must skip finished work)."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        yield tmp_path_factory.mktemp(name)
+        return
+    from filelock import FileLock
+
+    root = tmp_path_factory.getbasetemp().parent
+    with FileLock(str(root / f"{name}.lock")):
+        folder = root / name
+        folder.mkdir(exist_ok=True)
+        yield folder
 
 
 @pytest.fixture(scope="module")
@@ -145,17 +164,18 @@ def official_modules(official_root: Path) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def fetched_home(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """An FCBENCH_HOME holding the default release, fetched once from the official wheel.
+    """An FCBENCH_HOME holding the default release, fetched once per test run from the
+    official wheel (shared by xdist workers: tests that change a home copy it first).
 
     FCBENCH_HOME points at it from first use until the end of the session; tests that need a
     different home set their own with `monkeypatch`, which restores this one afterwards.
     """
     from fcbench.dataset.fetch import DEFAULT_RELEASE, fetch
 
-    home = tmp_path_factory.mktemp("fcbench_home")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("FCBENCH_HOME", str(home))
-        fetch(DEFAULT_RELEASE, source=bfcl_wheel)
+        with _run_wide(tmp_path_factory, "fcbench_home") as home:
+            mp.setenv("FCBENCH_HOME", str(home))
+            fetch(DEFAULT_RELEASE, source=bfcl_wheel)  # a no-op once a worker has fetched it
         yield home
 
 
