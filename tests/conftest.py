@@ -1,20 +1,123 @@
-"""Shared test fixtures: the official wheel and its modules, and the official data fetched once.
+"""Shared test fixtures: the official wheel and its modules, and the official data fetched once;
+the network guard; the embedding weights the user fetched.
 
 The wheel comes from ../shared/wheels on the project's machines and is downloaded once (pip,
 sha256-checked) into ~/.cache/fcbench-tests elsewhere (`FCBENCH_TESTS_CACHE` moves it), so the
 tests that need it run on a fresh clone too; if it can be neither found nor downloaded they
 fail with the cause. Only tests that need ../shared/corpus (recorded model outputs) skip.
+
+No test reaches the network: from the moment this file is imported, this process and every
+child Python process refuse connections and name look-ups that are not loopback
+(`network_guard.py`), and a test during which one was tried fails, naming it. The model and
+dataset hubs are told to stay offline. The one deliberate exception is the download of the
+official wheel above (pip, from the package index, only when ../shared is absent).
+
+The all-MiniLM-L6-v2 weights are located once, before any fixture replaces `$FCBENCH_HOME`
+(`fetched_home`), so that the weights `fcbench data fetch-embeddings` put in the user's own
+home are found by every test: `$FCBENCH_EMBEDDING_MODEL` points at them for the session.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import network_guard
 import official
+from user_weights import point_at_user_weights
+
+OFFLINE_HUBS = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "DO_NOT_TRACK": "1",
+}
+"""Model and dataset hubs forced offline for the tests and every process they start."""
+
+_REFUSED: list[str] = []
+"""What this process tried and the guard refused, in order."""
+_CHILD_LOG = Path(tempfile.gettempdir()) / f"fcbench-tests-network-{os.getpid()}.log"
+"""Where this process's children log what the guard refused them."""
+
+
+def _guard_network() -> None:
+    """Refuse non-loopback connections here and in child processes (inherited environment:
+    the sitecustomize in tests/netguard runs in every child Python that sees it)."""
+    os.environ.update(OFFLINE_HUBS)
+    os.environ[network_guard.ENABLE_VAR] = "1"
+    os.environ[network_guard.LOG_VAR] = str(_CHILD_LOG)
+    guard_dir = str(Path(__file__).resolve().parent / "netguard")
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if guard_dir not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([guard_dir, *paths])
+    network_guard.install(_REFUSED.append)
+
+
+_guard_network()
+point_at_user_weights()
+
+
+def _refused_since(mark: tuple[int, int]) -> tuple[list[str], tuple[int, int]]:
+    """What was refused since `mark` (here and in children), and the new mark."""
+    try:
+        with open(_CHILD_LOG, "rb") as log:
+            log.seek(mark[1])
+            child = log.read().decode("utf-8", "replace")
+    except OSError:
+        child = ""
+    found = _REFUSED[mark[0]:] + [line for line in child.splitlines() if line.strip()]
+    return found, (len(_REFUSED), mark[1] + len(child.encode("utf-8")))
+
+
+_MARK = pytest.StashKey[tuple[int, int]]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Remember where the refusals stood when the test started (its fixtures included)."""
+    try:
+        size = _CHILD_LOG.stat().st_size
+    except OSError:
+        size = 0
+    item.stash[_MARK] = (len(_REFUSED), size)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A test that tried to reach the network fails (in the phase where it was seen)."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if call.when == "setup" or _MARK not in item.stash:
+        return
+    refused, item.stash[_MARK] = _refused_since(item.stash[_MARK])
+    if refused and not report.failed:
+        report.outcome = "failed"
+        report.longrepr = ("the test reached for the network (tests stay on loopback): "
+                           + "; ".join(refused))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """With `-n` (pytest-xdist), a test file's tests run on one worker unless `--dist` says
+    otherwise: module-scoped set-ups (the official modules, oracle processes) happen once."""
+    if getattr(config.option, "numprocesses", None) and config.option.dist == "no":
+        config.option.dist = "loadfile"
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return ("network guard: on (connections and look-ups off loopback fail the test; "
+            f"{', '.join(sorted(OFFLINE_HUBS))} set)")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The children's refusal log is this process's own: gone with it."""
+    _CHILD_LOG.unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="session")
@@ -30,8 +133,26 @@ def bfcl_wheel() -> Path:
 
 @pytest.fixture(scope="session")
 def official_root(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder holding the wheel's `bfcl_eval/` package, unpacked once per session."""
-    return official.extract(bfcl_wheel, tmp_path_factory.mktemp("official"))
+    """A folder holding the wheel's `bfcl_eval/` package, unpacked once per test run."""
+    with _run_wide(tmp_path_factory, "official") as folder:
+        return official.extract(bfcl_wheel, folder)
+
+
+@contextlib.contextmanager
+def _run_wide(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Path]:
+    """A folder made once per test run: this session's own, or under pytest-xdist one shared
+    by every worker, the first to get the lock filling it while the others wait (what is
+    built there must be read-only afterwards, and its builder must skip finished work)."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        yield tmp_path_factory.mktemp(name)
+        return
+    from filelock import FileLock
+
+    root = tmp_path_factory.getbasetemp().parent
+    with FileLock(str(root / f"{name}.lock")):
+        folder = root / name
+        folder.mkdir(exist_ok=True)
+        yield folder
 
 
 @pytest.fixture(scope="module")
@@ -43,17 +164,18 @@ def official_modules(official_root: Path) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def fetched_home(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """An FCBENCH_HOME holding the default release, fetched once from the official wheel.
+    """An FCBENCH_HOME holding the default release, fetched once per test run from the
+    official wheel (shared by xdist workers: tests that change a home copy it first).
 
     FCBENCH_HOME points at it from first use until the end of the session; tests that need a
     different home set their own with `monkeypatch`, which restores this one afterwards.
     """
     from fcbench.dataset.fetch import DEFAULT_RELEASE, fetch
 
-    home = tmp_path_factory.mktemp("fcbench_home")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("FCBENCH_HOME", str(home))
-        fetch(DEFAULT_RELEASE, source=bfcl_wheel)
+        with _run_wide(tmp_path_factory, "fcbench_home") as home:
+            mp.setenv("FCBENCH_HOME", str(home))
+            fetch(DEFAULT_RELEASE, source=bfcl_wheel)  # a no-op once a worker has fetched it
         yield home
 
 

@@ -98,7 +98,8 @@ def _pip_download(dest: Path) -> Path:
     ]
     where = f"(or put {WHEEL_NAME} in {SHARED_WHEEL.parent} or {DEFAULT_CACHE})"
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=PIP_TIMEOUT)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=PIP_TIMEOUT,
+                              env=_network_allowed())
     except subprocess.TimeoutExpired:
         raise WheelUnavailable(
             f"`pip download bfcl-eval=={VERSION}` did not finish in {PIP_TIMEOUT} s {where}"
@@ -112,6 +113,14 @@ def _pip_download(dest: Path) -> Path:
             f"{errors[-1].strip()[:300]} {where}"
         )
     return wheels[0]
+
+
+def _network_allowed() -> dict[str, str]:
+    """The environment for the one download the tests make on purpose (the wheel, from the
+    package index): without the test network guard (tests/network_guard.py)."""
+    env = dict(os.environ)
+    env.pop("FCBENCH_TESTS_NO_NETWORK", None)
+    return env
 
 
 def sha256_file(path: Path) -> str:
@@ -274,6 +283,8 @@ def python_command(root: Path, code: str, project_root: Path) -> tuple[list[str]
     )
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
+    if env.get("FCBENCH_TESTS_NO_NETWORK") == "1":  # the network guard's sitecustomize only
+        env["PYTHONPATH"] = str(TESTS / "netguard")
     env.update(DUMMY_API_KEYS)
     env["BFCL_PROJECT_ROOT"] = str(project_root)
     return [sys.executable, "-c", prelude + code, str(root), str(TESTS)], env

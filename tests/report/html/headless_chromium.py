@@ -21,6 +21,27 @@ from typing import Any
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
 
+OFFLINE_FLAGS = (
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-extensions",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-domain-reliability",
+    "--disable-client-side-phishing-detection",
+    "--disable-breakpad",
+    "--no-pings",
+    "--metrics-recording-only",
+    "--safebrowsing-disable-auto-update",
+    "--disable-features=OptimizationHints,OptimizationGuideModelDownloading,"
+    "OptimizationHintsFetching,OptimizationTargetPrediction,Translate,MediaRouter,"
+    "AutofillServerCommunication,CertificateTransparencyComponentUpdater",
+)
+"""Chromium's own background traffic off (sign-in, updates, sync, optimisation guide,
+safe browsing, metrics): the browser tests reach nothing off this machine."""
+
 
 def find_chromium() -> str | None:
     for name in CANDIDATES:
@@ -50,11 +71,8 @@ class Browser:
 
         self._process = subprocess.Popen(
             [executable, "--headless", "--no-sandbox", "--disable-gpu",
-             "--remote-debugging-pipe", f"--user-data-dir={profile}", "--no-first-run",
-             "--no-default-browser-check", "--disable-extensions",
-             "--disable-background-networking", "--disable-component-update",
-             "--disable-sync", f"--window-size={width},{height}",
-             "about:blank"],
+             "--remote-debugging-pipe", f"--user-data-dir={profile}", *OFFLINE_FLAGS,
+             f"--window-size={width},{height}", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             # Python's descriptors are close-on-exec (PEP 446); only the two dup2'd in
             # `wire` (inheritable) reach chromium, so nothing else needs closing.

