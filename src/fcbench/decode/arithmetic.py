@@ -42,6 +42,13 @@ _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.RShift: operator.rshift,
 }
 
+_SYMBOLS: dict[type[ast.operator], str] = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
+    ast.RShift: ">>",
+}
+"""How an operator is written (for the reason of a refusal)."""
+
 _UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
     ast.USub: operator.neg,
     ast.UAdd: operator.pos,
@@ -110,7 +117,7 @@ def _binary(node: ast.BinOp, budget: Budget) -> tuple[Any, int]:
     right, right_size = _evaluate(node.right, budget)
     _guard(node.op, left, right)
     size = _result_size(node.op, left, left_size, right, right_size)
-    budget.charge(size, f"`{type(node.op).__name__}`")
+    budget.charge(size, f"`{_SYMBOLS.get(type(node.op), '?')}`")
     result = op(left, right)
     return result, size if not _is_int(result) else size_of(result)
 

@@ -57,7 +57,8 @@ class Budget:
         """Take `size` elements for `what`, or refuse when they are not left."""
         if size > self.left:
             raise OverBudget(
-                f"{what} would build more than {MAX_ELEMENTS:,} elements (decoding budget)"
+                f"{what} would build more than the {MAX_ELEMENTS:,} elements of the decoding "
+                "budget"
             )
         self.left -= size
 
