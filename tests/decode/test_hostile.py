@@ -13,7 +13,6 @@ import pytest
 from click.testing import CliRunner
 
 from fcbench.cli import main
-
 from hostile_corpus import HOSTILE, NORMAL, Hostile, measure
 
 SECONDS = 10.0
