@@ -17,10 +17,12 @@ from typing import Any
 
 from fcbench.decode.errors import DecodeError
 
-MAX_TEXT_CHARS = 262_144
+MAX_TEXT_CHARS = 131_072
 """Characters of model text one decoding reads (for a structured FC result: the characters of
-its strings plus one per item). Parsing is linear in this, about 0.5 KB of parser memory per
-character of dense call syntax, so the bound keeps one decoding near 150 MB and a second."""
+its strings plus one per item): 16 times the longest answer of the real-model corpus. Parsing
+and reading are linear in this, but dense call syntax costs Python's parser about 0.5 KB and
+10 microseconds per character, so the bound keeps one decoding near 100 MB and 1-3 s (on a
+busy machine) whatever the text."""
 
 MAX_ELEMENTS = 2_000_000
 """Elements one decoding may build by arithmetic: every value a `+`, `*`, `**`, ... produces
