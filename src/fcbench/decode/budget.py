@@ -50,16 +50,16 @@ class Budget:
     """What one decoding may still build (`MAX_ELEMENTS` at the start); charged as values are
     computed, so that many small computations in one answer add up."""
 
-    __slots__ = ("left",)
+    __slots__ = ("left", "limit")
 
     def __init__(self, limit: int = MAX_ELEMENTS) -> None:
-        self.left = limit
+        self.limit = self.left = limit
 
     def charge(self, size: int, what: str) -> None:
         """Take `size` elements for `what`, or refuse when they are not left."""
         if size > self.left:
             raise OverBudget(
-                f"{what} would build more than the {MAX_ELEMENTS:,} elements of the decoding "
+                f"{what} would build more than the {self.limit:,} elements of the decoding "
                 "budget"
             )
         self.left -= size
