@@ -22,6 +22,12 @@ TAGS = [
     ("<start_function_call>", "<end_function_call>"),
 ]
 
+JS_GRID = re.compile(
+    r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]"
+    r"|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)"
+)
+"""The JavaScript checker's two-dimensional array pattern (`check/ast/js_types.py`)."""
+
 JSONISH = st.text(alphabet=st.sampled_from('[]{},: \n\t\u3000"ax1'), max_size=24)
 """Short text over the JSON pattern's alphabet (the oracle is exponential on long text)."""
 
@@ -60,6 +66,21 @@ def test_json_call_list_matches_the_official_pattern_on_answers(text: str) -> No
     assert spans.outer_brackets(text) == span_of(JSON_LIST.search(text))
 
 
+GRIDDY = st.one_of(
+    st.text(alphabet=st.sampled_from("[], \n\t1x"), max_size=22),
+    st.builds(lambda prefix, body: prefix + body,
+              st.sampled_from(["new Array(", "new  Array( ", "new\nArray(", "xnew Array("]),
+              st.text(alphabet=st.sampled_from("[](), \n1"), max_size=18)),
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(GRIDDY)
+def test_grid_end_matches_the_javascript_checkers_pattern(code: str) -> None:
+    found = JS_GRID.match(code)
+    assert spans.grid_end(code) == (found.end() if found else None)
+
+
 TAGGY = st.lists(
     st.sampled_from([tag for pair in TAGS for tag in pair] + ["x", "\n", "<", ">", "tool_call"]),
     max_size=12,
@@ -81,6 +102,7 @@ def test_the_backtracking_inputs_take_milliseconds() -> None:
         "open tags": "<functions>" * 20000,
         "open TOOLCALL tags": "<TOOLCALL>" * 20000,
         "open brackets": "[" * 200_000,
+        "grid": "[" + "[]," * 5000 + "x]",
     }
     for name, text in bombs.items():
         started = time.perf_counter()
@@ -88,4 +110,5 @@ def test_the_backtracking_inputs_take_milliseconds() -> None:
         spans.outer_brackets(text)
         spans.tagged(text, "<functions>", "</functions>")
         spans.tagged_bodies(text, "<TOOLCALL>", "</TOOLCALL>")
+        spans.grid_end(text)
         assert time.perf_counter() - started < 1.0, name

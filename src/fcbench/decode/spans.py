@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 
 _SPACES = re.compile(r"\s*")  # anchored, no alternatives: linear
-_JSON_MARKS = re.compile(r"[\[\]{},]")
+_OPENING_BRACKETS = re.compile(r"\[")
+_NEW_ARRAY = re.compile(r"new\s+Array\(\s*")  # anchored; `\b` holds before a leading `n`
 
 
 def tagged(text: str, opening: str, closing: str) -> tuple[int, int] | None:
@@ -53,33 +54,68 @@ def outer_brackets(text: str) -> tuple[int, int] | None:
 
 
 def json_call_list(text: str) -> tuple[int, int] | None:
-    """(start, end) of the official JSON call-list pattern's first match in `text`.
+    """(start, end) of the official JSON call-list pattern's first match in `text`:
+    `\\[\\s*{.*?}\\s*(?:,\\s*{.*?}\\s*)*\\]` (DOTALL), searched."""
+    ends = _item_list_ends(text, "{", "}", "]", dotall=True)
+    for bracket in _OPENING_BRACKETS.finditer(text):
+        end = ends.get(_skip_spaces(text, bracket.end()))
+        if end is not None:
+            return bracket.start(), end
+    return None
 
-    The pattern is `[`, `{`, anything lazily up to a `}`, then any number of `, {...}`, then
-    `]`, with whitespace around the items. From a position after an item, the text it matches
-    next depends on that position only, so one pass from the right settles every position:
-    `after[q]` is where the match ends when the rest is tried from the `,` or `]` at `q`, and
-    `nearest` is the end reached through the nearest `}` (to the right) that leads anywhere,
-    which is what a lazy `{.*?}` picks. The leftmost `[` that reaches an end is the match.
+
+def grid_end(code: str) -> int | None:
+    """Where the JavaScript checker's two-dimensional array pattern, matched at the start of
+    `code`, ends: `\\[\\s*\\[.*?\\]\\s*(,\\s*\\[.*?\\]\\s*)*\\]`, else
+    `\\bnew\\s+Array\\(\\s*\\[.*?\\]\\s*(,\\s*\\[.*?\\]\\s*)*\\)`
+    (no DOTALL); None when neither matches."""
+    if code.startswith("["):
+        first = _skip_spaces(code, 1)
+        end = _item_list_ends(code, "[", "]", "]", dotall=False).get(first)
+        if end is not None:
+            return end
+    constructor = _NEW_ARRAY.match(code)
+    if constructor is None:
+        return None
+    return _item_list_ends(code, "[", "]", ")", dotall=False).get(constructor.end())
+
+
+def _item_list_ends(
+    text: str, item_open: str, item_close: str, close: str, dotall: bool
+) -> dict[int, int]:
+    """For each `item_open` position, where `O.*?C\\s*(?:,\\s*O.*?C\\s*)*E` matched there
+    ends (O, C, E: the three characters; the first match Python's backtracking finds).
+
+    From a position after an item, what the pattern matches next depends on that position
+    only, so one pass from the right settles every position: `after[q]` is where the match
+    ends when the rest is tried from the `,` or `E` at `q`, and `nearest` is the end reached
+    through the nearest `C` to the right that leads anywhere, which is what a lazy `.*?`
+    picks for an item opened here. Without DOTALL an item cannot span a newline, so one
+    resets `nearest` (whitespace between items may hold newlines: a `,` reads the next
+    item's settled end instead).
     """
-    marks = [m.start() for m in _JSON_MARKS.finditer(text)]
+    marks = re.compile("[" + re.escape(item_open + item_close + close + ",") +
+                       ("" if dotall else "\n") + "]")
     after: dict[int, int] = {}
+    ends: dict[int, int] = {}
     nearest: int | None = None
-    found: tuple[int, int] | None = None
-    for position in reversed(marks):
-        char = text[position]
-        if char == "]":
-            after[position] = position + 1
-        elif char == "}":
-            end = after.get(_skip_spaces(text, position + 1))
+    for mark in reversed([m.start() for m in marks.finditer(text)]):
+        char = text[mark]
+        if char == close:
+            after[mark] = mark + 1
+        if char == item_close:
+            end = after.get(_skip_spaces(text, mark + 1))
             if end is not None:
                 nearest = end
-        elif char != "{" and nearest is not None and _item_opens(text, position + 1):
-            if char == ",":
-                after[position] = nearest
-            elif char == "[":
-                found = (position, nearest)
-    return found
+        elif char == "\n":
+            nearest = None
+        elif char == item_open and nearest is not None:
+            ends[mark] = nearest
+        elif char == ",":
+            end = ends.get(_skip_spaces(text, mark + 1))  # the next item, already settled
+            if end is not None:
+                after[mark] = end
+    return ends
 
 
 def _skip_spaces(text: str, position: int) -> int:
@@ -87,7 +123,3 @@ def _skip_spaces(text: str, position: int) -> int:
     return match.end() if match else position
 
 
-def _item_opens(text: str, position: int) -> bool:
-    """Whether whitespace and then `{` follow (the pattern's `\\s*{`)."""
-    brace = _skip_spaces(text, position)
-    return brace < len(text) and text[brace] == "{"
