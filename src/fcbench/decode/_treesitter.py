@@ -3,22 +3,19 @@ test, and the text the official hands to its grammars."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
 from fcbench.dataset.model import Call
 from fcbench.decode.errors import DecodeError
-from fcbench.decode.python_calls import bracketed
+from fcbench.decode.python_calls import bracketed, tool_call_body
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
 POSITIONAL_KEY = "None"
 """Where a positional argument is stored (the official stores it under Python's None)."""
-
-_TOOL_CALL_BODY = re.compile(r"<TOOLCALL>(.*?)</TOOLCALL>", re.DOTALL)
 
 
 @cache
@@ -104,8 +101,5 @@ def prompt_call_body(text: str, tool_call_tag: bool = False) -> str:
     """
     wrapped = bracketed(text)
     if tool_call_tag:
-        found = _TOOL_CALL_BODY.search(wrapped)
-        if found is None:
-            raise DecodeError(f"No tool call tag found in input string: {wrapped}")
-        wrapped = found.group(1).strip()
+        wrapped = tool_call_body(wrapped).strip()
     return wrapped[1:-1]

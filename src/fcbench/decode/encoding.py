@@ -15,6 +15,7 @@ from typing import Any
 
 from fcbench.dataset.categories import Language
 from fcbench.dataset.model import Call
+from fcbench.decode.budget import check_raw
 from fcbench.decode.calls import calls_from_decoded
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.python_calls import ReturnFormat, decode_prompt
@@ -93,7 +94,9 @@ _ARGS_ENCODINGS.update((a.value, a) for a in ArgsEncoding)
 
 
 def decode_ast(raw: Any, encoding: Encoding, language: Language = Language.PYTHON) -> list[Call]:
-    """Decode a single-turn answer for the AST checker (raises DecodeError)."""
+    """Decode a single-turn answer for the AST checker (raises DecodeError; `OverBudget`,
+    one, for an answer past `decode.budget`'s bounds)."""
+    check_raw(raw)
     if encoding.family is not None:
         return calls_from_decoded(family_decoded(raw, encoding.family, language))
     if encoding.is_fc:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from fcbench.decode.budget import check_raw
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.python_calls import bracketed, python_calls
@@ -29,8 +30,10 @@ __all__ = ["decode_execute", "fc_json_string_calls", "is_empty_execution", "rend
 
 
 def decode_execute(raw: Any, encoding: Encoding) -> list[str]:
-    """The call strings of one step; raises DecodeError wherever the official one raises."""
+    """The call strings of one step; raises DecodeError wherever the official one raises
+    (`OverBudget`, one, past `decode.budget`'s bounds: decoding stays bounded in time)."""
     try:
+        check_raw(raw)
         if encoding.family is not None:
             from fcbench.decode import families
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 import xml.etree.ElementTree as ET
 from enum import Enum
 from typing import Any
 
 from fcbench.dataset.model import Call
-from fcbench.decode import arithmetic
+from fcbench.decode import arithmetic, spans
+from fcbench.decode.budget import Budget, check_raw
 from fcbench.decode.calls import calls_from_decoded
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.fast_calls import fast_python_calls
@@ -30,10 +30,8 @@ class ReturnFormat(str, Enum):
     CONCISE_XML = "concise_xml"
 
 
-_TOOLCALL = re.compile(r"<TOOLCALL>(.*?)</TOOLCALL>", re.DOTALL)
-_FUNCTIONS_XML = re.compile(r"<functions>(.*?)</functions>", re.DOTALL)
-_JSON_LIST = re.compile(r"\[.*\]", re.DOTALL)
-_JSON_CALL_LIST = re.compile(r"\[\s*{.*?}\s*(?:,\s*{.*?}\s*)*\]", re.DOTALL)
+TOOLCALL_TAGS = ("<TOOLCALL>", "</TOOLCALL>")
+_FUNCTIONS_TAGS = ("<functions>", "</functions>")
 
 
 def bracketed(text: str) -> str:
@@ -52,6 +50,7 @@ def decode_prompt(
     """Decode a prompt-mode reply into calls; raises DecodeError like the official decoder."""
     if not isinstance(text, str):
         raise DecodeError(f"'{type(text).__name__}' object has no attribute 'strip'")
+    check_raw(text)
     body = bracketed(text)
     try:
         if fmt is ReturnFormat.PYTHON and not tool_call_tag:
@@ -70,23 +69,30 @@ def decode_prompt(
 
 def _decode(text: str, fmt: ReturnFormat, tool_call_tag: bool) -> Any:
     if tool_call_tag:
-        match = _TOOLCALL.search(text)
-        if not match:
-            raise DecodeError(f"No tool call tag found in input string: {text}")
-        text = match.group(1).strip()
+        text = tool_call_body(text).strip()
     if fmt is ReturnFormat.PYTHON:
         return python_calls(text)
     if fmt is ReturnFormat.JSON:
         return _json_calls(text)
-    match = _FUNCTIONS_XML.search(text)
-    if not match:
+    span = spans.tagged(text, *_FUNCTIONS_TAGS)
+    if span is None:
         raise DecodeError(
             f"No XML function call found in input string: {text}. Missing <functions> tag."
         )
-    root = ET.fromstring(match.group(0))
+    opening, closing = _FUNCTIONS_TAGS
+    root = ET.fromstring(text[span[0] - len(opening) : span[1] + len(closing)])
     if fmt is ReturnFormat.VERBOSE_XML:
         return _verbose_xml_calls(root)
     return _concise_xml_calls(root)
+
+
+def tool_call_body(text: str) -> str:
+    """The body of the first `<TOOLCALL>...</TOOLCALL>` (the official `re.search` of
+    `<TOOLCALL>(.*?)</TOOLCALL>`, found in linear time)."""
+    span = spans.tagged(text, *TOOLCALL_TAGS)
+    if span is None:
+        raise DecodeError(f"No tool call tag found in input string: {text}")
+    return text[span[0] : span[1]]
 
 
 # --- Python call syntax -------------------------------------------------------------------
@@ -101,8 +107,9 @@ def python_calls(text: str) -> list[dict[Any, Any]]:
 def python_calls_ast(text: str) -> list[dict[Any, Any]]:
     """`python_calls` by `ast.parse`: the reference for every input (the fast path's oracle)."""
     body = ast.parse(text.strip().strip("'"), mode="eval").body
+    budget = Budget()  # one for the whole answer
     if isinstance(body, ast.Call):
-        return [_call(body)]
+        return [_call(body, budget)]
     if not isinstance(body, (ast.List, ast.Tuple, ast.Set)):
         # upstream reads `.elts` of whatever it parsed
         raise DecodeError(f"'{type(body).__name__}' object has no attribute 'elts'")
@@ -110,7 +117,7 @@ def python_calls_ast(text: str) -> list[dict[Any, Any]]:
     for element in body.elts:
         if not isinstance(element, ast.Call):
             raise DecodeError("")  # upstream's bare `assert`: an empty message
-        calls.append(_call(element))
+        calls.append(_call(element, budget))
     return calls
 
 
@@ -125,38 +132,41 @@ def dotted_name(func: ast.expr) -> str:
     return ".".join(reversed(parts))
 
 
-def resolve_call(node: ast.Call) -> dict[Any, Any]:
+def resolve_call(node: ast.Call, budget: Budget) -> dict[Any, Any]:
     """`{dotted.name: {kw: value}}` of one parsed call (for decoders that find calls in
-    statements rather than in one bracketed expression)."""
-    return _call(node)
+    statements rather than in one bracketed expression; `budget` is the answer's)."""
+    return _call(node, budget)
 
 
-def _call(node: ast.Call) -> dict[Any, Any]:
+def _call(node: ast.Call, budget: Budget) -> dict[Any, Any]:
     """Keyword arguments only: the official decoder silently drops positional ones."""
     args: dict[Any, Any] = {}
     for keyword in node.keywords:
-        args[keyword.arg] = _value(keyword.value)
+        args[keyword.arg] = _value(keyword.value, budget)
     return {dotted_name(node.func): args}
 
 
-def _value(node: ast.expr) -> Any:
+def _value(node: ast.expr, budget: Budget) -> Any:
     """An argument's value, by the official decoder's rules for each kind of expression."""
     if isinstance(node, ast.Constant):
         return "..." if node.value is Ellipsis else node.value
     if isinstance(node, ast.UnaryOp):
         return _unary(node)
     if isinstance(node, ast.List):
-        return [_value(e) for e in node.elts]
+        return [_value(e, budget) for e in node.elts]
     if isinstance(node, ast.Dict):
-        return {_dict_key(k): _value(v) for k, v in zip(node.keys, node.values, strict=True)}
+        return {
+            _dict_key(k, budget): _value(v, budget)
+            for k, v in zip(node.keys, node.values, strict=True)
+        }
     if isinstance(node, ast.BinOp):
-        return arithmetic.evaluate(node)
+        return arithmetic.evaluate(node, budget)
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Call):
-        return _call(node) if node.keywords else ast.unparse(node)
+        return _call(node, budget) if node.keywords else ast.unparse(node)
     if isinstance(node, ast.Tuple):
-        return tuple(_value(e) for e in node.elts)
+        return tuple(_value(e, budget) for e in node.elts)
     if isinstance(node, ast.Lambda):
         # upstream evaluates `node.body[0]`, which fails before anything runs
         raise DecodeError(f"'{type(node.body).__name__}' object is not subscriptable")
@@ -174,10 +184,10 @@ def _unary(node: ast.UnaryOp) -> Any:
     return -value
 
 
-def _dict_key(node: ast.expr | None) -> Any:
+def _dict_key(node: ast.expr | None, budget: Budget) -> Any:
     if node is None:
         raise DecodeError("Unsupported AST type: <class 'NoneType'>")
-    return _value(node)
+    return _value(node, budget)
 
 
 # --- JSON and XML return formats -----------------------------------------------------------
@@ -185,12 +195,10 @@ def _dict_key(node: ast.expr | None) -> Any:
 
 def _json_calls(text: str) -> list[dict[Any, Any]]:
     """`[{"function": name, "parameters": {...}}, ...]`; unparsable JSON decodes to []."""
-    match = _JSON_LIST.search(text)
-    if match:
-        text = match.group(0)
-    match = _JSON_CALL_LIST.search(text)
-    if match:
-        text = match.group(0)
+    for find in (spans.outer_brackets, spans.json_call_list):  # the official two regexes
+        span = find(text)
+        if span is not None:
+            text = text[span[0] : span[1]]
     try:
         items = json.loads(text)
     except json.JSONDecodeError:

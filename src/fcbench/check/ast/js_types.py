@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from fcbench.decode.spans import grid_end
+
 JS_TYPE_TO_PYTHON: dict[str, type] = {
     "String": str,
     "integer": int,
@@ -42,11 +44,6 @@ _INTEGER = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?\d+(\.\d+)?$")
 _BIGINT = re.compile(r"^-?\d+n$")
 
-# A list of bracketed lists, or `new Array([..], [..])`; anchored at the start only.
-_ARRAY_2D = re.compile(
-    r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]"
-    r"|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)"
-)
 _BRACKETED = re.compile(r"\[(.*?)\]")
 # `[..]` (group 1) or `new Array(..)` (group 2); anchored at the start only.
 _ARRAY_1D = re.compile(r"\[(.*?)\]|\bnew\s+Array\((.*?)\)")
@@ -88,9 +85,9 @@ def _unquote_once(text: str) -> str:
 def _array(code: str, element_type: str | None) -> Any:
     """Array text -> list; on any failure inside, the (stripped) text itself."""
     try:
-        grid = _ARRAY_2D.match(code)
+        grid = grid_end(code)  # a list of bracketed lists, or `new Array([..], [..])`
         if grid is not None:
-            return _rows(grid.group(0))
+            return _rows(code[:grid])
         flat = _ARRAY_1D.match(code)
         if flat is None:
             return code

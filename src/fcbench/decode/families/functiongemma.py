@@ -9,13 +9,13 @@ that every output, well-formed or not, decodes to what the handler produced.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from fcbench.decode.families.common import paired
+from fcbench.decode.spans import tagged_bodies
 
 ESCAPE = "<escape>"
-_CALLS = re.compile(r"<start_function_call>(.*?)<end_function_call>", re.DOTALL)
+_CALL_TAGS = ("<start_function_call>", "<end_function_call>")
 _PREFIX = "call:"
 
 
@@ -119,7 +119,7 @@ def _primitive(text: str) -> Any:
 
 def parse_calls(result: Any) -> list[tuple[str, dict[str, Any]]]:
     calls: list[tuple[str, dict[str, Any]]] = []
-    for match in _CALLS.findall(result):
+    for match in tagged_bodies(result, *_CALL_TAGS):
         match = match.strip()
         if not match.startswith(_PREFIX):
             continue

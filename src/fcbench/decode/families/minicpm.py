@@ -13,6 +13,7 @@ import ast
 from typing import Any
 
 from fcbench.dataset.categories import Language
+from fcbench.decode.budget import Budget, OverBudget
 from fcbench.decode.families import FamilyDecoder
 from fcbench.decode.families.common import call_string
 from fcbench.decode.python_calls import resolve_call
@@ -33,6 +34,8 @@ def fc2dict(sequence: Any) -> dict[str, Any]:
     calls_text = calls_text.split(CALL_START, 1)[1]
     try:
         calls = _statement_calls(calls_text)
+    except OverBudget:
+        raise  # recorded with its reason (the handler's `eval` would run out of memory)
     except (Exception, RecursionError):  # the handler's bare except
         return {"content": content.strip(), "role": "assistant", "thought": thought}
     return {"content": content.strip(), "tool_calls": calls, "role": "assistant"}
@@ -47,11 +50,12 @@ def _statement_calls(text: str) -> list[dict[str, Any]]:
     if text.endswith("```"):
         text = text.rstrip("`").strip()
     calls = []
+    budget = Budget()
     for statement in ast.parse(text).body:
         value = statement.value  # type: ignore[attr-defined]  # AttributeError: not a call
         if not isinstance(value, ast.Call):
             raise AssertionError("not a call")
-        for name, args in resolve_call(value).items():
+        for name, args in resolve_call(value, budget).items():
             calls.append({"name": name, "arguments": args})
     return calls
 

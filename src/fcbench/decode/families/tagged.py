@@ -10,20 +10,21 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from typing import Any
 
 from fcbench.dataset.categories import Language
 from fcbench.decode.families import FamilyDecoder
 from fcbench.decode.families.common import convert_to_function_call, paired
+from fcbench.decode.spans import tagged_bodies
 
-TOOL_CALL_BLOCK = re.compile(r"<tool_call>\n(.*?)\n</tool_call>", re.DOTALL)
+TOOL_CALL_BLOCK = ("<tool_call>\n", "\n</tool_call>")
+"""The opening and closing of a block (the handlers' `<tool_call>\\n(.*?)\\n</tool_call>`)."""
 
 
 def extract_tool_calls(text: str) -> list[Any]:
     """The JSON values of the well-formed `<tool_call>` blocks of `text`."""
     found = []
-    for body in TOOL_CALL_BLOCK.findall(text):
+    for body in tagged_bodies(text, *TOOL_CALL_BLOCK):
         with contextlib.suppress(ValueError):
             found.append(json.loads(body))
     return found

@@ -10,6 +10,7 @@ from typing import Any
 
 from fcbench.decode.families.common import literal_eval
 from fcbench.decode.families.tagged import TOOL_CALL_BLOCK
+from fcbench.decode.spans import tagged_bodies
 from fcbench.models.families.base import Doc, Family, Message, Parsed, own_system_prompt
 from fcbench.models.families.qwen import IM_END, IM_START, tool_response
 from fcbench.models.families.qwen_fc import tools_block
@@ -57,7 +58,7 @@ def render(messages: list[Message], functions: list[Doc]) -> str:
 def _extract(text: str) -> list[Any]:
     """Every `<tool_call>` block: its JSON, or its raw text when that is not JSON."""
     found: list[Any] = []
-    for body in TOOL_CALL_BLOCK.findall(text):
+    for body in tagged_bodies(text, *TOOL_CALL_BLOCK):
         try:
             found.append(json.loads(body))
         except ValueError:

@@ -1,0 +1,125 @@
+"""The spans the official decoders cut out of model text with regular expressions, found in
+linear time.
+
+The official patterns backtrack: `<functions>(.*?)</functions>` rescans the rest of the text
+from every opening tag (`"<functions>" * 20000` takes 38 s), and the JSON call-list pattern
+`\\[\\s*{.*?}\\s*(?:,\\s*{.*?}\\s*)*\\]` tries every way of cutting `{...}` items
+(exponential: `"[" + "{}," * 27 + " x]"` takes 30 s). Each function here returns exactly the
+span the pattern's `search` (or `findall`) returns, by `str.find` or one right-to-left pass;
+`tests/decode/test_spans.py` holds the patterns as oracles.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SPACES = re.compile(r"\s*")  # anchored, no alternatives: linear
+_OPENING_BRACKETS = re.compile(r"\[")
+_NEW_ARRAY = re.compile(r"new\s+Array\(\s*")  # anchored; `\b` holds before a leading `n`
+
+
+def tagged(text: str, opening: str, closing: str) -> tuple[int, int] | None:
+    """(start, end) of the body of the first `opening(.*?)closing` (DOTALL) in `text`.
+
+    The first opening tag decides: when no closing tag follows it, none follows a later one.
+    """
+    opened = text.find(opening)
+    if opened < 0:
+        return None
+    start = opened + len(opening)
+    end = text.find(closing, start)
+    return None if end < 0 else (start, end)
+
+
+def tagged_bodies(text: str, opening: str, closing: str) -> list[str]:
+    """Every body `re.findall(opening + "(.*?)" + closing, text, re.DOTALL)` returns."""
+    bodies: list[str] = []
+    position = 0
+    while True:
+        opened = text.find(opening, position)
+        if opened < 0:
+            return bodies
+        start = opened + len(opening)
+        end = text.find(closing, start)
+        if end < 0:
+            return bodies
+        bodies.append(text[start:end])
+        position = end + len(closing)
+
+
+def outer_brackets(text: str) -> tuple[int, int] | None:
+    """(start, end) of `re.search(r"\\[.*\\]", text, re.DOTALL)`: first `[` to last `]`."""
+    start, last = text.find("["), text.rfind("]")
+    return (start, last + 1) if 0 <= start < last else None
+
+
+def json_call_list(text: str) -> tuple[int, int] | None:
+    """(start, end) of the official JSON call-list pattern's first match in `text`:
+    `\\[\\s*{.*?}\\s*(?:,\\s*{.*?}\\s*)*\\]` (DOTALL), searched."""
+    ends = _item_list_ends(text, "{", "}", "]", dotall=True)
+    for bracket in _OPENING_BRACKETS.finditer(text):
+        end = ends.get(_skip_spaces(text, bracket.end()))
+        if end is not None:
+            return bracket.start(), end
+    return None
+
+
+def grid_end(code: str) -> int | None:
+    """Where the JavaScript checker's two-dimensional array pattern, matched at the start of
+    `code`, ends: `\\[\\s*\\[.*?\\]\\s*(,\\s*\\[.*?\\]\\s*)*\\]`, else
+    `\\bnew\\s+Array\\(\\s*\\[.*?\\]\\s*(,\\s*\\[.*?\\]\\s*)*\\)`
+    (no DOTALL); None when neither matches."""
+    if code.startswith("["):
+        first = _skip_spaces(code, 1)
+        end = _item_list_ends(code, "[", "]", "]", dotall=False).get(first)
+        if end is not None:
+            return end
+    constructor = _NEW_ARRAY.match(code)
+    if constructor is None:
+        return None
+    return _item_list_ends(code, "[", "]", ")", dotall=False).get(constructor.end())
+
+
+def _item_list_ends(
+    text: str, item_open: str, item_close: str, close: str, dotall: bool
+) -> dict[int, int]:
+    """For each `item_open` position, where `O.*?C\\s*(?:,\\s*O.*?C\\s*)*E` matched there
+    ends (O, C, E: the three characters; the first match Python's backtracking finds).
+
+    From a position after an item, what the pattern matches next depends on that position
+    only, so one pass from the right settles every position: `after[q]` is where the match
+    ends when the rest is tried from the `,` or `E` at `q`, and `nearest` is the end reached
+    through the nearest `C` to the right that leads anywhere, which is what a lazy `.*?`
+    picks for an item opened here. Without DOTALL an item cannot span a newline, so one
+    resets `nearest` (whitespace between items may hold newlines: a `,` reads the next
+    item's settled end instead).
+    """
+    marks = re.compile("[" + re.escape(item_open + item_close + close + ",") +
+                       ("" if dotall else "\n") + "]")
+    after: dict[int, int] = {}
+    ends: dict[int, int] = {}
+    nearest: int | None = None
+    for mark in reversed([m.start() for m in marks.finditer(text)]):
+        char = text[mark]
+        if char == close:
+            after[mark] = mark + 1
+        if char == item_close:
+            end = after.get(_skip_spaces(text, mark + 1))
+            if end is not None:
+                nearest = end
+        elif char == "\n":
+            nearest = None
+        elif char == item_open and nearest is not None:
+            ends[mark] = nearest
+        elif char == ",":
+            end = ends.get(_skip_spaces(text, mark + 1))  # the next item, already settled
+            if end is not None:
+                after[mark] = end
+    return ends
+
+
+def _skip_spaces(text: str, position: int) -> int:
+    match = _SPACES.match(text, position)
+    return match.end() if match else position
+
+

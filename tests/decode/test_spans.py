@@ -1,0 +1,114 @@
+"""The linear span finders against the official regular expressions they replace (the
+oracles below), on generated text made of the characters those patterns care about, and on
+the inputs that made the patterns backtrack for seconds or minutes."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fcbench.decode import spans
+
+# The official patterns, kept here as oracles only.
+JSON_LIST = re.compile(r"\[.*\]", re.DOTALL)
+JSON_CALL_LIST = re.compile(r"\[\s*{.*?}\s*(?:,\s*{.*?}\s*)*\]", re.DOTALL)
+TAGS = [
+    ("<TOOLCALL>", "</TOOLCALL>"),
+    ("<functions>", "</functions>"),
+    ("<tool_call>\n", "\n</tool_call>"),
+    ("<start_function_call>", "<end_function_call>"),
+]
+
+JS_GRID = re.compile(
+    r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]"
+    r"|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)"
+)
+"""The JavaScript checker's two-dimensional array pattern (`check/ast/js_types.py`)."""
+
+JSONISH = st.text(alphabet=st.sampled_from('[]{},: \n\t\u3000"ax1'), max_size=24)
+"""Short text over the JSON pattern's alphabet (the oracle is exponential on long text)."""
+
+
+def json_like_calls() -> st.SearchStrategy[str]:
+    """Prose around a JSON call list, as models write it (sometimes cut or damaged)."""
+    call = st.builds(
+        lambda name, value: f'{{"function": "{name}", "parameters": {{"a": {value}}}}}',
+        st.sampled_from(["f", "get_weather", "x.y"]),
+        st.sampled_from(["1", '"}"', "[1, 2]", '{"b": ","}', '"]"']),
+    )
+    listing = st.builds(
+        lambda items, sep: "[" + sep.join(items) + "]", st.lists(call, max_size=4),
+        st.sampled_from([",", ", ", " ,\n"]),
+    )
+    around = st.sampled_from(["", "Sure: ", "```json\n", "[note] ", "\n```", " ok]", "{x}"])
+    return st.builds(lambda a, body, b, cut: (a + body + b)[: cut or None],
+                     around, listing, around, st.integers(0, 200))
+
+
+def span_of(match: re.Match[str] | None) -> tuple[int, int] | None:
+    return match.span() if match else None
+
+
+@settings(max_examples=3000, deadline=None)
+@given(JSONISH)
+def test_json_call_list_matches_the_official_pattern_on_its_alphabet(text: str) -> None:
+    assert spans.json_call_list(text) == span_of(JSON_CALL_LIST.search(text))
+    assert spans.outer_brackets(text) == span_of(JSON_LIST.search(text))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(json_like_calls())
+def test_json_call_list_matches_the_official_pattern_on_answers(text: str) -> None:
+    assert spans.json_call_list(text) == span_of(JSON_CALL_LIST.search(text))
+    assert spans.outer_brackets(text) == span_of(JSON_LIST.search(text))
+
+
+GRIDDY = st.one_of(
+    st.text(alphabet=st.sampled_from("[], \n\t1x"), max_size=22),
+    st.builds(lambda prefix, body: prefix + body,
+              st.sampled_from(["new Array(", "new  Array( ", "new\nArray(", "xnew Array("]),
+              st.text(alphabet=st.sampled_from("[](), \n1"), max_size=18)),
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(GRIDDY)
+def test_grid_end_matches_the_javascript_checkers_pattern(code: str) -> None:
+    found = JS_GRID.match(code)
+    assert spans.grid_end(code) == (found.end() if found else None)
+
+
+TAGGY = st.lists(
+    st.sampled_from([tag for pair in TAGS for tag in pair] + ["x", "\n", "<", ">", "tool_call"]),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(TAGGY, st.sampled_from(TAGS))
+def test_tags_match_the_official_patterns(text: str, tags: tuple[str, str]) -> None:
+    oracle = re.compile(re.escape(tags[0]) + "(.*?)" + re.escape(tags[1]), re.DOTALL)
+    assert spans.tagged(text, *tags) == (oracle.search(text).span(1) if oracle.search(text)
+                                         else None)
+    assert spans.tagged_bodies(text, *tags) == oracle.findall(text)
+
+
+def test_the_backtracking_inputs_take_milliseconds() -> None:
+    bombs = {
+        "json call list": "[" + ",".join(["{}"] * 5000) + " x]",
+        "open tags": "<functions>" * 20000,
+        "open TOOLCALL tags": "<TOOLCALL>" * 20000,
+        "open brackets": "[" * 200_000,
+        "grid": "[" + "[]," * 5000 + "x]",
+    }
+    for name, text in bombs.items():
+        started = time.perf_counter()
+        spans.json_call_list(text)
+        spans.outer_brackets(text)
+        spans.tagged(text, "<functions>", "</functions>")
+        spans.tagged_bodies(text, "<TOOLCALL>", "</TOOLCALL>")
+        spans.grid_end(text)
+        assert time.perf_counter() - started < 1.0, name
