@@ -24,6 +24,7 @@ from fcbench.cli_flags import (
     write_html_report,
 )
 from fcbench.models.families import names as prompt_format_names
+from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES
 from fcbench.runner.generate import ProgressSink
 
 if TYPE_CHECKING:
@@ -94,8 +95,14 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="FC mode: parse tool calls the model wrote as text in this format."),
         click.option("--concurrency", type=click.IntRange(1, 4096), default=8, show_default=True,
                      help="Requests in flight (over all base URLs)."),
-        click.option("--timeout", type=float, default=300.0, show_default=True,
-                     help="Per-request timeout in seconds."),
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300.0,
+                     show_default=True,
+                     help="Seconds for each whole request, the reply read to its end (not "
+                          "per read: a server dripping bytes is cut off at this deadline)."),
+        click.option("--max-reply-mb", type=click.FloatRange(min=0, min_open=True),
+                     default=DEFAULT_MAX_REPLY_BYTES / 1_000_000, show_default=True,
+                     help="Cap on one reply's body in MB (as sent, and once decoded); a "
+                          "larger reply is an error, retried like a dropped one, never kept."),
         click.option("--max-attempts", type=click.IntRange(1, 100), default=8, show_default=True,
                      help="Attempts per case on 429/5xx/timeouts/dropped connections."),
         click.option("--max-rps", type=float, default=None, help="Cap on requests per second."),

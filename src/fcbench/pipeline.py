@@ -228,6 +228,7 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     """(backend, model name) for a name, a Backend, or a function."""
     from fcbench.models.base import Backend as BackendProtocol
     from fcbench.models.callable import CallableBackend
+    from fcbench.models.limits import megabytes
     from fcbench.models.registry import (
         BACKENDS,
         GROUND_TRUTH,
@@ -257,6 +258,7 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
         Path(config.model_path) if config.model_path is not None else None,
         key_variable=variable if backend_name != GROUND_TRUTH else None,
         prompt_format=config.prompt_format,
+        max_reply_bytes=megabytes(config.max_reply_mb),
     )
     return create(backend_name, options), model
 

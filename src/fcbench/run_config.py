@@ -15,6 +15,7 @@ from typing import Any, Literal, TypedDict
 from fcbench.dataset.custom import DataDirs
 from fcbench.dataset.selection import Selection
 from fcbench.models.base import DEFAULT_TEMPERATURE
+from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES
 from fcbench.runner.failures import DEFAULT_STOP_AFTER
 from fcbench.runner.generate import ProgressSink
 
@@ -40,6 +41,7 @@ class RunOptions(TypedDict, total=False):
     prompt_format: str | None
     concurrency: int
     timeout: float
+    max_reply_mb: float
     max_attempts: int
     max_rps: float | None
     rerun_failed: bool
@@ -94,6 +96,9 @@ class RunConfig:
     backend and prompt mode."""
     concurrency: int = 8
     timeout: float = 300.0
+    """Seconds for one whole request to an endpoint, the reply read to its end."""
+    max_reply_mb: float = DEFAULT_MAX_REPLY_BYTES / 1_000_000
+    """The cap on one reply's body in MB (`models.limits`): a larger one is a retried error."""
     max_attempts: int = 8
     max_rps: float | None = None
     rerun_failed: bool = False
