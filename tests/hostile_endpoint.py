@@ -22,9 +22,10 @@ import contextlib
 import json
 import threading
 import time
-import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from hostile.inputs import gzip_bomb
 
 KINDS = ("drip", "endless", "huge", "huge-unannounced", "bomb")
 
@@ -32,14 +33,6 @@ ANSWER = {"id": "x", "object": "chat.completion", "model": "m",
           "choices": [{"index": 0, "finish_reason": "stop",
                        "message": {"role": "assistant", "content": "[f(a=1)]"}}],
           "usage": {"prompt_tokens": 1, "completion_tokens": 1}}
-
-
-def gzip_bomb(size: int) -> bytes:
-    """A gzip stream of `size` zero bytes (about size / 1000 bytes long), made in pieces."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
-    block = bytes(1 << 20)
-    parts = [packer.compress(block) for _ in range(size >> 20)]
-    return b"".join(parts) + packer.flush()
 
 
 class HostileEndpoint:

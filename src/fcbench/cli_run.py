@@ -132,6 +132,9 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--web-record", type=click.Path(path_type=Path), default=None,
                      help="Folder recording every search and page (default: the model "
                           "folder's agentic/web_record); replay serves from it."),
+        click.option("--web-allow-private", is_flag=True,
+                     help="Let fetch_url_content read pages on loopback, private and "
+                          "link-local addresses (a local mirror); refused by default."),
         click.option("--serpapi-max-wait", type=float, default=600.0, show_default=True,
                      help="Most seconds to keep retrying SerpAPI rate limits for one search."),
         click.option("--serpapi-endpoint", default=None,

@@ -214,7 +214,8 @@ def web_services(prepared: Prepared, config: RunConfig, model_dir: Path) -> Any:
         if config.serpapi_endpoint:
             options["endpoint"] = config.serpapi_endpoint
     try:
-        services = create(config.web_provider, record, **options)
+        services = create(config.web_provider, record,
+                          allow_private=config.web_allow_private, **options)
         services.check()
     except WebSearchError as exc:
         raise ValueError(f"web search: {exc}") from None

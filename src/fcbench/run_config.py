@@ -51,6 +51,7 @@ class RunOptions(TypedDict, total=False):
     model_path: str | Path | None
     web_provider: str
     web_record: str | Path | None
+    web_allow_private: bool
     serpapi_max_wait: float
     serpapi_endpoint: str | None
     exec_backend: str
@@ -113,6 +114,9 @@ class RunConfig:
     web_record: str | Path | None = None
     """Where searches and fetched pages are recorded (default: the model folder's
     `agentic/web_record`), and what `replay` serves from."""
+    web_allow_private: bool = False
+    """Fetch pages on loopback, private and link-local addresses too (a local mirror); by
+    default a model's `fetch_url_content` of such a page is refused (`envs.web_search.guard`)."""
     serpapi_max_wait: float = 600.0
     serpapi_endpoint: str | None = None
     """Another SerpAPI host (a proxy); default https://serpapi.com."""
