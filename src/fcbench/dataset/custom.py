@@ -35,6 +35,8 @@ from fcbench.dataset.custom_spec import (
     RESERVED,
     CategorySpec,
     DatasetSpec,
+    OutsideFolder,
+    inside,
     read_spec,
 )
 from fcbench.dataset.fetch import DataError, dataset_identity
@@ -107,6 +109,11 @@ class CustomSource(Source):
             return self.virtual[relpath][0]
         if self._official(relpath):
             return source(self.release, None).read(relpath)
+        assert self.root is not None
+        try:
+            inside(self.root, relpath)
+        except OutsideFolder as exc:
+            raise DataError(str(exc)) from None
         return super().read(relpath)
 
     def stamp(self, relpath: str) -> tuple[str, int, int]:
@@ -185,7 +192,7 @@ def read_category(
     """One category of the dataset (its JSONL file converted; problems appended), or None
     when its file is missing or unreadable."""
     if cat.file is not None:
-        converted = _convert(spec.folder / cat.file, cat, problems)
+        converted = _convert(spec.folder, cat, problems)
         if converted is None:
             return None
         checker = _resolved(cat.checker, converted.max_functions, converted.max_calls)
@@ -203,11 +210,16 @@ def read_category(
     return CustomCategory(cat, _row(cat, checker), cat.questions, cat.answers or "")
 
 
-def _convert(path: Path, cat: CategorySpec, problems: list[str]) -> Converted | None:
+def _convert(folder: Path, cat: CategorySpec, problems: list[str]) -> Converted | None:
+    assert cat.file is not None
+    path = folder / cat.file
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = inside(folder, cat.file).read_bytes().decode("utf-8")
     except FileNotFoundError:
         problems.append(f"{path}: the file of {cat.name} does not exist")
+        return None
+    except OutsideFolder as exc:
+        problems.append(str(exc))
         return None
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(f"{path}: unreadable ({exc})")
@@ -239,8 +251,8 @@ def _shapes(folder: Path, cat: CategorySpec) -> tuple[int, int]:
     unreadable (loading or validating reports it)."""
     def widest(rel: str | None, key: str) -> int:
         try:
-            text = (folder / rel).read_text(encoding="utf-8") if rel else ""
-        except (OSError, UnicodeDecodeError):
+            text = inside(folder, rel).read_text(encoding="utf-8") if rel else ""
+        except (OSError, UnicodeDecodeError, OutsideFolder):
             return 0
         values = (v.get(key) for _, v, e in json_lines(text) if e is None and isinstance(v, dict))
         return max((len(v) for v in values if isinstance(v, list)), default=0)
