@@ -140,7 +140,7 @@ def test_a_symlink_leading_outside_the_folder_is_never_read(tmp_path: Path) -> N
     shop = copy_of(tmp_path, "custom_shop")
     (shop / "search.jsonl").unlink()
     (shop / "search.jsonl").symlink_to(secret)
-    with pytest.raises(DataError, match="search.jsonl: leads outside the dataset folder"):
+    with pytest.raises(DataError, match=r"search\.jsonl: leads outside the dataset folder"):
         use_data_dirs([shop])
     inner = shop / "kept.jsonl"  # a symlink that stays inside is fine
     shutil.copy(secret, inner)
