@@ -41,7 +41,7 @@ from fcbench.dataset.custom_spec import (
 )
 from fcbench.dataset.fetch import DataError, dataset_identity
 from fcbench.dataset.naming import Naming
-from fcbench.dataset.simple_format import Converted, convert_jsonl
+from fcbench.dataset.simple_format import Converted, convert_jsonl, file_lines
 from fcbench.dataset.source import Source, bind_source, json_lines, source
 from fcbench.layout import CUSTOM_DATASET_MANIFEST
 
@@ -213,8 +213,15 @@ def read_category(
 def _convert(folder: Path, cat: CategorySpec, problems: list[str]) -> Converted | None:
     assert cat.file is not None
     path = folder / cat.file
-    try:
-        text = inside(folder, cat.file).read_bytes().decode("utf-8")
+    try:  # read a line at a time: a file of a million cases is never held whole
+        real = inside(folder, cat.file)
+        stat = real.stat()
+        key = (str(path), stat.st_size, stat.st_mtime_ns, cat.name, cat.checker)
+        converted = _CONVERTED.get(key)
+        if converted is None:
+            with real.open("rb") as handle:
+                converted = convert_jsonl(file_lines(handle), cat.name, cat.checker)
+            _CONVERTED[key] = converted
     except FileNotFoundError:
         problems.append(f"{path}: the file of {cat.name} does not exist")
         return None
@@ -224,16 +231,13 @@ def _convert(folder: Path, cat: CategorySpec, problems: list[str]) -> Converted 
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(f"{path}: unreadable ({exc})")
         return None
-    key = (str(path), len(text), hash(text), cat.name, cat.checker)
-    converted = _CONVERTED.get(key)
-    if converted is None:
-        converted = _CONVERTED[key] = convert_jsonl(text, cat.name, cat.checker)
     problems.extend(f"{path}, line {line}: {case_id or '?'}: {message}"
                     for line, case_id, message in converted.problems)
     return converted
 
 
 _CONVERTED: dict[tuple[str, int, int, str, str], Converted] = {}
+"""(file, size, modification time, category, checker) -> its conversion."""
 
 
 def _resolved(checker: str, max_functions: int, max_calls: int) -> str:
