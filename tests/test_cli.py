@@ -128,3 +128,24 @@ def test_evaluate_groups_warnings_on_stderr_ends_with_top_errors_and_writes_the_
     quiet = cli("evaluate", "--result-dir", str(results), "--score-dir", str(tmp_path / "s2"),
                 "--categories", "multiple", "--no-report")
     assert quiet.exit_code == 0 and not (tmp_path / "s2" / "report.html").exists()
+
+
+def test_one_model_folder_is_scored_as_that_model(fetched_home: Path, tmp_path: Path) -> None:
+    """`--result-dir <model folder>` (model.json and group folders inside): scored as the
+    model its folder names, with its model.json's encoding; FC ground truth is 100%."""
+    results = tmp_path / "r"
+    made = cli("generate", "--model", "ground-truth", "--categories", "simple_python",
+               "--limit", "20", "--result-dir", str(results))
+    assert made.exit_code == 0, made.output
+    folder = results / "ground-truth-FC"
+    renamed = tmp_path / "gt-copy"  # no -FC in the name: only model.json says it is FC
+    shutil.copytree(folder, renamed)
+    for one in (folder, renamed):
+        score = tmp_path / f"score-{one.name}"
+        result = cli("evaluate", "--result-dir", str(one), "--score-dir", str(score),
+                     "--categories", "simple_python", "--limit", "20")
+        assert result.exit_code == 0, result.output
+        files = list(score.rglob("*_score.json"))
+        assert [p.relative_to(score).parts[0] for p in files] == [one.name]
+        header = json.loads(files[0].read_text().splitlines()[0])
+        assert header["accuracy"] == 1.0 and header["total_count"] == 20, header

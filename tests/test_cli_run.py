@@ -337,3 +337,33 @@ def test_the_response_cache_belongs_to_a_server(fetched_home: Path, tmp_path: Pa
         shared = generate(second, "d", "--cache-scope", "model")
         assert shared.exit_code == 0 and second.requests == 2
     assert "cache: 2 hit(s), 0 miss(es)" in shared.stderr
+
+
+def test_a_dripping_or_huge_reply_is_a_recorded_error_in_bounded_time(
+    fetched_home: Path, tmp_path: Path
+) -> None:
+    """`--timeout` is the whole request's deadline: a server sending one byte every 2 s is cut
+    off at 10 s (it hung before); a 50 MB reply is refused by `--max-reply-mb` and not kept."""
+    import time
+
+    from hostile_endpoint import HostileEndpoint
+
+    with HostileEndpoint(drip_every=2.0, bomb_bytes=1 << 20) as server:
+        runs = {}
+        for kind, extra in (("huge", []), ("drip", ["--timeout", "10"])):
+            start = time.perf_counter()
+            result = cli("generate", "--model", "m", "--base-url", server.url(kind),
+                         "--categories", "simple_python", "--limit", "1", "--mode", "prompt",
+                         "--max-attempts", "1", "--no-preflight", "--stop-after", "0", "-q",
+                         "--result-dir", str(tmp_path / kind), *extra)
+            runs[kind] = (result, time.perf_counter() - start)
+    drip, drip_seconds = runs["drip"]
+    print({k: round(s, 2) for k, (_, s) in runs.items()})
+    assert drip.exit_code == 1 and 9.5 <= drip_seconds <= 14, (drip_seconds, drip.output)
+    for kind, (result, _) in runs.items():
+        [file] = (tmp_path / kind).rglob("*_result.json")
+        [entry] = [json.loads(line) for line in file.read_text().splitlines()]
+        assert file.stat().st_size < 10_000, kind
+        words = "within 10 s" if kind == "drip" else "10,000,000-byte cap"
+        assert words in json.dumps(entry), entry
+        assert "Traceback" not in result.output

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from fcbench.cli import main
 from fcbench.evaluation import EvaluationError, evaluate
+from hostile.inputs import MODEL_JSONS, RESULT_LINES
 
 
 def write_model(root: Path, lines: list[str], mode: str = "prompt") -> Path:
@@ -283,3 +284,30 @@ def test_lone_surrogates_in_answers_are_scored_and_written_back_exactly(
     assert records[0]["correct_count"] == 1
     assert records[1]["model_result_raw"] == odd
     assert records[2]["model_result_raw"] == [{"f\udcff": "{}"}]
+
+
+def test_hostile_result_lines_are_warnings_and_the_rest_scored(fetched_home: Path,
+                                                               tmp_path: Path) -> None:
+    write_model(tmp_path, [GOOD, *RESULT_LINES.values()])
+    report = evaluate(tmp_path)
+    model = report.models["my-model"]
+    scored = model.categories["simple_python"]
+    assert scored.cases[0].id == "simple_python_0" and scored.cases[0].verdict.valid
+    assert len(model.problems) >= 5 and all("\n" not in p for p in model.problems)
+    assert any(":2: JSON line nested too deeply" in p for p in model.problems)
+
+
+def test_one_hostile_model_json_leaves_only_that_model_out(fetched_home: Path,
+                                                          tmp_path: Path) -> None:
+    good = write_model(tmp_path, [GOOD])
+    for index, text in enumerate(MODEL_JSONS.values()):
+        bad = tmp_path / f"bad-{index}"
+        shutil.copytree(good, bad)
+        (bad / "model.json").write_bytes(text.encode("utf-8", "surrogateescape"))
+    report = evaluate(tmp_path)
+    assert list(report.models) == ["my-model"]
+    assert report.models["my-model"].categories["simple_python"].cases[0].verdict.valid
+    assert len(report.problems) == len(MODEL_JSONS)
+    for index, problem in enumerate(sorted(report.problems)):
+        assert problem.startswith(str(tmp_path / f"bad-{index}" / "model.json"))
+        assert "\n" not in problem

@@ -28,6 +28,7 @@ from fcbench.cli_flags import (
     write_html_report,
 )
 from fcbench.models.families import names as prompt_format_names
+from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES
 from fcbench.runner.generate import ProgressSink
 
 if TYPE_CHECKING:
@@ -98,8 +99,14 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="FC mode: parse tool calls the model wrote as text in this format."),
         click.option("--concurrency", type=click.IntRange(1, 4096), default=8, show_default=True,
                      help="Requests in flight (over all base URLs)."),
-        click.option("--timeout", type=POSITIVE, default=300.0, show_default=True,
-                     help="Per-request timeout in seconds."),
+        click.option("--timeout", type=POSITIVE, default=300.0,
+                     show_default=True,
+                     help="Seconds for each whole request, the reply read to its end (not "
+                          "per read: a server dripping bytes is cut off at this deadline)."),
+        click.option("--max-reply-mb", type=POSITIVE,
+                     default=DEFAULT_MAX_REPLY_BYTES / 1_000_000, show_default=True,
+                     help="Cap on one reply's body in MB (as sent, and once decoded); a "
+                          "larger reply is an error, retried like a dropped one, never kept."),
         click.option("--max-attempts", type=click.IntRange(1, 100), default=8, show_default=True,
                      help="Attempts per case on 429/5xx/timeouts/dropped connections."),
         click.option("--max-rps", type=POSITIVE, default=None, help="Cap on requests per second."),
@@ -135,6 +142,9 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--web-record", type=click.Path(path_type=Path), default=None,
                      help="Folder recording every search and page (default: the model "
                           "folder's agentic/web_record); replay serves from it."),
+        click.option("--web-allow-private", is_flag=True,
+                     help="Let fetch_url_content read pages on loopback, private and "
+                          "link-local addresses (a local mirror); refused by default."),
         click.option("--serpapi-max-wait", type=NON_NEGATIVE, default=600.0, show_default=True,
                      help="Most seconds to keep retrying SerpAPI rate limits for one search."),
         click.option("--serpapi-endpoint", default=None,

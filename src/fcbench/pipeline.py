@@ -266,7 +266,8 @@ def web_services(prepared: Prepared, config: RunConfig, model_dir: Path) -> Any:
             options["endpoint"] = config.serpapi_endpoint
             redact.add_secrets_of_url(config.serpapi_endpoint)
     try:
-        services = create(config.web_provider, record, **options)
+        services = create(config.web_provider, record,
+                          allow_private=config.web_allow_private, **options)
         services.check()
     except WebSearchError as exc:
         raise ValueError(f"web search: {exc}") from None
@@ -280,6 +281,7 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     """(backend, model name) for a name, a Backend, or a function."""
     from fcbench.models.base import Backend as BackendProtocol
     from fcbench.models.callable import CallableBackend
+    from fcbench.models.limits import megabytes
     from fcbench.models.registry import (
         BACKENDS,
         GROUND_TRUTH,
@@ -312,6 +314,7 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
         Path(config.model_path) if config.model_path is not None else None,
         key_variable=variable if backend_name != GROUND_TRUTH else None,
         prompt_format=config.prompt_format,
+        max_reply_bytes=megabytes(config.max_reply_mb),
     )
     return create(backend_name, options), model
 

@@ -15,6 +15,7 @@ from typing import Any, Literal, TypedDict
 from fcbench.dataset.custom import DataDirs
 from fcbench.dataset.selection import Selection
 from fcbench.models.base import DEFAULT_TEMPERATURE
+from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES
 from fcbench.runner.failures import DEFAULT_STOP_AFTER
 from fcbench.runner.generate import ProgressSink
 
@@ -40,6 +41,7 @@ class RunOptions(TypedDict, total=False):
     prompt_format: str | None
     concurrency: int
     timeout: float
+    max_reply_mb: float
     max_attempts: int
     max_rps: float | None
     rerun_failed: bool
@@ -49,6 +51,7 @@ class RunOptions(TypedDict, total=False):
     model_path: str | Path | None
     web_provider: str
     web_record: str | Path | None
+    web_allow_private: bool
     serpapi_max_wait: float
     serpapi_endpoint: str | None
     exec_backend: str
@@ -95,6 +98,9 @@ class RunConfig:
     backend and prompt mode."""
     concurrency: int = 8
     timeout: float = 300.0
+    """Seconds for one whole request to an endpoint, the reply read to its end."""
+    max_reply_mb: float = DEFAULT_MAX_REPLY_BYTES / 1_000_000
+    """The cap on one reply's body in MB (`models.limits`): a larger one is a retried error."""
     max_attempts: int = 8
     max_rps: float | None = None
     rerun_failed: bool = False
@@ -109,6 +115,9 @@ class RunConfig:
     web_record: str | Path | None = None
     """Where searches and fetched pages are recorded (default: the model folder's
     `agentic/web_record`), and what `replay` serves from."""
+    web_allow_private: bool = False
+    """Fetch pages on loopback, private and link-local addresses too (a local mirror); by
+    default a model's `fetch_url_content` of such a page is refused (`envs.web_search.guard`)."""
     serpapi_max_wait: float = 600.0
     serpapi_endpoint: str | None = None
     """Another SerpAPI host (a proxy); default https://serpapi.com."""

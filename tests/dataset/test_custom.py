@@ -130,3 +130,35 @@ def test_unregistering_forgets_everything(tmp_path: Path) -> None:
     with pytest.raises(categories.UnknownCategoryError):
         categories.get("shop_exec")
     assert len(categories.all_categories()) == len(categories.CATEGORIES)
+
+
+def test_a_symlink_leading_outside_the_folder_is_never_read(tmp_path: Path) -> None:
+    """The file it points at would have been read and its content sent to the endpoint."""
+    secret = tmp_path / "outside" / "secret.jsonl"
+    secret.parent.mkdir()
+    shutil.copy(DATA / "custom_shop" / "search.jsonl", secret)
+    shop = copy_of(tmp_path, "custom_shop")
+    (shop / "search.jsonl").unlink()
+    (shop / "search.jsonl").symlink_to(secret)
+    with pytest.raises(DataError, match=r"search\.jsonl: leads outside the dataset folder"):
+        use_data_dirs([shop])
+    inner = shop / "kept.jsonl"  # a symlink that stays inside is fine
+    shutil.copy(secret, inner)
+    (shop / "search.jsonl").unlink()
+    (shop / "search.jsonl").symlink_to(inner)
+    use_data_dirs([shop])
+    assert [c.id for c in load_category("shop_search")] == ["shop_search_0", "shop_search_1"]
+
+
+def test_a_symlinked_bfcl_file_or_folder_outside_is_refused(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "q.json").write_text(json.dumps(
+        {"id": "mine_q_0", "question": [[{"role": "user", "content": "secret"}]],
+         "function": []}) + "\n")
+    folder = manifest(tmp_path / "mine", [{"name": "mine_q", "checker": "irrelevance",
+                                           "questions": "linked/q.json"}])
+    (folder / "linked").symlink_to(elsewhere, target_is_directory=True)
+    use_data_dirs([folder])
+    with pytest.raises(DataError, match="leads outside the dataset folder"):
+        load_category("mine_q")

@@ -158,3 +158,14 @@ def test_multi_turn_and_agentic() -> None:
     assert answer["ground_truth"] == [["add(a=1, b=2)"], ["multiply(a=2, b=3)"], [], []]
     assert "involved_classes" in out.problems[0][2] and "unknown field(s) tools" in \
         out.problems[1][2]
+
+
+@pytest.mark.parametrize("text", ["", "a", "a\n", "a\nb", "a\r\nb\n\n", "\n", "é\n\rx"])
+def test_a_file_is_read_a_line_at_a_time_as_split_gives_it(text: str) -> None:
+    """Large custom files are converted line by line (`file_lines`); the lines, and so the
+    line numbers of problems and the converted texts, are those of `text.split("\\n")`."""
+    import io
+
+    from fcbench.dataset.simple_format import file_lines
+
+    assert list(file_lines(io.BytesIO(text.encode()))) == text.split("\n")

@@ -11,6 +11,7 @@ from fcbench.dataset.categories import Language
 from fcbench.decode.encoding import Encoding, EncodingError, contains_call, decode_ast
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.execute import decode_execute
+from hostile.inputs import MODEL_JSONS
 
 
 def manifest(tmp_path: Path, **fields: object) -> Path:
@@ -55,3 +56,14 @@ def test_handler_failures_carry_the_handlers_message() -> None:
     assert error.value.error_type == "ast_decoder:decoder_wrong_output_format"
     assert error.value.decoded == ["just one line"]
     assert contains_call("just one line", wrong)[0] is False
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_JSONS))
+def test_a_hostile_model_json_is_one_line_naming_the_file(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "model.json"
+    text = MODEL_JSONS[name]
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    with pytest.raises(EncodingError) as error:
+        Encoding.from_file(path)
+    message = str(error.value)
+    assert message.startswith(f"{path}: ") and "\n" not in message and len(message) < 300

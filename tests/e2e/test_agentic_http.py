@@ -203,6 +203,7 @@ def test_web_search_recorded_then_replayed(
         with FakeOpenAI(player) as server:
             first = run_cli("run", "--model", "w", "--mode", mode, "--base-url", server.base_url,
                             "--categories", "web_search_base", "--serpapi-endpoint", web.base,
+                            "--web-allow-private",
                             "--result-dir", str(tmp_path / "live"),
                             "--score-dir", str(tmp_path / "s1"), "--quiet")
             assert first.exit_code == 0, first.output

@@ -140,3 +140,16 @@ def test_values_spread_over_lines_are_damage_even_if_the_counts_add_up(tmp_path:
     found = read_result_file(file)
     assert found.entries == {}
     assert len(found.problems) == 3 and all("malformed JSON" in p for p in found.problems)
+
+
+def test_a_model_folder_with_group_folders_or_a_manifest_is_one_model(tmp_path: Path) -> None:
+    model = tmp_path / "m-FC"
+    (model / "non_live").mkdir(parents=True)
+    (model / "non_live" / "BFCL_v4_simple_python_result.json").write_text("")
+    assert find_model_dirs(model) == {"m-FC": model}
+    bare = tmp_path / "fresh"  # a manifest but no results yet: still one model, not none
+    bare.mkdir()
+    (bare / "model.json").write_text("{}")
+    (bare / "notes").mkdir()
+    assert find_model_dirs(bare) == {"fresh": bare}
+    assert list(find_model_dirs(tmp_path)) == ["m-FC"]

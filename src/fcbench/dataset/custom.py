@@ -35,11 +35,13 @@ from fcbench.dataset.custom_spec import (
     RESERVED,
     CategorySpec,
     DatasetSpec,
+    OutsideFolder,
+    inside,
     read_spec,
 )
 from fcbench.dataset.fetch import DataError, dataset_identity
 from fcbench.dataset.naming import Naming
-from fcbench.dataset.simple_format import Converted, convert_jsonl
+from fcbench.dataset.simple_format import Converted, convert_jsonl, file_lines
 from fcbench.dataset.source import Source, bind_source, json_lines, source
 from fcbench.layout import CUSTOM_DATASET_MANIFEST
 
@@ -107,6 +109,11 @@ class CustomSource(Source):
             return self.virtual[relpath][0]
         if self._official(relpath):
             return source(self.release, None).read(relpath)
+        assert self.root is not None
+        try:
+            inside(self.root, relpath)
+        except OutsideFolder as exc:
+            raise DataError(str(exc)) from None
         return super().read(relpath)
 
     def stamp(self, relpath: str) -> tuple[str, int, int]:
@@ -185,7 +192,7 @@ def read_category(
     """One category of the dataset (its JSONL file converted; problems appended), or None
     when its file is missing or unreadable."""
     if cat.file is not None:
-        converted = _convert(spec.folder / cat.file, cat, problems)
+        converted = _convert(spec.folder, cat, problems)
         if converted is None:
             return None
         checker = _resolved(cat.checker, converted.max_functions, converted.max_calls)
@@ -203,25 +210,34 @@ def read_category(
     return CustomCategory(cat, _row(cat, checker), cat.questions, cat.answers or "")
 
 
-def _convert(path: Path, cat: CategorySpec, problems: list[str]) -> Converted | None:
-    try:
-        text = path.read_bytes().decode("utf-8")
+def _convert(folder: Path, cat: CategorySpec, problems: list[str]) -> Converted | None:
+    assert cat.file is not None
+    path = folder / cat.file
+    try:  # read a line at a time: a file of a million cases is never held whole
+        real = inside(folder, cat.file)
+        stat = real.stat()
+        key = (str(path), stat.st_size, stat.st_mtime_ns, cat.name, cat.checker)
+        converted = _CONVERTED.get(key)
+        if converted is None:
+            with real.open("rb") as handle:
+                converted = convert_jsonl(file_lines(handle), cat.name, cat.checker)
+            _CONVERTED[key] = converted
     except FileNotFoundError:
         problems.append(f"{path}: the file of {cat.name} does not exist")
+        return None
+    except OutsideFolder as exc:
+        problems.append(str(exc))
         return None
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(f"{path}: unreadable ({exc})")
         return None
-    key = (str(path), len(text), hash(text), cat.name, cat.checker)
-    converted = _CONVERTED.get(key)
-    if converted is None:
-        converted = _CONVERTED[key] = convert_jsonl(text, cat.name, cat.checker)
     problems.extend(f"{path}, line {line}: {case_id or '?'}: {message}"
                     for line, case_id, message in converted.problems)
     return converted
 
 
 _CONVERTED: dict[tuple[str, int, int, str, str], Converted] = {}
+"""(file, size, modification time, category, checker) -> its conversion."""
 
 
 def _resolved(checker: str, max_functions: int, max_calls: int) -> str:
@@ -239,8 +255,8 @@ def _shapes(folder: Path, cat: CategorySpec) -> tuple[int, int]:
     unreadable (loading or validating reports it)."""
     def widest(rel: str | None, key: str) -> int:
         try:
-            text = (folder / rel).read_text(encoding="utf-8") if rel else ""
-        except (OSError, UnicodeDecodeError):
+            text = inside(folder, rel).read_text(encoding="utf-8") if rel else ""
+        except (OSError, UnicodeDecodeError, OutsideFolder):
             return 0
         values = (v.get(key) for _, v, e in json_lines(text) if e is None and isinstance(v, dict))
         return max((len(v) for v in values if isinstance(v, list)), default=0)

@@ -83,15 +83,36 @@ class DatasetSpec:
     categories: tuple[CategorySpec, ...]
 
 
+class OutsideFolder(ValueError):
+    """A dataset file whose real path (symlinks resolved) is outside the dataset's folder."""
+
+
+def inside(folder: Path, rel: str) -> Path:
+    """`folder / rel` with its symlinks resolved, or OutsideFolder when that leaves the folder.
+
+    Why: a dataset is someone else's folder; a symlink in it (`q.jsonl -> ~/.ssh/id_rsa`)
+    would otherwise have a file from elsewhere read and its content sent to an endpoint.
+    The manifest's names are checked when read (`_relative`); this checks the disk."""
+    root = Path(folder).resolve()
+    path = (Path(folder) / rel).resolve()
+    if path != root and not path.is_relative_to(root):
+        raise OutsideFolder(f"{Path(folder) / rel}: leads outside the dataset folder {root} "
+                            f"(to {path}); not read")
+    return path
+
+
 def read_spec(folder: Path, problems: list[str]) -> DatasetSpec | None:
     """The manifest of `folder`, problems appended (None when it cannot be read at all)."""
     path = folder / CUSTOM_DATASET_MANIFEST
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(inside(folder, CUSTOM_DATASET_MANIFEST).read_text(encoding="utf-8"))
     except FileNotFoundError:
         problems.append(f"{path} does not exist")
         return None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except OutsideFolder as exc:
+        problems.append(str(exc))
+        return None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         problems.append(f"{path}: not a readable JSON file ({exc})")
         return None
     if not isinstance(raw, dict) or not isinstance(raw.get("categories"), list):

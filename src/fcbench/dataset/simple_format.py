@@ -38,9 +38,9 @@ or loading the converted text finds is reported at the JSONL file's own lines.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 from fcbench.dataset.categories import Checker
 from fcbench.dataset.source import json_lines
@@ -83,6 +83,16 @@ class Converted:
         return "\n".join(self.answers).encode("utf-8", "surrogatepass")
 
 
+def file_lines(handle: BinaryIO) -> Iterator[str]:
+    """A binary file's lines as `text.split("\n")` gives them (the last one, after a final
+    newline, empty), decoded one at a time: UnicodeDecodeError for text that is not UTF-8."""
+    line = b""
+    for line in handle:
+        yield line.removesuffix(b"\n").decode("utf-8")
+    if not line or line.endswith(b"\n"):
+        yield ""
+
+
 def family_of(checker: str) -> Family:
     if checker == Checker.MULTI_TURN:
         return "multi_turn"
@@ -91,12 +101,15 @@ def family_of(checker: str) -> Family:
     return "single"
 
 
-def convert_jsonl(text: str, category: str, checker: str) -> Converted:
-    """Every line of a JSONL file converted (checker may be `ast`/`exec`: decided later)."""
+def convert_jsonl(text: str | Iterable[str], category: str, checker: str) -> Converted:
+    """Every line of a JSONL file converted (checker may be `ast`/`exec`: decided later).
+    `text` is the file's text, or its lines split at `\n` (`file_lines`: a large file is
+    read a line at a time)."""
     family = family_of(checker)
     out = Converted()
     seen: dict[str, int] = {}
-    for number, line in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n") if isinstance(text, str) else text
+    for number, line in enumerate(lines, start=1):
         out.questions.append("")
         out.answers.append("")
         if not line.strip():

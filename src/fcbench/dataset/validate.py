@@ -111,7 +111,7 @@ class _Validation:
 
     def questions(self, cat: Category, rel: str) -> dict[str, _Question]:
         self.files += 1
-        rows = read_rows(self.src, rel, self.rec)
+        rows: Iterable[tuple[int, dict[str, Any]]] = read_rows(self.src, rel, self.rec)
         if cat.name == "chatable":  # the legacy file has no ids; loading numbers its lines
             rows = [(n, {**e, "id": f"chatable_{i}"}) for i, (n, e) in enumerate(rows)]
         found: dict[str, _Question] = {}
@@ -122,12 +122,15 @@ class _Validation:
                 self.rec.warning("id-prefix", place,
                                  f"the id does not start with {prefix!r} (ids name their category)")
             self.cases += 1
-            found[case_id] = _Question(place.line or 0, entry, self.question(cat, entry, place))
+            docs = self.question(cat, entry, place)
+            if cat.checker in _AST:  # what answers are checked against: not the conversation
+                entry = {"function": entry.get("function")}
+            found[case_id] = _Question(place.line or 0, entry, docs)
         self.ids[cat.name] = {self.naming.today_id(cat, i) for i in found}
         return found
 
     def identified(
-        self, rel: str, rows: list[tuple[int, dict[str, Any]]]
+        self, rel: str, rows: Iterable[tuple[int, dict[str, Any]]]
     ) -> Iterator[tuple[Place, dict[str, Any]]]:
         """The rows with a string id not seen before in the file (the others are findings)."""
         seen: dict[str, int] = {}

@@ -18,7 +18,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from fcbench.dataset.custom import CustomCategory, CustomDataset, read_category
-from fcbench.dataset.custom_spec import CategorySpec, DatasetSpec, read_spec
+from fcbench.dataset.custom_spec import (
+    CategorySpec,
+    DatasetSpec,
+    OutsideFolder,
+    inside,
+    read_spec,
+)
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.source import json_lines
 from fcbench.dataset.validate import validate_categories
@@ -91,8 +97,8 @@ def _exec_kinds(category: CustomCategory, folder: Path, rec: Recorder) -> None:
         return  # the simple format fills them in (and checks them while converting)
     rel = category.answer_file
     try:
-        text = (folder / rel).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = inside(folder, rel).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, OutsideFolder):
         return  # reported by the common checks
     for number, entry, error in json_lines(text):
         if error is not None or not isinstance(entry, dict):

@@ -9,6 +9,7 @@ is only suspicious (the checker copes, but the data probably does not mean it).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -98,18 +99,18 @@ class Report:
         )
 
 
-def read_rows(src: Source, rel: str, rec: Recorder) -> list[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every JSON-object line; each bad line is a finding, and
-    the rest of the file is still read (loading stops at the first)."""
+def read_rows(src: Source, rel: str, rec: Recorder) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every JSON-object line, one at a time (a large file's rows
+    are never all held); each bad line is a finding, and the rest of the file is still read
+    (loading stops at the first)."""
     try:
         text = src.read(rel).decode("utf-8")
     except DataError as exc:
         rec.error("unreadable", Place(rel), str(exc))
-        return []
+        return
     except UnicodeDecodeError as exc:
         rec.error("encoding", Place(rel), f"not UTF-8 text ({exc.reason})")
-        return []
-    rows: list[tuple[int, dict[str, Any]]] = []
+        return
     for number, obj, error in json_lines(text):
         if error is not None:
             rec.error("json", Place(rel, number), error)
@@ -117,5 +118,4 @@ def read_rows(src: Source, rel: str, rec: Recorder) -> list[tuple[int, dict[str,
         if not isinstance(obj, dict):
             rec.error("schema", Place(rel, number), "the line is not a JSON object")
             continue
-        rows.append((number, obj))
-    return rows
+        yield number, obj

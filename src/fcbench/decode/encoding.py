@@ -74,19 +74,42 @@ class Encoding:
 
     @classmethod
     def from_file(cls, path: Path) -> Encoding:
+        """The encoding a model.json states. Whatever another tool or a hand wrote there
+        (damaged or deeply nested JSON, a key of the wrong type) is an EncodingError whose
+        one-line message names the file (and the line, for damaged JSON)."""
         try:
-            data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            data: Any = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
             raise EncodingError(f"{path}: cannot read model encoding ({exc})") from None
+        except (RecursionError, ValueError):  # nested past the parser's depth; bad text
+            raise EncodingError(f"{path}: cannot read model encoding (not readable JSON: "
+                                "nested too deeply or not text)") from None
         if not isinstance(data, dict):
             raise EncodingError(f"{path}: expected a JSON object")
+        for key in ("mode", "fc_names", "fc_args", "family"):
+            value = data.get(key)
+            if value is not None and not isinstance(value, str):
+                raise EncodingError(f"{path}: {key!r} must be a string, not "
+                                    f"{type(value).__name__} ({_short(value)})")
         mode = data.get("mode", "prompt")
-        return cls(
-            mode=mode,
-            fc_names=data.get("fc_names") or ("underscore" if mode == "fc" else "dot"),
-            fc_args=data.get("fc_args") or ("json_string" if mode == "fc" else None),
-            family=data.get("family") or None,
-        )
+        try:
+            return cls(
+                mode=mode,
+                fc_names=data.get("fc_names") or ("underscore" if mode == "fc" else "dot"),
+                fc_args=data.get("fc_args") or ("json_string" if mode == "fc" else None),
+                family=data.get("family") or None,
+            )
+        except EncodingError as exc:
+            raise EncodingError(f"{path}: {exc}") from None
+
+
+def _short(value: Any) -> str:
+    """A value for a one-line message, cut short (it may be anything, of any size)."""
+    try:
+        text = json.dumps(value)
+    except (ValueError, RecursionError):
+        text = type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 _ARGS_ENCODINGS: dict[str | None, ArgsEncoding] = {None: ArgsEncoding.JSON_STRING}

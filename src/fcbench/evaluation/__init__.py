@@ -16,7 +16,7 @@ from fcbench.dataset import categories
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.load import scoring_sizes
 from fcbench.dataset.selection import Selection
-from fcbench.decode.encoding import Encoding
+from fcbench.decode.encoding import Encoding, EncodingError
 from fcbench.evaluation.jobs import JobRequest, JobResult, run_jobs
 from fcbench.evaluation.plan import (
     ModelAnswers,
@@ -80,7 +80,11 @@ def evaluate(
     report = Evaluation()
     planned = []
     for name, folder in model_dirs.items():
-        model = ModelEvaluation(name, model_encoding(name, folder, encoding))
+        try:
+            model = ModelEvaluation(name, model_encoding(name, folder, encoding))
+        except EncodingError as exc:  # one unreadable model.json: that model only is left out
+            report.problems.append(f"{exc}; model {name} not scored")
+            continue
         report.models[name] = model
         planned += plan_model(model, folder, wanted)
     if data_root is not None:

@@ -21,6 +21,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from fcbench.models.base import ChatRequest, Mode, PermanentError, Reply, TransientError
+from fcbench.models.limits import capped_client_args, within_deadline
 from fcbench.models.openai_compat import RETRYABLE_STATUS, retry_after
 from fcbench.models.sdk_backend import SDKBackend, sdk_from_options
 
@@ -106,10 +107,11 @@ class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
     default_endpoint = "https://api.anthropic.com"
 
     def _make_client(self, base_url: str) -> AsyncAnthropic:
-        from anthropic import AsyncAnthropic
+        from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
 
         return AsyncAnthropic(
-            base_url=base_url or None, api_key=self.api_key, max_retries=0, timeout=self.timeout
+            base_url=base_url or None, api_key=self.api_key, max_retries=0, timeout=self.timeout,
+            http_client=DefaultAsyncHttpxClient(**capped_client_args(self.max_reply_bytes)),
         )
 
     async def _close_client(self, client: AsyncAnthropic) -> None:
@@ -139,7 +141,8 @@ class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
         client, url = self._client()
         start = time.perf_counter()
         try:
-            content = await client.post("/v1/messages", body=body, cast_to=str)
+            content = await within_deadline(
+                client.post("/v1/messages", body=body, cast_to=str), self.timeout, url)
         except Exception as exc:
             raise classify(exc) from exc
         latency = time.perf_counter() - start
@@ -261,6 +264,8 @@ def classify(exc: Exception) -> Exception:
         if status in RETRYABLE_STATUS or status >= 500 or status == 529:
             return TransientError(message, status, retry_after(exc.response.headers))
         return PermanentError(message, status)
+    if isinstance(exc, (TransientError, PermanentError)):  # ours (models.limits)
+        return exc
     return TransientError(f"{type(exc).__name__}: {exc}")
 
 

@@ -25,6 +25,7 @@ from fcbench.dataset.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.models.base import ChatRequest, FcArgs, PermanentError, Reply, Sampling, TransientError
 from fcbench.models.families import Family, output_encoding
+from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES
 from fcbench.models.openai_compat import OpenAICompatBackend
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ class CompletionsBackend:
         sampling: Sampling | None = None,
         timeout: float = 600.0,
         concurrency: int = 8,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         self.name = model
         self.family = family
@@ -58,7 +60,7 @@ class CompletionsBackend:
         self.sampling = sampling or Sampling()
         self.transport = OpenAICompatBackend(
             served_as or model, base_urls, api_key=api_key, sampling=self.sampling,
-            timeout=timeout, concurrency=concurrency,
+            timeout=timeout, concurrency=concurrency, max_reply_bytes=max_reply_bytes,
         )
         self.output_encoding: Encoding = output_encoding(family.name)
 
@@ -196,4 +198,5 @@ def from_options(options: BackendOptions) -> CompletionsBackend:
         options.model, urls, family, served_as=families.served_name(options.model),
         chosen_by=chosen_by, api_key=options.api_key, sampling=options.sampling,
         timeout=options.timeout, concurrency=options.concurrency,
+        max_reply_bytes=options.max_reply_bytes,
     )

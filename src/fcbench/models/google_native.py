@@ -35,6 +35,7 @@ from fcbench.models.base import (
     TransientError,
     plain_copy,
 )
+from fcbench.models.limits import capped_client_args, within_deadline
 from fcbench.models.openai_compat import RETRYABLE_STATUS, retry_after
 from fcbench.models.sdk_backend import SDKBackend, sdk_from_options
 
@@ -144,9 +145,20 @@ class GoogleBackend(SDKBackend["Client"]):
         from google.genai import types
 
         options = types.HttpOptions(
-            base_url=base_url or None, timeout=max(1, int(self.timeout * 1000))
+            base_url=base_url or None, timeout=max(1, int(self.timeout * 1000)),
+            async_client_args=self._client_args(),
         )
         return genai.Client(api_key=self.api_key, vertexai=False, http_options=options)
+
+    def _client_args(self) -> dict[str, Any] | None:
+        """The reply-size cap's hook (`models.limits`) for the SDK's httpx client; the SDK
+        talks through aiohttp instead when that is installed, and then only the deadline
+        bounds a reply."""
+        import importlib.util
+
+        if importlib.util.find_spec("aiohttp") is not None:
+            return None
+        return capped_client_args(self.max_reply_bytes)
 
     async def _close_client(self, client: Client) -> None:
         with contextlib.suppress(Exception):  # closing is best effort
@@ -186,9 +198,9 @@ class GoogleBackend(SDKBackend["Client"]):
         client, url = self._client()
         start = time.perf_counter()
         try:
-            answer = await client.aio.models.generate_content(
+            answer = await within_deadline(client.aio.models.generate_content(
                 model=self.model, contents=typed_contents, config=typed
-            )
+            ), self.timeout, url or self.default_endpoint)
         except Exception as exc:
             raise classify(exc) from exc
         latency = time.perf_counter() - start

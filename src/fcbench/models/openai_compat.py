@@ -35,6 +35,7 @@ from fcbench.models.base import (
 )
 
 __all__ = ["DEFAULT_TEMPERATURE", "OpenAICompatBackend", "Sampling", "classify", "retry_after"]
+from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES, capped_client_args, within_deadline
 from fcbench.models.text_formats import as_tool_calls, parse_text_calls
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ class OpenAICompatBackend:
         timeout: float = 600.0,
         output_format: str | None = None,
         concurrency: int = 8,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         if not base_urls:
             raise ValueError("at least one base URL is needed")
@@ -73,6 +75,7 @@ class OpenAICompatBackend:
         self.timeout = timeout
         self.output_format = output_format
         self.concurrency = concurrency
+        self.max_reply_bytes = max_reply_bytes
         self._clients: list[list[AsyncOpenAI]] | None = None
         self._in_flight = [0] * len(self.base_urls)
         self._turn = 0
@@ -90,13 +93,15 @@ class OpenAICompatBackend:
     def _client(self, index: int) -> AsyncOpenAI:
         """A client of endpoint `index`, the endpoint's clients taken in turn."""
         if self._clients is None:
-            from openai import AsyncOpenAI
+            from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
             per_url = max(1, -(-self.concurrency // (CLIENT_SHARE * len(self.base_urls))))
             self._clients = [
                 [
                     AsyncOpenAI(
-                        base_url=url, api_key=self.api_key, max_retries=0, timeout=self.timeout
+                        base_url=url, api_key=self.api_key, max_retries=0, timeout=self.timeout,
+                        http_client=DefaultAsyncHttpxClient(
+                            **capped_client_args(self.max_reply_bytes)),
                     )
                     for _ in range(per_url)
                 ]
@@ -136,7 +141,10 @@ class OpenAICompatBackend:
         try:
             # The client's generic POST (its documented way to send any body): the body is
             # already plain JSON, so the SDK's per-field request transform is not needed.
-            content = await self._client(index).post(path, body=body, cast_to=str)
+            # `timeout` is the whole request's deadline (the SDK's is per read)
+            content = await within_deadline(
+                self._client(index).post(path, body=body, cast_to=str), self.timeout,
+                self.base_urls[index])
         except Exception as exc:
             raise classify(exc, self.base_urls[index]) from exc
         finally:
@@ -314,5 +322,5 @@ def from_options(options: BackendOptions) -> OpenAICompatBackend:
     return OpenAICompatBackend(
         options.model, urls, api_key=options.api_key, sampling=options.sampling,
         timeout=options.timeout, output_format=options.output_format,
-        concurrency=options.concurrency,
+        concurrency=options.concurrency, max_reply_bytes=options.max_reply_bytes,
     )

@@ -155,8 +155,11 @@ def path_hint(url: str, endpoint: str, api_path: str = "/v1") -> str:
 async def sdk_answer(request: Awaitable[Any], url: str, model: str, sdk: Any) -> Answer:
     """What a request through an SDK generated like OpenAI's and Anthropic's got (they share
     `APIStatusError` and `APIConnectionError`); PreflightError when nothing answers at all."""
-    try:
-        return Answer(200, str(await request))
+    try:  # the SDK's timeout is per read: a dripping server is cut off here
+        return Answer(200, str(await asyncio.wait_for(request, CHAT_TIMEOUT)))
+    except asyncio.TimeoutError:
+        raise PreflightError(f"cannot reach {url} (model {model}): no complete answer within "
+                             f"{CHAT_TIMEOUT:g} s", "unreachable") from None
     except sdk.APIStatusError as exc:
         return Answer(exc.status_code, error_text(exc.body, str(exc)))
     except sdk.APIConnectionError as exc:  # timeouts included

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fcbench.models.base import Backend, Mode, Sampling
+from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES
 
 
 class BackendSetupError(ValueError):
@@ -39,6 +40,8 @@ class BackendOptions:
     """The variable the key was read from (named when a needed key is missing)."""
     prompt_format: str | None = None
     """An official open-model prompt format (`models.families`), for `completions`."""
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
+    """The cap on one reply's body (`models.limits`); `timeout` is the whole request's."""
 
 
 @dataclass(frozen=True)

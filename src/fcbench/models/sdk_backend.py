@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from fcbench.models.base import FcArgs
+from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES
 from fcbench.models.openai_compat import Sampling
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ class SDKBackend(Generic[ClientT]):
         api_key: str | None = None,
         sampling: Sampling | None = None,
         timeout: float = 600.0,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         self.name = model
         self.model = model
@@ -39,6 +41,8 @@ class SDKBackend(Generic[ClientT]):
         self.api_key = api_key or "EMPTY"
         self.sampling = sampling or Sampling()
         self.timeout = timeout
+        """Seconds for a whole request (`models.limits.within_deadline`)."""
+        self.max_reply_bytes = max_reply_bytes
         self._clients: list[ClientT] | None = None
         self._turn = 0
 
@@ -82,4 +86,5 @@ def sdk_from_options(cls: type[SDKBackend[Any]], options: BackendOptions) -> SDK
     if missing:
         raise BackendSetupError(missing)
     return cls(options.model, options.base_urls, api_key=options.api_key,
-               sampling=options.sampling, timeout=options.timeout)
+               sampling=options.sampling, timeout=options.timeout,
+               max_reply_bytes=options.max_reply_bytes)

@@ -52,7 +52,7 @@ def read_manifest(model_dir: Path) -> dict[str, Any]:
     """The folder's manifest, or {} when there is none (or it is unreadable)."""
     try:
         data = json.loads(manifest_path(model_dir).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from fcbench import _json as fast_json
 from fcbench.dataset import categories
+from fcbench.layout import manifest_path
 
 _RESULT_FILE = re.compile(
     r"^(?:BFCL_v[0-9]+_|gorilla_openfunctions_v1_test_)(?P<category>.+?)_result\.jsonl?$"
@@ -64,14 +65,32 @@ def find_result_files(model_dir: Path) -> Iterator[ResultFile]:
 
 
 def find_model_dirs(result_dir: Path) -> dict[str, Path]:
-    """Model name -> folder. A folder that holds result files itself is one model's folder."""
-    if any(path.is_file() and result_file_category(path) for path in result_dir.iterdir()):
+    """Model name -> folder. A folder that is one model's folder (`is_model_dir`) is that
+    model, named after the folder; otherwise each child folder holding result files is one."""
+    if is_model_dir(result_dir):
         return {result_dir.name: result_dir}
     models = {}
     for child in sorted(result_dir.iterdir()):
         if child.is_dir() and next(find_result_files(child), None) is not None:
             models[child.name] = child
     return models
+
+
+def is_model_dir(folder: Path) -> bool:
+    """Whether a folder is one model's folder rather than a folder of models: it holds a
+    `model.json`, result files of its own, or a category group's folder (`non_live`, ...)
+    with result files. Why the group folders: a model's folder given as `--result-dir`
+    must never have its groups taken for models (they would be scored as models named
+    `non_live` with the wrong encoding)."""
+    if manifest_path(folder).is_file():
+        return True
+    groups = {category.group for category in categories.all_categories()}
+    for child in folder.iterdir():
+        if child.is_file() and result_file_category(child):
+            return True
+        if child.name in groups and child.is_dir() and next(find_result_files(child), None):
+            return True
+    return False
 
 
 def today_id(raw_id: str, file: ResultFile) -> str:
@@ -136,6 +155,11 @@ def _add_line(found: ResultSet, number: int, line: str) -> None:
     except json.JSONDecodeError as exc:
         found.problems.append(
             f"{found.file.path}:{number}: malformed JSON line skipped ({exc.msg})"
+        )
+        return
+    except RecursionError:  # another tool's file, nested past what the parser can follow
+        found.problems.append(
+            f"{found.file.path}:{number}: JSON line nested too deeply to read; skipped"
         )
         return
     _add_entry(found, number, entry)

@@ -5,7 +5,8 @@
 machine.
 
 Pages (`/page`, `/redirect`, `/missing`, `/boom`, `/latin1`, `/nocharset`, `/gzip`, `/br`,
-`/slow`, `/headers`) cover the fetch modes and the failure paths. `/search` answers like
+`/slow`, `/headers`, `/secret`) cover the fetch modes and the failure paths; the hostile
+ones are listed in `hostile.inputs.PAGES`. `/search` answers like
 SerpAPI's DuckDuckGo engine, chosen by the query `q`:
 
 * `tea` (or anything else): 12 organic results with the extra fields SerpAPI sends;
@@ -29,6 +30,8 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+from hostile.inputs import brotli_bomb, gzip_bomb
 
 PAGE = """<!DOCTYPE html>
 <html><head><title>Tea &amp; more</title>
@@ -64,6 +67,8 @@ class FakeWeb:
         self.requests: Counter[str] = Counter()
         self.params: list[dict[str, str]] = []
         self.lock = threading.Lock()
+        self.sent = 0
+        """Bytes of hostile pages written (to show a fetch stopped reading)."""
         self._closed = False
         handler = type("Handler", (_Handler,), {"web": self})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -111,7 +116,7 @@ class _Handler(BaseHTTPRequestHandler):
         if parsed.path == "/search":
             self._search({k: v[0] for k, v in parse_qs(parsed.query).items()})
             return
-        route = getattr(self, "_page_" + parsed.path.strip("/"), None)
+        route = getattr(self, "_page_" + parsed.path.strip("/").replace("-", "_"), None)
         if route is None:
             self._send(404, b"<h1>Not here</h1>", "text/html")
         else:
@@ -164,6 +169,68 @@ class _Handler(BaseHTTPRequestHandler):
     def _page_headers(self) -> None:
         body = json.dumps(dict(self.headers.items())).encode()
         self._send(200, body, "application/json")
+
+    def _page_secret(self) -> None:
+        self._send(200, b"<p>internal secret</p>", "text/html")
+
+    # ---------------------------------------------------------------- hostile pages
+    # (hostile.inputs.PAGES lists them; each writer stops when the client goes away)
+
+    def _stream(self, size: int, chunked: bool) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        if chunked:
+            self.send_header("Connection", "close")
+        else:
+            self.send_header("Content-Length", str(size))
+        self.end_headers()
+        piece = b"<p>" + b"a" * ((1 << 16) - 7) + b"</p>"
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            for _ in range(size // len(piece)):
+                self.wfile.write(piece)
+                with self.web.lock:
+                    self.web.sent += len(piece)
+
+    def _page_huge(self) -> None:
+        self._stream(1 << 30, chunked=False)
+
+    def _page_huge_chunked(self) -> None:
+        self._stream(1 << 30, chunked=True)
+
+    def _page_gzip_bomb(self) -> None:
+        self._send(200, gzip_bomb(), "text/html", Content_Encoding="gzip")
+
+    def _page_br_bomb(self) -> None:
+        self._send(200, brotli_bomb(), "text/html", Content_Encoding="br")
+
+    def _page_drip(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            for _ in range(6):  # 30 s at most: a client without a deadline fails late
+                self.wfile.write(b"a")
+                self.wfile.flush()
+                time.sleep(5)
+
+    def _redirect(self, location: str) -> None:
+        self.send_response(302)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _page_to_localhost(self) -> None:
+        self._redirect(f"http://localhost:{self.server.server_address[1]}/secret")
+
+    def _page_to_metadata(self) -> None:
+        self._redirect("http://169.254.169.254/latest/meta-data/")
+
+    def _page_to_private(self) -> None:
+        self._redirect("//10.0.0.1/")
+
+    def _page_loop(self) -> None:
+        self._redirect("/loop")
 
     # ---------------------------------------------------------------- fake SerpAPI
 

@@ -64,7 +64,8 @@ def pair(
     monkeypatch.setattr(SerpApiClient, "BACKEND", web.base)
     monkeypatch.setenv("SERPAPI_API_KEY", KEY)
     monkeypatch.setattr(official_module.time, "sleep", lambda seconds: None)
-    services = create("serpapi", api_key=KEY, endpoint=web.base, sleep=lambda seconds: None)
+    services = create("serpapi", api_key=KEY, endpoint=web.base, sleep=lambda seconds: None,
+                      allow_private=True)
     with use(services):
         yield official_module.WebSearchAPI(), WebSearchAPI()
 

@@ -54,7 +54,7 @@ def session(api: WebSearchAPI, web: FakeWeb) -> list[Any]:
 
 def test_record_then_replay_gives_identical_outputs(web: FakeWeb, tmp_path: Path) -> None:
     record_dir = tmp_path / "web-record"
-    live = create("serpapi", record_dir, api_key="k", endpoint=web.base)
+    live = create("serpapi", record_dir, api_key="k", endpoint=web.base, allow_private=True)
     with use(live):
         recorded = session(WebSearchAPI(), web)
     assert web.requests["tea"] == 3  # (10, wt-wt), (3, de-de), ("5", wt-wt): once each
@@ -74,7 +74,7 @@ def test_record_then_replay_gives_identical_outputs(web: FakeWeb, tmp_path: Path
 
 
 def test_a_record_made_with_one_provider_answers_another(web: FakeWeb, tmp_path: Path) -> None:
-    with use(create("serpapi", tmp_path, api_key="k", endpoint=web.base)):
+    with use(create("serpapi", tmp_path, api_key="k", endpoint=web.base, allow_private=True)):
         first = WebSearchAPI().search_engine_query("tea", 2)
 
     class Unreachable:

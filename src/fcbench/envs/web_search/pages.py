@@ -8,20 +8,25 @@ into markdown by `html2text` (default settings), or into visible text by Beautif
 failure, an unsupported mode included (checked after the page was fetched, as upstream),
 becomes `{"error": "An error occurred while fetching <url>: <message>"}`.
 
+Unlike the official tool, a fetch is bounded (`guard`): a model may ask for any URL, so
+pages on loopback, private, link-local or metadata addresses are refused (unless
+`allow_private`), on every redirect hop and by the address connected to; a body over
+`MAX_PAGE_BYTES` (as sent or once decoded) and a fetch over `DEADLINE` seconds in all are
+refused too. A refusal is the tool's usual error text, so the model reads why.
+
 `requests`, `html2text` and `beautifulsoup4` come with the `web` extra and are imported on
 first use, so the environment class imports without them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from fcbench import redact
 from fcbench.envs.web_search.extra import missing
 from fcbench.envs.web_search.failure import ToolFailure, failure_reason, is_transient
 
-__all__ = ["BROWSER_HEADERS", "MODES", "PageFetcher", "convert_page"]
+__all__ = ["BROWSER_HEADERS", "MODES", "PageFetcher", "PageRefused", "convert_page"]
 
 MODES = ("raw", "markdown", "truncate")
 TIMEOUT = 20.0
@@ -47,41 +52,68 @@ BROWSER_HEADERS: dict[str, str] = {
 }
 """The official request headers (sites answer a bare client with 403 more often)."""
 
-Getter = Callable[..., Any]
-"""`requests.get`'s signature; tests may pass another."""
+MAX_PAGE_BYTES = 10_000_000
+"""The cap on a page's body, as sent and once decoded (gzip, deflate, br): a page past it is
+an error, never read to its end (a 1 GiB page, or 1 MB of gzip that inflates to 1 GiB)."""
+DEADLINE = 60.0
+"""Seconds for a whole fetch, redirects and body included (the 20 s `TIMEOUT` is per read,
+which a server sending one byte every few seconds never trips)."""
+MAX_REDIRECTS = 30
+"""As `requests` allows; each hop is followed here, by hand, and checked like the first."""
+
+
+class PageRefused(Exception):
+    """A page that is not fetched or not read to its end: an address the host policy refuses,
+    a body over the cap, a fetch over its deadline. The message is the tool's error text."""
 
 
 class PageFetcher:
-    """Fetches and converts pages; safe to share between threads (no session state)."""
+    """Fetches and converts pages under a host policy, a size cap and a deadline; safe to
+    share between threads (each fetch has its own session and connections).
+
+    `allow_private` lets pages on loopback, private, link-local and other non-global
+    addresses be fetched (`--web-allow-private`: a local mirror, the tests' servers); by
+    default they are refused, on every hop, by the address actually connected to.
+    """
 
     name = "http"
 
-    def __init__(self, timeout: float = TIMEOUT, get: Getter | None = None) -> None:
+    def __init__(
+        self,
+        timeout: float = TIMEOUT,
+        *,
+        allow_private: bool = False,
+        deadline: float = DEADLINE,
+        max_bytes: int = MAX_PAGE_BYTES,
+    ) -> None:
         self.timeout = timeout
-        self._get = get
+        self.allow_private = allow_private
+        self.deadline = deadline
+        self.max_bytes = max_bytes
 
     def check(self) -> str | None:
         """Why pages cannot be fetched here (a missing extra), or None."""
-        client = ("requests",) if self._get is None else ()
-        return missing("fetching pages", *client, "html2text", "bs4")
+        return missing("fetching pages", "requests", "html2text", "bs4")
 
     def fetch(self, url: Any, mode: Any) -> dict[str, Any]:
         """`{"content": text}` or the official error dict; never raises."""
         try:
-            get = self._get
-            if get is None:
-                import requests
-
-                get = requests.get
-            response = get(url, headers=BROWSER_HEADERS, timeout=self.timeout,
-                           allow_redirects=True)
-            response.raise_for_status()
-            return {"content": convert_page(response.text, mode)}
+            return {"content": convert_page(self.page_text(url), mode)}
         except Exception as exc:
             message = f"An error occurred while fetching {url}: {redact.text(str(exc))}"
             if is_transient(exc):  # the network's doing, not the page's: asked again
                 return ToolFailure(message, failure_reason("page fetch", exc))
             return {"error": message}
+
+    def page_text(self, url: str) -> str:
+        """The page's text as `requests` decodes it, after the redirects (each checked)."""
+        from fcbench.envs.web_search import guard
+
+        with guard.Fetch(self.allow_private, self.deadline) as fetch:
+            response = fetch.get_following_redirects(url, BROWSER_HEADERS, self.timeout,
+                                                     MAX_REDIRECTS)
+            response.raise_for_status()
+            return fetch.text(response, self.max_bytes)
 
 
 def convert_page(html: str, mode: Any) -> str:

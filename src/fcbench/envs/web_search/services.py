@@ -220,11 +220,14 @@ class WebServices:
 def create(
     provider: str = DEFAULT_PROVIDER,
     record_dir: Path | str | None = None,
+    *,
+    allow_private: bool = False,
     **options: Any,
 ) -> WebServices:
     """The services for a provider name (`serpapi`, `ddgs`, `replay`), optionally recording.
 
-    `options` go to the provider (e.g. `api_key`, `max_wait` for serpapi; `backend` for
+    `allow_private` lets pages on loopback and private addresses be fetched (`pages`: refused
+    by default). `options` go to the provider (e.g. `api_key`, `max_wait` for serpapi; `backend` for
     ddgs). Raises WebSearchError for an unknown name or an unusable record folder; does not
     check keys or packages (see `WebServices.check`).
     """
@@ -245,7 +248,7 @@ def create(
     chosen: SearchProvider = (
         SerpApiProvider(**options) if provider == "serpapi" else DdgsProvider(**options)
     )
-    return WebServices(chosen, PageFetcher(), record)
+    return WebServices(chosen, PageFetcher(allow_private=allow_private), record)
 
 
 _configured: WebServices | None = None

@@ -1,0 +1,92 @@
+"""Replies are bounded: a deadline for the whole request, a cap on the body (raw and decoded),
+for every endpoint backend; both are retryable errors (`models.limits`)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import tracemalloc
+from collections.abc import Iterator
+from typing import Any
+
+import anthropic  # noqa: F401 - imported before timing: the backends import their SDK
+import openai  # noqa: F401 - on first use, which would count against the deadline
+import pytest
+from google import genai  # noqa: F401
+
+from fcbench.models.anthropic_native import AnthropicBackend
+from fcbench.models.base import ChatRequest, TransientError
+from fcbench.models.google_native import GoogleBackend
+from fcbench.models.limits import ReplyOverdue, ReplyTooLarge
+from fcbench.models.openai_compat import OpenAICompatBackend
+from hostile_endpoint import KINDS, HostileEndpoint
+
+CAP = 1_000_000
+DEADLINE = 2.0
+MEMORY = 500 * 2**20
+REQUEST = ChatRequest([{"role": "user", "content": "q"}], None, "prompt")
+EXPECTED: dict[str, type[TransientError]] = {
+    "drip": ReplyOverdue, "endless": ReplyTooLarge, "huge": ReplyTooLarge,
+    "huge-unannounced": ReplyTooLarge, "bomb": ReplyTooLarge,
+}
+
+
+@pytest.fixture(scope="module")
+def endpoint() -> Iterator[HostileEndpoint]:
+    with HostileEndpoint(drip_every=0.5) as server:
+        yield server
+
+
+def backend(kind: str, url: str) -> Any:
+    if kind == "anthropic":
+        return AnthropicBackend("m", [url], api_key="k", timeout=DEADLINE, max_reply_bytes=CAP)
+    if kind == "google":
+        return GoogleBackend("m", [url], api_key="k", timeout=DEADLINE, max_reply_bytes=CAP)
+    return OpenAICompatBackend("m", [url], timeout=DEADLINE, max_reply_bytes=CAP)
+
+
+def bounded_step(chosen: Any) -> tuple[BaseException | None, float, int]:
+    """(what the step raised, seconds, peak bytes allocated in Python meanwhile)."""
+
+    async def main() -> BaseException | None:
+        try:
+            await chosen.step(REQUEST)
+        except Exception as exc:
+            return exc
+        finally:
+            await chosen.aclose()
+        return None
+
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        raised = asyncio.run(main())
+    finally:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    return raised, time.perf_counter() - start, peak
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("api", ["openai", "anthropic", "google"])
+def test_hostile_replies_end_in_bounded_time_and_memory(
+    endpoint: HostileEndpoint, api: str, kind: str
+) -> None:
+    raised, seconds, peak = bounded_step(backend(api, endpoint.url(kind)))
+    print(f"{api} {kind}: {seconds:.2f} s, {peak / 2**20:.0f} MiB peak")
+    assert isinstance(raised, EXPECTED[kind]), repr(raised)
+    assert "\n" not in str(raised) and len(str(raised)) < 300
+    assert seconds <= DEADLINE + 3 and peak <= MEMORY
+
+
+def test_a_normal_reply_is_untouched(endpoint: HostileEndpoint) -> None:
+    raised, _, _ = bounded_step(backend("openai", endpoint.url("fine")))
+    assert raised is None
+
+
+def test_the_deadline_is_the_whole_request_not_each_read(endpoint: HostileEndpoint) -> None:
+    """Each read gets a byte within 0.5 s, so a per-read timeout never fires."""
+    chosen = OpenAICompatBackend("m", [endpoint.url("drip")], timeout=1.5)
+    raised, seconds, _ = bounded_step(chosen)
+    assert isinstance(raised, ReplyOverdue) and 1.4 <= seconds <= 4
+    assert "within 1.5 s" in str(raised)
