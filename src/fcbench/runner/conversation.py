@@ -26,7 +26,6 @@ run asks it again from its first turn.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +56,7 @@ from fcbench.models.prompts import (
 )
 from fcbench.models.tools import convert_tools
 from fcbench.runner import agentic
+from fcbench.runner.env_calls import execute_calls
 from fcbench.runner.generate import Guard
 
 __all__ = ["Conversation", "LoopSettings", "has_environments", "run_conversation", "step_limit"]
@@ -280,10 +280,7 @@ class _Loop:
         calls = _decode(reply.result, self.encoding, step_log)
         if calls is None:
             return False
-        if self.env.performs_io:  # pages fetched, embeddings computed: off the event loop
-            results = await asyncio.to_thread(self.env.execute, calls)
-        else:
-            results = self.env.execute(calls)
+        results = await execute_calls(self.env, calls)  # off the event loop, under a budget
         self.conversation.add_results(reply, calls, results)
         step_log.extend({"role": "tool", "content": r} for r in results)
         return True
