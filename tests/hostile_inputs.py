@@ -76,6 +76,10 @@ ENVIRONMENT_BOMBS: tuple[HostileCalls, ...] = (
                  _FS_ROOT),
     HostileCalls("1 MB file in a doubling tree", ("GorillaFileSystem",),
                  wide_text_tree(12, 1_000_000), _TREE, _FS_ROOT),
+    HostileCalls("memory_replace multiplying the memory", ("MemoryAPI_rec_sum",),
+                 (f"memory_append(text='{'a' * 9000}')",
+                  f"memory_replace(old_text='a', new_text='{'a' * 9000}')",
+                  f"memory_replace(old_text='a', new_text='{'a' * 9000}')"), _BUDGET),
 )
 """Environment calls whose cost grows with a value in them (precision, exponent) or with
 copies of shared trees; each must be refused quickly with an error result."""

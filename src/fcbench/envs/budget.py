@@ -34,6 +34,7 @@ __all__ = [
     "CALL_SECONDS",
     "CASE_MEMORY_BYTES",
     "CASE_SECONDS",
+    "MAX_MEMORY_TEXT",
     "MAX_PRECISION_DIGITS",
     "MAX_RESULT_DIGITS",
     "MAX_TREE_NODES",
@@ -56,6 +57,11 @@ path that reaches it, as listing, sizing, comparing and printing the tree all do
 
 MAX_TREE_TEXT = 5_000_000
 """Characters of file text a file system may hold, counted the same way."""
+
+MAX_MEMORY_TEXT = 10_000_000
+"""Characters the recursive-summary memory may reach by `memory_replace` (which, upstream,
+checks only the new text's length: two replaces of one character by 10,000 would make 10**12);
+1,000 times its entry limit."""
 
 CALL_SECONDS = 30.0
 """Wall-clock seconds the conversation loop waits for one step's environment calls."""
