@@ -25,7 +25,7 @@ from fcbench.envs import budget, scenario
 from fcbench.envs.budget import BudgetExceeded
 from fcbench.envs.scenario import Scenario
 from fcbench.models.openai_compat import OpenAICompatBackend
-from fcbench.runner.env_calls import execute_calls
+from fcbench.runner.env_calls import CaseCalls, execute_calls
 from fcbench.runner.generate import GenerateSettings, RetryPolicy, generate
 
 SLOW_SECONDS = 4.0
@@ -128,3 +128,20 @@ def test_the_wait_ends_at_the_budget(spin_class: None) -> None:
     with pytest.raises(BudgetExceeded, match=r"more than 0.3 s \(spin\(seconds=1\)\)"):
         asyncio.run(execute_calls(env, ["spin(seconds=1)"], seconds=0.3))
     assert time.monotonic() - started < 0.9
+
+
+def test_a_case_has_a_budget_for_all_its_calls(spin_class: None,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(budget, "CASE_CALL_SECONDS", 1.0)
+    env = Scenario(_case(0, "q"), "m")
+    calls = CaseCalls()
+
+    async def steps() -> None:
+        for _ in range(3):
+            await calls.execute(env, ["spin(seconds=0.4)"])
+
+    started = time.monotonic()
+    with pytest.raises(BudgetExceeded, match=r"ran for more than 1 s in all \(spin"):
+        asyncio.run(steps())
+    assert time.monotonic() - started < 1.4
+    assert calls.left <= 0

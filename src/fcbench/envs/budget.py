@@ -32,6 +32,7 @@ from types import FrameType
 __all__ = [
     "BUDGET_ERROR_TYPE",
     "CALL_SECONDS",
+    "CASE_CALL_SECONDS",
     "CASE_MEMORY_BYTES",
     "CASE_SECONDS",
     "MAX_MEMORY_TEXT",
@@ -65,6 +66,10 @@ checks only the new text's length: two replaces of one character by 10,000 would
 
 CALL_SECONDS = 30.0
 """Wall-clock seconds the conversation loop waits for one step's environment calls."""
+
+CASE_CALL_SECONDS = 120.0
+"""Wall-clock seconds all of one case's environment calls may take together during generation
+(its model calls not counted)."""
 
 CASE_SECONDS = 10.0
 """Wall-clock seconds the multi-turn checker may spend replaying one case."""

@@ -56,7 +56,7 @@ from fcbench.models.prompts import (
 )
 from fcbench.models.tools import convert_tools
 from fcbench.runner import agentic
-from fcbench.runner.env_calls import execute_calls
+from fcbench.runner.env_calls import CaseCalls
 from fcbench.runner.generate import Guard
 
 __all__ = ["Conversation", "LoopSettings", "has_environments", "run_conversation", "step_limit"]
@@ -248,6 +248,7 @@ class _Loop:
         self.guard = guard
         self.settings = settings
         self.record = _Record()
+        self.calls = CaseCalls()
 
     def log_state(self) -> None:
         if self.settings.state_log:
@@ -280,7 +281,7 @@ class _Loop:
         calls = _decode(reply.result, self.encoding, step_log)
         if calls is None:
             return False
-        results = await execute_calls(self.env, calls)  # off the event loop, under a budget
+        results = await self.calls.execute(self.env, calls)  # off the event loop, budgeted
         self.conversation.add_results(reply, calls, results)
         step_log.extend({"role": "tool", "content": r} for r in results)
         return True

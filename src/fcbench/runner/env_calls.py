@@ -14,13 +14,40 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from collections.abc import Callable
 
 from fcbench.envs import budget
 from fcbench.envs.budget import BudgetExceeded
 from fcbench.envs.scenario import Scenario
 
-__all__ = ["execute_calls"]
+__all__ = ["CaseCalls", "execute_calls"]
+
+
+class CaseCalls:
+    """One case's environment calls during generation: each step's calls may take
+    `envs.budget.CALL_SECONDS`, and all of the case's together `CASE_CALL_SECONDS` (both
+    read when the case starts)."""
+
+    def __init__(self) -> None:
+        self.left = budget.CASE_CALL_SECONDS
+
+    async def execute(self, env: Scenario, calls: list[str]) -> list[str]:
+        """Run one step's calls; BudgetExceeded past either budget."""
+        per_call = budget.CALL_SECONDS
+        limit = min(per_call, self.left)
+        started = time.monotonic()
+        try:
+            return await execute_calls(env, calls, limit)
+        except BudgetExceeded:
+            if limit < per_call:
+                raise BudgetExceeded(
+                    f"the case's environment calls ran for more than "
+                    f"{budget.CASE_CALL_SECONDS:g} s in all ({_shown(calls)})"
+                ) from None
+            raise
+        finally:
+            self.left -= time.monotonic() - started
 
 
 async def execute_calls(env: Scenario, calls: list[str], seconds: float | None = None
