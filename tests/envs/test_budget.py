@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -136,3 +137,18 @@ def test_a_timer_interrupts_and_is_removed() -> None:
     with pytest.raises(CaseOverBudget), case_budget(seconds=0.2, memory=0):
         time.sleep(3)
     time.sleep(0.3)  # a timer left running would raise here
+
+
+def test_an_outer_timer_goes_on_after_a_case() -> None:
+    fired: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.5)
+        with case_budget(seconds=5, memory=0):
+            pass
+        assert 0 < signal.getitimer(signal.ITIMER_REAL)[0] <= 0.5
+        time.sleep(0.8)
+        assert fired == [signal.SIGALRM]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -26,6 +26,7 @@ import contextlib
 import resource
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from types import FrameType
 
@@ -120,12 +121,16 @@ def _alarm(seconds: float) -> Iterator[None]:
         raise CaseOverBudget(f"the case ran for more than {seconds:g} s")
 
     previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    started = time.monotonic()
+    outer, interval = signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer:  # someone else's timer was running: it goes on with what it had left
+            left = max(outer - (time.monotonic() - started), 0.001)
+            signal.setitimer(signal.ITIMER_REAL, left, interval)
 
 
 @contextlib.contextmanager
