@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import time
 import sys
 from decimal import Decimal
 from typing import Any
@@ -144,3 +145,13 @@ def test_an_integer_power_too_long_to_print_fails_as_printing_it_would() -> None
     assert api.power(10, limit - 1) == {"result": 10 ** (limit - 1)}  # near the limit: computed
     assert api.power(-1, 10**4000) == {"result": 1}
     assert api.power(2, -5) == {"result": 2**-5}
+
+
+def test_an_integer_rounded_past_all_its_digits_is_zero_without_computing() -> None:
+    api = MathAPI()
+    for number in (0, 5, 15, 499, 500, 1500, -2501, True, 10**30):
+        for places in range(-35, 3):
+            assert api.round_number(number, places) == {"result": round(number, places)}
+    started = time.monotonic()
+    assert api.round_number(-(10**4000), -(10**9)) == {"result": 0}  # Python: 10**(10**9)
+    assert time.monotonic() - started < 0.5

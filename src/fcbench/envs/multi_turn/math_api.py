@@ -199,7 +199,13 @@ class MathAPI:
             return {"error": "Input must be a number"}
 
     def round_number(self, number: float, decimal_places: int = 0) -> dict[str, Any]:
-        """Python's round (half to even; a float stays a float even with 0 places)."""
+        """Python's round (half to even; a float stays a float even with 0 places).
+
+        An integer rounded to more places left of the point than it has digits is 0, which is
+        returned without computing `10 ** places` (Python would, for minutes).
+        """
+        if _rounds_to_zero(number, decimal_places):
+            return {"result": 0}
         try:
             return {"result": round(number, decimal_places)}
         except TypeError:
@@ -288,3 +294,10 @@ def _check_integer_power(base: Any, exponent: Any) -> None:
             f"power: the result would have about {int(digits)} digits, over the limit of "
             f"{MAX_RESULT_DIGITS}"
         )
+
+
+def _rounds_to_zero(number: Any, places: Any) -> bool:
+    """Whether `round(number, places)` is an integer 0 because 10**-places > 2 * |number|."""
+    if not isinstance(number, int) or type(places) not in (int, bool) or places >= 0:
+        return False
+    return -places > abs(number).bit_length() // 3 + 2  # more than its digits + 1
