@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib
 import json
 import math
-import time
 import sys
+import time
 from decimal import Decimal
 from typing import Any
 

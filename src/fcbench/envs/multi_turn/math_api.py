@@ -300,4 +300,5 @@ def _rounds_to_zero(number: Any, places: Any) -> bool:
     """Whether `round(number, places)` is an integer 0 because 10**-places > 2 * |number|."""
     if not isinstance(number, int) or type(places) not in (int, bool) or places >= 0:
         return False
-    return -places > abs(number).bit_length() // 3 + 2  # more than its digits + 1
+    digits_bound: int = abs(number).bit_length() // 3 + 1  # at least its decimal digits
+    return bool(-places > digits_bound + 1)
