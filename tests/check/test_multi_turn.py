@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -259,3 +261,47 @@ def test_failure_records_have_the_official_multi_turn_shape() -> None:
     ]  # fmt: skip
     assert terminated["error"]["error_type"] == FORCE_TERMINATED
     assert terminated["inference_log"] == ""
+
+
+def _truth_steps(case: TestCase) -> list[list[str]]:
+    """The ground truth as a prompt-mode model answers it: one step per turn."""
+    return [["[" + ", ".join(calls) + "]"] if calls else [] for calls in case.possible_answer]
+
+
+def test_hostile_calls_in_a_result_file_are_judged_fast_and_the_rest_unchanged(
+    fetched_home: Path, tmp_path: Path
+) -> None:
+    """The doubling tree (official: 76 s, 6 GB, MemoryError, no score file) and the precision
+    and power bombs (291 s, 5.4 GB) among ground-truth answers: judged in seconds, the score
+    file written, the bombed file-system case a state mismatch, and the math bombs, whose
+    results never matter, leave their case valid, as the official evaluator would."""
+    from fcbench.dataset.load import load_category
+    from fcbench.evaluation import evaluate
+    from hostile_inputs import doubling_tree
+
+    cases = load_category("multi_turn_base")
+    with_fs = next(c for c in cases if "GorillaFileSystem" in c.extras["involved_classes"])
+    with_math = next(c for c in cases if "MathAPI" in c.extras["involved_classes"])
+    others = [c for c in cases if c not in (with_fs, with_math)][:4]
+    answers = {c.id: _truth_steps(c) for c in [with_fs, with_math, *others]}
+    answers[with_fs.id][0].insert(0, "[" + ", ".join(doubling_tree(22)) + "]")
+    answers[with_math.id][0].insert(0, "[square_root(number=2, precision=999999999), "
+                                       "power(base=2, exponent=999999999)]")
+    folder = tmp_path / "results" / "my-model"
+    (folder / "multi_turn").mkdir(parents=True)
+    (folder / "model.json").write_text(json.dumps({"mode": "prompt"}))
+    lines = [json.dumps({"id": i, "result": r}) for i, r in answers.items()]
+    result_file = folder / "multi_turn" / "BFCL_v4_multi_turn_base_result.json"
+    result_file.write_text("\n".join(lines) + "\n")
+    started = time.monotonic()
+    report = evaluate(tmp_path / "results", score_dir=tmp_path / "scores", workers=1)
+    assert time.monotonic() - started < 30  # most of it loading the category
+    verdicts = {c.id: c.verdict for c in report.models["my-model"].categories[
+        "multi_turn_base"].cases}
+    assert not verdicts[with_fs.id].valid
+    assert verdicts[with_fs.id].error_type == "multi_turn:instance_state_mismatch"
+    assert all(v.valid for i, v in verdicts.items() if i != with_fs.id), verdicts
+    score_file = tmp_path / "scores" / "my-model" / "multi_turn" / \
+        "BFCL_v4_multi_turn_base_score.json"
+    assert [json.loads(line)["id"] for line in score_file.read_text().splitlines()[1:]] == [
+        with_fs.id]

@@ -19,6 +19,7 @@ from fcbench.dataset.model import TestCase, Verdict
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.execute import decode_execute, is_empty_execution
+from fcbench.envs.budget import BUDGET_ERROR_TYPE, CASE_SECONDS, CaseOverBudget, case_budget
 from fcbench.envs.multi_turn import CLASSES
 from fcbench.envs.scenario import (
     Scenario,
@@ -67,12 +68,16 @@ def judge_multi_turn(
     model_name: str = DEFAULT_MODEL_NAME,
     details: bool = True,
     release: str | None = None,
+    seconds: float = CASE_SECONDS,
 ) -> Verdict:
     """The verdict on one multi-turn answer; never raises.
 
     `model_name` only names the instances (it can show in call arguments, see
     `dispatch`); `details=False` skips the state snapshots that only score files show;
     `release` is the dataset release the environments load their filler tables from.
+    The replay runs under the case budget (`envs.budget.case_budget`: `seconds` of wall
+    clock and a memory cap): past it the case fails with `BUDGET_ERROR_TYPE` and the run
+    goes on, where the official evaluator would run for minutes and then stop.
     """
     truth: list[list[str]] = case.possible_answer
     if type(raw) is not list:
@@ -86,8 +91,12 @@ def judge_multi_turn(
             f"({len(truth)}).",
         )
     try:
-        decoded = [decode_turn(turn, encoding) for turn in raw]
-        return _Replay(case, model_name, details, release).run(decoded, truth)
+        with case_budget(seconds):
+            decoded = [decode_turn(turn, encoding) for turn in raw]
+            return _Replay(case, model_name, details, release).run(decoded, truth)
+    except (CaseOverBudget, MemoryError) as exc:
+        reason = str(exc) if isinstance(exc, CaseOverBudget) else "it ran out of memory"
+        return _budget_failure(f"The replay of this case was stopped: {reason}.")
     except Exception as exc:  # an environment bug must not lose the run
         return Verdict.fail(
             CHECKER_CRASH,
@@ -107,6 +116,11 @@ def decode_turn(turn: Any, encoding: Encoding) -> list[list[str]]:
         if not is_empty_execution(calls):
             steps.append(calls)
     return steps
+
+
+def _budget_failure(message: str) -> Verdict:
+    error = {"error_message": message, "error_type": BUDGET_ERROR_TYPE}
+    return Verdict.fail(BUDGET_ERROR_TYPE, message, error=error)
 
 
 def _pre_check_failure(error_type: str, message: str) -> Verdict:

@@ -9,8 +9,8 @@ filler tables differ between releases), so that they cannot drift apart.
 
 Environment classes are found by official name: the multi-turn APIs (`envs.multi_turn.CLASSES`),
 the memory backends and the web search API, and classes registered with `register_classes`.
-A class whose calls wait on the network or compute for long says so with a class attribute
-`performs_io = True`, and the conversation loop runs its calls in a worker thread.
+During generation the conversation loop runs every step's calls in a worker thread under a
+time budget (`runner.env_calls`); a class attribute `performs_io = True` is informative only.
 """
 
 from __future__ import annotations
@@ -123,12 +123,6 @@ class Scenario:
     @property
     def created(self) -> bool:
         return self._instances is not None
-
-    @property
-    def performs_io(self) -> bool:
-        """Whether some involved class waits on the network or computes for long."""
-        return any(getattr(environment_class(name), "performs_io", False)
-                   for name in self.case.extras.get("involved_classes") or [])
 
     def execute(self, calls: list[str]) -> list[str]:
         """One result string per call string (errors are results, as upstream)."""

@@ -26,7 +26,6 @@ run asks it again from its first turn.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +57,7 @@ from fcbench.models.prompts import (
 )
 from fcbench.models.tools import convert_tools
 from fcbench.runner import agentic
+from fcbench.runner.env_calls import CaseCalls
 from fcbench.runner.generate import CallFailed, Guard
 
 __all__ = ["Conversation", "LoopSettings", "has_environments", "run_conversation", "step_limit"]
@@ -282,6 +282,7 @@ class _Loop:
         self.guard = guard
         self.settings = settings
         self.record = _Record()
+        self.calls = CaseCalls()
 
     def log_state(self) -> None:
         if self.settings.state_log:
@@ -314,10 +315,7 @@ class _Loop:
         calls = _decode(reply.result, self.encoding, step_log)
         if calls is None:
             return False
-        if self.env.performs_io:  # pages fetched, embeddings computed: off the event loop
-            results = await asyncio.to_thread(self.env.execute, calls)
-        else:
-            results = self.env.execute(calls)
+        results = await self.calls.execute(self.env, calls)  # off the event loop, budgeted
         results = [redact.values(r) for r in results]  # what goes to the model holds no key
         self.conversation.add_results(reply, calls, results)
         step_log.extend({"role": "tool", "content": r} for r in results)

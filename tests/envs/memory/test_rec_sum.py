@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from fcbench.envs.budget import BudgetExceeded
 from fcbench.envs.memory.rec_sum import MemoryRecSum
 from fcbench.envs.multi_turn.dispatch import render_result
 
@@ -74,3 +75,17 @@ def test_fuzzed_calls_match_the_official_backend(
     assert [render_result(o[1]) for o in outcomes] == official["rendered"]
     assert {"memory": memory.memory} == official["state"]
     assert memory._dump_core_memory_to_context() == official["context"]
+
+
+def test_replaces_that_multiply_the_memory_are_refused_before_growing() -> None:
+    memory = MemoryRecSum()
+    memory.memory_append("a" * 10_000)
+    assert memory.memory_replace("a", "ab" * 250) == {"status": "Memory updated."}  # 5 M
+    assert len(memory.memory) == 5_000_000
+    with pytest.raises(BudgetExceeded, match="would hold 27500000 characters"):
+        memory.memory_replace("a", "a" * 10)  # 2.5 M "a"s, each 9 longer (upstream: done)
+    assert len(memory.memory) == 5_000_000
+    with pytest.raises(BudgetExceeded):
+        memory.memory_replace("", "z")  # between every character: doubles
+    assert memory.memory_replace("ab", "c") == {"status": "Memory updated."}
+    assert len(memory.memory) == 2_500_000

@@ -219,3 +219,17 @@ def test_instance_names_that_are_not_identifiers_break_every_call(notes: Notes) 
     assert run.execute_one("count()").startswith("Error during execution: invalid decimal literal")
     assert run.execute_one("missing()") == "Error during execution: name 'missing' is not defined"
     assert notes.log == []
+
+
+def test_long_call_strings_are_not_kept_in_the_parse_cache() -> None:
+    from fcbench.envs.multi_turn.dispatch import CACHED_CALL_LENGTH, _simple_call
+    from fcbench.envs.multi_turn.math_api import MathAPI
+
+    run = Dispatcher({"MathAPI": MathAPI()}, {"MathAPI": "m"})
+    numbers = list(range(CACHED_CALL_LENGTH))
+    _simple_call.cache_clear()
+    long_result = run.execute_one(f"sum_values(numbers={numbers})")
+    assert _simple_call.cache_info().currsize == 0
+    assert long_result == run.execute_one("sum_values(numbers=[1, 2])").replace(
+        "3", str(sum(numbers)))
+    assert _simple_call.cache_info().currsize == 1  # short ones still are

@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
+from fcbench.envs.budget import MAX_TREE_NODES, MAX_TREE_TEXT, BudgetExceeded
 from fcbench.envs.multi_turn import load_class
 from fcbench.envs.multi_turn import long_context as filler
 from fcbench.envs.multi_turn.file_system import Directory, File, GorillaFileSystem
+from fcbench.envs.multi_turn.file_tree import expanded_size
 
 
 @pytest.fixture
@@ -235,6 +237,75 @@ def test_cp_directory_shares_children() -> None:
     # [quirk] the files are shared objects, the name mapping is not
     assert fs.cat("notes.txt") == {"file_content": "changed"}
     assert "only_in_backup" not in fs.ls()["current_directory_content"]
+
+
+def _doubling(fs: GorillaFileSystem, levels: int) -> None:
+    """`levels` nested directories, each copied beside itself on the way back up: the copies
+    share children, so paths double per level; stops at the first refused copy."""
+    for level in range(levels):
+        fs.mkdir(f"l{level}")
+        fs.cd(f"l{level}")
+    fs.touch("f")
+    for level in range(levels - 1, 0, -1):
+        fs.cd("..")
+        fs.cp(f"l{level}", f"m{level}")
+
+
+def test_copies_that_multiply_paths_are_refused_and_undone() -> None:
+    fs = _fs()
+    _doubling(fs, 12)  # 2**12 paths: within the budget, as the official builds it
+    fs.cd("/")
+    assert len(fs.find()["matches"]) > 2**12
+    fs = _fs()
+    with pytest.raises(BudgetExceeded, match="cp: the file system would exceed"):
+        _doubling(fs, 40)
+    size = expanded_size(fs.root, MAX_TREE_NODES, MAX_TREE_TEXT)
+    assert size is not None and size[0] <= MAX_TREE_NODES  # the refused copy was taken back
+    level = int(fs._current_dir.name[1:])
+    for deeper in range(level + 1, 40):
+        fs.cd(f"l{deeper}")  # the bottom: reached along every copied path
+    names = list(fs._current_dir.contents)
+    with pytest.raises(BudgetExceeded, match="touch"):  # each file adds a path per copy
+        for count in range(1000):
+            fs.touch(f"t{count}")
+            names.append(f"t{count}")
+    assert list(fs._current_dir.contents) == names  # the refused file was taken back
+
+
+def test_a_copy_into_itself_is_a_refused_cycle() -> None:
+    fs = _fs()
+    fs.cd("documents")
+    fs.mkdir("inner")
+    fs.cd("..")
+    with pytest.raises(BudgetExceeded):
+        fs.cp("documents", "documents")
+    assert "documents" not in fs._current_dir.contents["documents"].contents  # type: ignore[union-attr]
+    assert len(fs.find()["matches"]) == 7
+
+
+def test_text_multiplied_by_shared_copies_is_refused() -> None:
+    fs = _fs()
+    _doubling(fs, 8)  # 2**8 copies of one file
+    fs.cd("l1")
+    for level in range(2, 8):
+        fs.cd(f"l{level}")
+    with pytest.raises(BudgetExceeded, match="echo"):
+        fs.echo("z" * (MAX_TREE_TEXT // 100), "f")
+    assert fs.cat("f") == {"file_content": ""}
+    assert fs.echo("small", "f") is None
+
+
+def test_expanded_size_counts_every_path_once() -> None:
+    root = Directory("/")
+    shared = Directory("s", root)
+    shared.contents["f"] = File("f", "abc")
+    root.contents["a"] = shared
+    root.contents["b"] = shared
+    assert expanded_size(root, 100, 100) == (4, 6)
+    assert expanded_size(root, 3, 100) is None
+    assert expanded_size(root, 100, 5) is None
+    shared.contents["loop"] = root
+    assert expanded_size(root, 10**9, 10**9) is None
 
 
 def test_rm_and_rmdir() -> None:

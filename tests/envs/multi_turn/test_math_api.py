@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
+import sys
+import time
 from decimal import Decimal
 from typing import Any
 
 import pytest
 
+from fcbench.envs.budget import MAX_PRECISION_DIGITS, BudgetExceeded
 from fcbench.envs.multi_turn import load_class
 from fcbench.envs.multi_turn.math_api import MathAPI
 
@@ -33,10 +37,12 @@ def test_logarithm_is_mpmath() -> None:
     api = MathAPI()
     assert _rendered(api.logarithm(630.0, 10, 5)) == "{'result': mpf('2.7993393')}"
     assert _rendered(api.logarithm(20, 10, 2)) == "{'result': mpf('1.3027')}"
-    # [quirk] the precision is global and the digits shown follow the current one
+    # [quirk] the precision is global and left set; the runner prints each result right
+    # after its call, so a result keeps the digits of its own call's precision
     kept = api.logarithm(20, 10, 2)
     api.logarithm(2, 10, 5)
-    assert _rendered(kept) == "{'result': mpf('1.3027344')}"
+    assert importlib.import_module("mpmath").mp.dps == 5
+    assert _rendered(kept) == "{'result': mpf('1.3027')}"
     assert _rendered(api.logarithm(0, 10, 5)) == "{'result': mpf('-inf')}"
     assert _rendered(api.logarithm(-1, 10, 5)) == "{'result': mpc(real='0.0', imag='1.3643761')}"
     assert api.logarithm(8, 1, 5) == {"error": ""}  # division by log(1) == 0
@@ -117,3 +123,35 @@ def test_unit_conversions() -> None:
 def test_square_root_without_precision_fails_like_the_official() -> None:
     invalid = {"error": "Input must be a number or computation resulted in an invalid operation"}
     assert MathAPI().square_root(3, None) == invalid  # type: ignore[arg-type]
+
+
+def test_precision_past_the_budget_is_refused_before_computing() -> None:
+    api = MathAPI()
+    with pytest.raises(BudgetExceeded, match="precision 999999999 is over the limit"):
+        api.square_root(2, 999999999)
+    with pytest.raises(BudgetExceeded, match="logarithm: precision"):
+        api.logarithm(10, 2, 999999999)
+    assert len(str(api.square_root(2, MAX_PRECISION_DIGITS)["result"])) == MAX_PRECISION_DIGITS + 1
+
+
+def test_an_integer_power_too_long_to_print_fails_as_printing_it_would() -> None:
+    api = MathAPI()
+    limit = sys.get_int_max_str_digits()
+    with pytest.raises(ValueError) as printing:
+        str(10**limit)
+    with pytest.raises(ValueError) as refused:
+        api.power(2, 999999999)
+    assert str(refused.value) == str(printing.value)
+    assert api.power(10, limit - 1) == {"result": 10 ** (limit - 1)}  # near the limit: computed
+    assert api.power(-1, 10**4000) == {"result": 1}
+    assert api.power(2, -5) == {"result": 2**-5}
+
+
+def test_an_integer_rounded_past_all_its_digits_is_zero_without_computing() -> None:
+    api = MathAPI()
+    for number in (0, 5, 15, 499, 500, 1500, -2501, True, 10**30):
+        for places in range(-35, 3):
+            assert api.round_number(number, places) == {"result": round(number, places)}
+    started = time.monotonic()
+    assert api.round_number(-(10**4000), -(10**9)) == {"result": 0}  # Python: 10**(10**9)
+    assert time.monotonic() - started < 0.5

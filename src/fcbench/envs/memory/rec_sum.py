@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fcbench.envs.budget import MAX_MEMORY_TEXT, BudgetExceeded
 from fcbench.envs.memory.base import MemoryBackend
 
 __all__ = ["MemoryRecSum"]
@@ -70,6 +71,12 @@ class MemoryRecSum(MemoryBackend):
             return {"error": f"Text '{old_text}' not found in memory."}
         if len(new_text) > MAX_MEMORY_ENTRY_LENGTH:
             return _too_long("replacing")
+        grown = self.memory.count(old_text) * (len(new_text) - len(old_text))
+        if len(self.memory) + grown > MAX_MEMORY_TEXT:  # each replace can multiply the text
+            raise BudgetExceeded(
+                f"memory_replace: the memory would hold {len(self.memory) + grown} characters, "
+                f"over the limit of {MAX_MEMORY_TEXT}"
+            )
         self.memory = self.memory.replace(old_text, new_text)
         return {"status": "Memory updated."}
 

@@ -35,6 +35,10 @@ BLOCKED_NAMES = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", 
 
 ERROR_PREFIX = "Error during execution: "
 
+CACHED_CALL_LENGTH = 512
+"""Longer call strings take the rewriting way, uncached: the parse cache holds 65,536 calls,
+which must not become 65,536 copies of a megabyte literal from a hostile result file."""
+
 _CALLED_NAME = re.compile(r"\b([a-zA-Z_]\w*)\s*(?=\()")
 _LABEL_UNSAFE = re.compile(r"[-./:]")
 _UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
@@ -78,7 +82,8 @@ class Dispatcher:
     def execute_one(self, call: str) -> str:
         """Run one call string; never raises (errors are results, as upstream)."""
         try:
-            shortcut = self._shortcut and call.count("(") == 1 and call.isascii()
+            shortcut = (self._shortcut and len(call) <= CACHED_CALL_LENGTH
+                        and call.count("(") == 1 and call.isascii())
             simple = _simple_call(call) if shortcut else None
             if simple is not None:
                 return render_result(self._run_simple(simple, call))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fcbench.envs.budget import MAX_TREE_NODES, MAX_TREE_TEXT, BudgetExceeded
 from fcbench.envs.multi_turn import long_context
 from fcbench.envs.multi_turn.file_tree import (
     _SIZE_UNITS,
@@ -25,9 +26,12 @@ from fcbench.envs.multi_turn.file_tree import (
     Node,
     _byte_size,
     _name_is_valid,
+    expanded_size,
 )
 
 __all__ = ["Directory", "File", "GorillaFileSystem"]
+
+_Saved = list[tuple[Directory, dict[str, Node]]]
 
 class GorillaFileSystem:
     """The file-system backend; state is `root` (the tree) and `long_context`."""
@@ -36,6 +40,9 @@ class GorillaFileSystem:
         self.root: Directory
         self._current_dir: Directory
         self._release: str | None = None
+        self._shared = False
+        """Whether a directory was ever copied: from then on a change can multiply paths
+        (the copy shares its children), so changes are checked against the tree budget."""
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, GorillaFileSystem) and self.root == other.root
@@ -107,6 +114,26 @@ class GorillaFileSystem:
             node = step
         return node
 
+    def _save(self, *directories: Directory) -> _Saved | None:
+        """The entries of the directories a change is about to touch, when the change must be
+        checked against the tree budget (None: no directory was ever copied)."""
+        if not self._shared:
+            return None
+        return [(directory, dict(directory.contents)) for directory in directories]
+
+    def _check_budget(self, command: str, saved: _Saved | None) -> None:
+        """After a change: when the tree is now over budget, put the saved entries back
+        (in place: a moved directory shares its entries mapping) and refuse the command."""
+        if saved is None or not self._over_budget():
+            return
+        for directory, entries in saved:
+            directory.contents.clear()
+            directory.contents.update(entries)
+        raise _refused(command)
+
+    def _over_budget(self) -> bool:
+        return self._shared and expanded_size(self.root, MAX_TREE_NODES, MAX_TREE_TEXT) is None
+
     def _local_file(self, file_name: str) -> File | None:
         """A file (not a directory) in the working directory, by name."""
         if file_name in self._current_dir.contents:
@@ -164,7 +191,9 @@ class GorillaFileSystem:
             return {"error": f"mkdir: cannot create directory '{dir_name}': Invalid character"}
         if dir_name in self._current_dir.contents:
             return {"error": f"mkdir: cannot create directory '{dir_name}': File exists"}
+        saved = self._save(self._current_dir)
         self._current_dir._add_directory(dir_name)
+        self._check_budget("mkdir", saved)
         return None
 
     def touch(self, file_name: str) -> dict[str, Any] | None:
@@ -173,7 +202,9 @@ class GorillaFileSystem:
             return {"error": f"touch: cannot touch '{file_name}': Invalid character"}
         if file_name in self._current_dir.contents:
             return {"error": f"touch: cannot touch '{file_name}': File exists"}
+        saved = self._save(self._current_dir)
         self._current_dir._add_file(file_name)
+        self._check_budget("touch", saved)
         return None
 
     def echo(self, content: str, file_name: str | None = None) -> dict[str, Any] | None:
@@ -192,7 +223,11 @@ class GorillaFileSystem:
             # a directory name raises this AttributeError instead of returning an error dict.
             raise AttributeError("'Directory' object has no attribute '_write'")
         assert node is not None
+        previous = node._read()
         node._write(content)
+        if self._over_budget():
+            node._write(previous)
+            raise _refused("echo")
         return None
 
     def cat(self, file_name: str) -> dict[str, Any]:
@@ -310,16 +345,20 @@ class GorillaFileSystem:
                 "name."
             }
         if destination not in here.contents:
+            saved = self._save(here)
             here.contents.pop(source)
             _place_copy(node, here, destination, share_children=True)
+            self._check_budget("mv", saved)
             return {"result": f"'{source}' moved to '{destination}'"}
         target = here._get_item(destination)
         if not isinstance(target, Directory):
             return {"error": f"mv: cannot move '{source}' to '{destination}': Not a directory"}
         if source in target.contents:
             return {"error": f"mv: cannot move '{source}' to '{destination}/{source}': File exists"}
+        saved = self._save(here, target)
         here.contents.pop(source)
         _place_copy(node, target, source, share_children=True)
+        self._check_budget("mv", saved)
         return {"result": f"'{source}' moved to '{destination}/{source}'"}
 
     def rm(self, file_name: str) -> dict[str, Any]:
@@ -357,8 +396,11 @@ class GorillaFileSystem:
                 "error": "cp: path not allowed in destination. Provide only a file or directory "
                 "name."
             }
+        self._shared = self._shared or isinstance(node, Directory)
         if destination not in here.contents:
+            saved = self._save(here)
             _place_copy(node, here, destination, share_children=False)
+            self._check_budget("cp", saved)
             return {"result": f"'{source}' copied to '{destination}'"}
         target = here._get_item(destination)
         if not isinstance(target, Directory):
@@ -368,8 +410,17 @@ class GorillaFileSystem:
         # ("File 'x' already exists in directory 'd'.") instead of this error dict.
         if f"{destination}/{source}" in target.contents:
             return {"error": f"cp: cannot copy '{source}' to '{destination}/{source}': File exists"}
+        saved = self._save(target)
         _place_copy(node, target, source, share_children=False)
+        self._check_budget("cp", saved)
         return {"result": f"'{source}' copied to '{destination}/{source}'"}
+
+
+def _refused(command: str) -> BudgetExceeded:
+    return BudgetExceeded(
+        f"{command}: the file system would exceed {MAX_TREE_NODES} entries or "
+        f"{MAX_TREE_TEXT} characters counted along every path (or contain a cycle)"
+    )
 
 
 def _place_copy(node: Node, target: Directory, new_name: str, *, share_children: bool) -> None:

@@ -86,3 +86,53 @@ def _byte_size(node: Node) -> int:
     if isinstance(node, File):
         return len(node._read().encode("utf-8"))
     return sum(_byte_size(child) for child in node.contents.values())
+
+
+def expanded_size(root: Directory, max_nodes: int, max_text: int) -> tuple[int, int] | None:
+    """(entries, characters of file text) under `root`, each counted once per path that
+    reaches it, or None past either limit or on a cycle (infinitely many paths).
+
+    `cp` of a directory shares its children, so a tree can hold exponentially many paths in a
+    few nodes: each distinct directory is sized once (memoised by identity) and iteratively,
+    so the count costs time linear in the distinct nodes whatever their depth.
+    """
+    sizes: dict[int, tuple[int, int]] = {}
+    on_path: set[int] = set()
+    pending: list[tuple[Directory, bool]] = [(root, False)]
+    while pending:
+        directory, children_done = pending.pop()
+        key = id(directory)
+        if children_done:
+            on_path.discard(key)
+            total = _sum_children(directory, sizes)
+            if total[0] > max_nodes or total[1] > max_text:
+                return None
+            sizes[key] = total
+            continue
+        if key in sizes:
+            continue
+        on_path.add(key)
+        pending.append((directory, True))
+        for child in directory.contents.values():
+            if isinstance(child, Directory) and id(child) not in sizes:
+                if id(child) in on_path:
+                    return None
+                pending.append((child, False))
+    return sizes[id(root)]
+
+
+def _sum_children(directory: Directory, sizes: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """A directory's expanded size from its children's (already computed) sizes."""
+    nodes = text = 0
+    for child in directory.contents.values():
+        if isinstance(child, File):
+            nodes, text = nodes + 1, text + _text_length(child.content)
+        else:
+            child_nodes, child_text = sizes[id(child)]
+            nodes, text = nodes + 1 + child_nodes, text + child_text
+    return nodes, text
+
+
+def _text_length(content: object) -> int:
+    """Characters of a file's text (`echo` stores whatever value it was given)."""
+    return len(content) if isinstance(content, str) else len(str(content))

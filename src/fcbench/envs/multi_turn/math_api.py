@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import importlib
 import math
+import sys
+import threading
 from decimal import Context, Decimal, InvalidOperation
 from typing import Any
+
+from fcbench.envs.budget import MAX_PRECISION_DIGITS, MAX_RESULT_DIGITS, BudgetExceeded
 
 _TO_METRES: dict[str, float] = {
     "km": 1000,
@@ -64,12 +68,15 @@ class MathAPI:
         """
         # Imported on first use (untyped; only this function needs it).
         mpmath: Any = importlib.import_module("mpmath")
-
-        try:
-            mpmath.mp.dps = precision
-            return {"result": mpmath.log(value) / mpmath.log(base)}
-        except Exception as error:
-            return {"error": str(error)}
+        _check_precision("logarithm", precision)
+        # The working precision is process-wide: calls of concurrent cases (worker threads
+        # during generation) take turns, and the result is printed before the next one.
+        with _MPMATH_TURN:
+            try:
+                mpmath.mp.dps = precision
+                return {"result": _Printed(mpmath.log(value) / mpmath.log(base))}
+            except Exception as error:
+                return {"error": str(error)}
 
     def mean(self, numbers: list[float]) -> dict[str, Any]:
         """Arithmetic mean of a non-empty list."""
@@ -153,7 +160,13 @@ class MathAPI:
             return {"error": _BOTH_NUMBERS}
 
     def power(self, base: float, exponent: float) -> dict[str, Any]:
-        """base ** exponent (a negative base with a fractional exponent gives a complex)."""
+        """base ** exponent (a negative base with a fractional exponent gives a complex).
+
+        An integer result too long to print is refused before it is computed, with the error
+        printing it would raise (what the official result is), or over `MAX_RESULT_DIGITS`
+        when Python's printing limit is off.
+        """
+        _check_integer_power(base, exponent)
         try:
             return {"result": base**exponent}
         except TypeError:
@@ -165,6 +178,7 @@ class MathAPI:
         The official sets the thread's global decimal precision; a private context gives
         the same digits and the same errors without touching other Decimal users.
         """
+        _check_precision("square_root", precision)
         try:
             if number < 0:
                 return {"error": "Cannot calculate square root of a negative number"}
@@ -185,7 +199,13 @@ class MathAPI:
             return {"error": "Input must be a number"}
 
     def round_number(self, number: float, decimal_places: int = 0) -> dict[str, Any]:
-        """Python's round (half to even; a float stays a float even with 0 places)."""
+        """Python's round (half to even; a float stays a float even with 0 places).
+
+        An integer rounded to more places left of the point than it has digits is 0, which is
+        returned without computing `10 ** places` (Python would, for minutes).
+        """
+        if _rounds_to_zero(number, decimal_places):
+            return {"result": 0}
         try:
             return {"result": round(number, decimal_places)}
         except TypeError:
@@ -226,3 +246,59 @@ class MathAPI:
             return {"result": sum(numbers)}
         except TypeError:
             return {"error": _NUMBERS_EXPECTED}
+
+
+_MPMATH_TURN = threading.Lock()
+
+
+class _Printed:
+    """An `mpf` result with its text fixed when computed: it prints (`repr`, which the dict's
+    `str` uses) as the mpf did at the precision of its own call, whatever another case's call
+    sets the global precision to before the result is rendered."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.text = repr(value)
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+def _check_precision(function: str, precision: Any) -> None:
+    """Refuse a digit count whose computation would take minutes and gigabytes (an over-size
+    `int` only: other values fail inside the call as they do upstream)."""
+    if type(precision) is int and precision > MAX_PRECISION_DIGITS:
+        raise BudgetExceeded(
+            f"{function}: precision {precision} is over the limit of {MAX_PRECISION_DIGITS} "
+            "digits"
+        )
+
+
+def _check_integer_power(base: Any, exponent: Any) -> None:
+    """Raise, without computing it, when `base ** exponent` is an integer too long to print."""
+    if type(base) not in (int, bool) or type(exponent) not in (int, bool) or exponent <= 0:
+        return
+    if abs(base) <= 1:
+        return
+    # within a few digits of the true count (an exponent past float range: more than any)
+    scale = math.log10(abs(base))
+    digits = math.inf if exponent.bit_length() > 1000 else exponent * scale
+    printable = sys.get_int_max_str_digits()
+    if printable and digits > printable + 2:
+        str(10**printable)  # raises the ValueError printing the result would raise
+    if digits > MAX_RESULT_DIGITS + 2:
+        raise BudgetExceeded(
+            f"power: the result would have about {int(digits)} digits, over the limit of "
+            f"{MAX_RESULT_DIGITS}"
+        )
+
+
+def _rounds_to_zero(number: Any, places: Any) -> bool:
+    """Whether `round(number, places)` is an integer 0 because 10**-places > 2 * |number|."""
+    if not isinstance(number, int) or type(places) not in (int, bool) or places >= 0:
+        return False
+    digits_bound: int = abs(number).bit_length() // 3 + 1  # at least its decimal digits
+    return bool(-places > digits_bound + 1)
