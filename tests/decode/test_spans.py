@@ -111,4 +111,6 @@ def test_the_backtracking_inputs_take_milliseconds() -> None:
         spans.tagged(text, "<functions>", "</functions>")
         spans.tagged_bodies(text, "<TOOLCALL>", "</TOOLCALL>")
         spans.grid_end(text)
-        assert time.perf_counter() - started < 1.0, name
+        # linear scans take well under a second even on a loaded 2-core machine; the regexes
+        # they replace took minutes on these inputs
+        assert time.perf_counter() - started < 5.0, name
