@@ -182,7 +182,7 @@ def run(**kwargs: Any) -> None:
         write_html_report(Path(config.score_dir), Path(config.result_dir), config.release,
                           config.data_dir)
     if kwargs["model"] == GROUND_TRUTH:
-        _print_health(evaluation, prepared.folder, config.mode)
+        _print_health(evaluation, prepared.folder, prepared.mode)
     if report.errors:
         sys.exit(1)
 
@@ -307,13 +307,17 @@ class RichProgress(ProgressSink):
             TextColumn("{task.fields[extra]}"),
             console=console or Console(stderr=True),
             refresh_per_second=8,
+            # the ETA's speed over the last ten minutes: a case every 20 s still counts
+            speed_estimate_period=600,
         )
         self._tasks: dict[int, Any] = {}
         self._started: dict[int, float] = {}
+        self._previous = time.perf_counter()
         self._jobs: Sequence[GenerationJob] = ()
 
     def start(self, jobs: Sequence[GenerationJob]) -> None:
         self._jobs = jobs
+        self._previous = time.perf_counter()
         self._progress.start()
         for job in jobs:
             self._tasks[id(job)] = self._progress.add_task(
@@ -321,17 +325,22 @@ class RichProgress(ProgressSink):
             )
 
     def update(self, job: GenerationJob) -> None:
+        from fcbench.runner.progress import rate_text
+
         s = job.stats
-        # categories run one after another: a category's rate counts from its first answer
-        started = self._started.setdefault(id(job), time.perf_counter())
-        elapsed = max(time.perf_counter() - started, 1e-3)
+        # categories run one after another: a category's rate counts from the event before
+        # its first one (the start, or the previous category's last answer)
+        now = time.perf_counter()
+        started = self._started.setdefault(id(job), self._previous)
+        self._previous = now
+        elapsed = now - started
         extra = f"tok {s.input_tokens}/{s.output_tokens}  retries {s.retries}  errors {s.errors}"
         if s.wait is not None and s.wait.remaining() > 0:
             extra += f"  {s.wait.describe()}"
         self._progress.update(
             self._tasks[id(job)],
             completed=job.already + s.done,
-            rate=f"{s.done / elapsed:.1f}/s",
+            rate=rate_text(s.done, elapsed),
             extra=extra,
         )
 
@@ -346,10 +355,12 @@ class RichProgress(ProgressSink):
 
 
 def _print_generation(report: GenerateReport, folder: str) -> None:
-    rate = report.asked / report.seconds if report.seconds > 0 else 0.0
+    from fcbench.runner.progress import rate_text
+
+    rate = rate_text(report.asked, report.seconds)
     click.echo(
         f"{folder}: asked {report.asked} case(s) in {report.seconds:.1f} s "
-        f"({rate:.1f}/s), {report.skipped} already done, {report.retries} retries, "
+        f"({rate}), {report.skipped} already done, {report.retries} retries, "
         f"{report.errors} error(s); results in {report.model_dir}",
         err=True,
     )
