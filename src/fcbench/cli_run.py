@@ -63,10 +63,9 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Prompt the model as the official handler of this open-model family "
                           "does, over /v1/completions (default with --backend completions: "
                           "the family the official registry gives --model)."),
-        click.option("--model-path", type=click.Path(path_type=Path, file_okay=False),
-                     default=None,
-                     help="--backend hf: the local model folder (default: --model); "
-                          "--concurrency is the batch size."),
+        click.option("--model-path", type=click.Path(path_type=Path), default=None,
+                     help="--backend hf: the local model folder, or a .gguf file (default: "
+                          "--model); --concurrency is the batch size."),
         click.option("--base-url", "base_urls", multiple=True,
                      help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 "
                           "(repeat for replicas; default $OPENAI_BASE_URL)."),
