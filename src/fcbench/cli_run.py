@@ -349,6 +349,12 @@ class RichProgress(ProgressSink):
             if job.stats.wait is not None and id(job) in self._started:
                 self.update(job)
 
+    def note(self, text: str) -> None:
+        from rich.markup import escape
+
+        self._progress.console.print(f"[yellow]fcbench: warning:[/] {escape(text)}",
+                                     highlight=False)
+
     def stop(self) -> None:
         self._progress.stop()
 

@@ -124,6 +124,9 @@ class PlainProgress(ProgressSink):
             self._last = now
             self._print(self.line(now))
 
+    def note(self, text: str) -> None:
+        self._print(f"warning: {text}")
+
     def stop(self) -> None:
         if self._jobs:
             self._print(self.line(time.monotonic()))
