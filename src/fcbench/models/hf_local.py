@@ -112,9 +112,11 @@ def quiet_loading() -> Iterator[None]:
         yield
         return
     import functools
+    import importlib
 
-    from transformers import modeling_gguf_pytorch_utils as gguf_utils
-    from transformers.utils import logging as hf_logging
+    # untyped at run time: reached as plain modules
+    gguf_utils: Any = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
+    hf_logging: Any = importlib.import_module("transformers.utils.logging")
 
     enabled = hf_logging.is_progress_bar_enabled()
     bar = getattr(gguf_utils, "tqdm", None)
