@@ -24,6 +24,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -195,3 +196,17 @@ def _forget_custom_datasets() -> Iterator[None]:
     from fcbench.dataset.custom import unregister_all
 
     unregister_all()
+
+
+_REAL_MODEL_TIMES: list[tuple[str, str, float]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Keep the wall time of each real-model test (issue 25: shown in the CI log)."""
+    if report.when == "call" and "real_model" in report.keywords:
+        _REAL_MODEL_TIMES.append((report.nodeid, report.outcome, report.duration))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for nodeid, outcome, seconds in _REAL_MODEL_TIMES:
+        terminalreporter.write_line(f"real model test: {nodeid} {outcome} in {seconds:.1f} s")

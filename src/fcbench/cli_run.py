@@ -68,10 +68,9 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Prompt the model as the official handler of this open-model family "
                           "does, over /v1/completions (default with --backend completions: "
                           "the family the official registry gives --model)."),
-        click.option("--model-path", type=click.Path(path_type=Path, file_okay=False),
-                     default=None,
-                     help="--backend hf: the local model folder (default: --model); "
-                          "--concurrency is the batch size."),
+        click.option("--model-path", type=click.Path(path_type=Path), default=None,
+                     help="--backend hf: the local model folder, or a .gguf file (default: "
+                          "--model); --concurrency is the batch size."),
         click.option("--base-url", "base_urls", multiple=True,
                      help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 "
                           "(repeat for replicas; default $OPENAI_BASE_URL)."),
@@ -202,7 +201,7 @@ def run(**kwargs: Any) -> None:
         write_html_report(Path(config.score_dir), Path(config.result_dir), config.release,
                           config.data_dir)
     if kwargs["model"] == GROUND_TRUTH:
-        _print_health(evaluation, prepared.folder, config.mode)
+        _print_health(evaluation, prepared.folder, prepared.mode)
     if report.errors:
         sys.exit(1)
 
@@ -333,13 +332,17 @@ class RichProgress(ProgressSink):
             TextColumn("{task.fields[extra]}"),
             console=console or Console(stderr=True),
             refresh_per_second=8,
+            # the ETA's speed over the last ten minutes: a case every 20 s still counts
+            speed_estimate_period=600,
         )
         self._tasks: dict[int, Any] = {}
         self._started: dict[int, float] = {}
+        self._previous = time.perf_counter()
         self._jobs: Sequence[GenerationJob] = ()
 
     def start(self, jobs: Sequence[GenerationJob]) -> None:
         self._jobs = jobs
+        self._previous = time.perf_counter()
         self._progress.start()
         for job in jobs:
             self._tasks[id(job)] = self._progress.add_task(
@@ -347,17 +350,22 @@ class RichProgress(ProgressSink):
             )
 
     def update(self, job: GenerationJob) -> None:
+        from fcbench.runner.progress import rate_text
+
         s = job.stats
-        # categories run one after another: a category's rate counts from its first answer
-        started = self._started.setdefault(id(job), time.perf_counter())
-        elapsed = max(time.perf_counter() - started, 1e-3)
+        # categories run one after another: a category's rate counts from the event before
+        # its first one (the start, or the previous category's last answer)
+        now = time.perf_counter()
+        started = self._started.setdefault(id(job), self._previous)
+        self._previous = now
+        elapsed = now - started
         extra = f"tok {s.input_tokens}/{s.output_tokens}  retries {s.retries}  errors {s.errors}"
         if s.wait is not None and s.wait.remaining() > 0:
             extra += f"  {s.wait.describe()}"
         self._progress.update(
             self._tasks[id(job)],
             completed=job.already + s.done,
-            rate=f"{s.done / elapsed:.1f}/s",
+            rate=rate_text(s.done, elapsed),
             extra=extra,
         )
 
@@ -367,15 +375,23 @@ class RichProgress(ProgressSink):
             if job.stats.wait is not None and id(job) in self._started:
                 self.update(job)
 
+    def note(self, text: str) -> None:
+        from rich.markup import escape
+
+        self._progress.console.print(f"[yellow]fcbench: warning:[/] {escape(text)}",
+                                     highlight=False)
+
     def stop(self) -> None:
         self._progress.stop()
 
 
 def _print_generation(report: GenerateReport, folder: str) -> None:
-    rate = report.asked / report.seconds if report.seconds > 0 else 0.0
+    from fcbench.runner.progress import rate_text
+
+    rate = rate_text(report.asked, report.seconds)
     click.echo(
         f"{folder}: asked {report.asked} case(s) in {report.seconds:.1f} s "
-        f"({rate:.1f}/s), {report.skipped} already done, {report.retries} retries, "
+        f"({rate}), {report.skipped} already done, {report.retries} retries, "
         f"{report.errors} error(s); results in {report.model_dir}",
         err=True,
     )

@@ -51,6 +51,10 @@ class Prepared:
     cases: list[tuple[Category, list[TestCase]]]
     serve: ServePlan | None = None
     """The server to start for the run, if any."""
+    mode: Mode = "fc"
+    """The run's mode as resolved once here (an open-model prompt format means prompt mode
+    whatever `config.mode` says): generation, the manifest check, the folder name and the
+    displays all read this, never `config.mode`."""
 
 
 class RunStopped(RuntimeError):
@@ -110,7 +114,6 @@ def prepare(model: ModelLike, config: RunConfig) -> Prepared:
 
     data_root = config.data_path  # registers the custom datasets before names are resolved
     selection = config.selection
-    chosen = generation_categories(config.category_names(), config.mode)
     serve = plan_server(
         model if isinstance(model, str) else None, engine=config.serve,
         command=config.serve_cmd, backend=config.backend, base_urls=config.base_urls,
@@ -121,13 +124,16 @@ def prepare(model: ModelLike, config: RunConfig) -> Prepared:
     if serve is not None:
         config = replace(config, base_url=serve.base_url)
     backend, name = make_backend(model, config)
+    mode = config.mode
     if layout_of(backend) is not None:  # open-model prompt formats run the prompting loop
-        config.mode = "prompt"
+        mode = "prompt"
         name = getattr(backend, "run_name", name)
+    chosen = generation_categories(config.category_names(), mode)
     backend = cached_backend(backend, name, config, from_registry=isinstance(model, str),
                              endpoints=[served_identity(serve)] if serve is not None else None)
-    folder = run_folder_name(name, config.mode, config.name)
-    return Prepared(backend, name, folder, _load_cases(chosen, config, data_root, selection), serve)
+    folder = run_folder_name(name, mode, config.name)
+    cases = _load_cases(chosen, config, data_root, selection)
+    return Prepared(backend, name, folder, cases, serve, mode)
 
 
 def generate_prepared(prepared: Prepared, config: RunConfig) -> GenerateReport:
@@ -153,7 +159,7 @@ def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
     check_configuration(prepared, config, model_dir)
     services = web_services(prepared, config, model_dir)
     settings = GenerateSettings(
-        mode=config.mode, release=config.release_name, data_dir=config.data_path,
+        mode=prepared.mode, release=config.release_name, data_dir=config.data_path,
         model_name=prepared.model_name, concurrency=config.concurrency,
         policy=RetryPolicy(max_attempts=config.max_attempts,
                            max_retry_after=config.max_retry_wait),

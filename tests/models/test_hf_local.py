@@ -101,8 +101,24 @@ def test_batching_does_not_change_a_row(tiny_model: Path) -> None:
     a, b = [2, 4, 20, 21, 3, 5], [2, 4, 24, 3, 5]
     alone = backend.generate([a], [9])
     batched = backend.generate([b, a], [4, 9])
-    assert batched[1] == alone[0]
-    assert len(batched[0][0]) <= 4 and len(alone[0][0]) <= 9
+    assert (batched[1].tokens, batched[1].stopped) == (alone[0].tokens, alone[0].stopped)
+    assert len(batched[0].tokens) <= 4 and len(alone[0].tokens) <= 9
+
+
+def test_each_row_of_a_batch_has_its_own_latency(tiny_model: Path) -> None:
+    """Issue 25 item 6: a row that ends early is not given the whole batch's time."""
+    from fcbench.models.hf_local import HFLocalBackend
+
+    backend = HFLocalBackend(tiny_model)
+    backend.load()
+    eos = {backend.tokenizer().eos_token_id}
+    short, long = backend.generate([[2, 4, 20, 21, 5], [2, 4, 24, 22, 5]], [1, 200])
+    assert len(short.tokens) == 1
+    if not long.stopped:  # the random model did not end the long row early by chance
+        assert len(long.tokens) == 200 and not eos & set(long.tokens)
+    assert 0 < short.seconds < long.seconds
+    if len(long.tokens) > 20:
+        assert short.seconds < long.seconds / 3
 
 
 def test_a_prompt_beyond_the_context_is_a_permanent_error(
@@ -172,6 +188,21 @@ def test_tiny_model_runs_end_to_end(
     assert any(str(v.error_type).startswith("ast_decoder:") for v in simple)  # decode failures
 
 
+def test_no_loading_progress_bars_without_a_terminal(
+    tiny_model: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 25 item 6: a log gets no weight-loading bar (stderr here is not a terminal),
+    and transformers' switch is left as it was."""
+    from transformers.utils import logging as hf_logging
+
+    from fcbench.models.hf_local import HFLocalBackend
+
+    capfd.readouterr()
+    HFLocalBackend(tiny_model).load()
+    assert "it/s" not in capfd.readouterr().err
+    assert hf_logging.is_progress_bar_enabled()
+
+
 def test_sampling_above_the_greedy_threshold(tiny_model: Path) -> None:
     from fcbench.models.hf_local import HFLocalBackend
     from fcbench.models.openai_compat import Sampling
@@ -179,8 +210,8 @@ def test_sampling_above_the_greedy_threshold(tiny_model: Path) -> None:
     backend = HFLocalBackend(tiny_model, sampling=Sampling(temperature=0.7, top_p=0.9,
                                                            extra_body={"top_k": 5}))
     backend.load()
-    [(tokens, _)] = backend.generate([[2, 4, 20, 21, 3, 5]], [6])
-    assert 0 < len(tokens) <= 6
+    [row] = backend.generate([[2, 4, 20, 21, 3, 5]], [6])
+    assert 0 < len(row.tokens) <= 6
 
 
 def test_cli_refuses_an_unusable_setup(fetched_home: Path, tiny_model: Path,

@@ -132,3 +132,63 @@ def test_output_format_reads_text_beside_an_empty_call_list() -> None:
         {"id": "c", "type": "function", "function": {"name": "g", "arguments": "{}"}}]}),
         "fc", 0.1, "u")
     assert server_side.result == [{"g": "{}"}]
+
+
+def test_a_local_server_is_asked_for_at_most_the_local_handlers_cap() -> None:
+    """Issue 25 item 3: chat requests to a server on this machine carry max_tokens 4096 (the
+    official local-inference handlers' cap) unless --max-tokens says otherwise; a remote API
+    gets none, as the official OpenAI handlers send none."""
+    from fcbench.models.openai_compat import local_max_tokens
+
+    assert local_max_tokens(["http://127.0.0.1:8080/v1", "http://localhost:9/v1"]) == 4096
+    assert local_max_tokens(["http://127.0.0.1:8080/v1", "https://api.openai.com/v1"]) is None
+    request = ChatRequest([{"role": "user", "content": "q"}], None, "prompt")
+    seen: list[dict[str, Any]] = []
+
+    def record(sent: dict[str, Any]) -> dict[str, Any]:
+        seen.append(sent)
+        return {"content": "x"}
+
+    with FakeOpenAI(record) as server:
+        for sampling in (Sampling(), Sampling(max_tokens=16)):
+            backend = OpenAICompatBackend("m", [server.base_url], sampling=sampling,
+                                          default_max_tokens=local_max_tokens([server.base_url]))
+
+            async def ask(backend: OpenAICompatBackend = backend) -> None:
+                await backend.step(request)
+                await backend.aclose()
+
+            asyncio.run(ask())
+    assert [body["max_tokens"] for body in seen] == [4096, 16]
+    assert OpenAICompatBackend("m", ["https://x.invalid/v1"]).describe()[
+        "default_max_tokens"] is None
+
+
+def test_error_texts_keep_their_cause_and_timeouts_name_the_flags() -> None:
+    """Issue 25 items 3 and 5: a long server error keeps its end (the failing field) in the
+    stored message and in the terminal's shortened reason; a timeout names --timeout and
+    --max-tokens."""
+    import openai
+
+    try:  # the HTTP library of the installed openai client
+        import httpx2 as httpx
+    except ImportError:
+        import httpx  # type: ignore[no-redef]
+
+    from fcbench.models.openai_compat import classify
+    from fcbench.runner.failures import LABEL_WIDTH, reason_label
+
+    url = "http://127.0.0.1:1/v1"
+    detail = ("7 validation errors: {'type': 'literal_error', 'loc': ('body', 'messages', 0, "
+              "'ChatCompletionRequestSystemMessage', 'role'), " * 12
+              + "'msg': \"Input should be 'system'\"}")
+    response = httpx.Response(500, request=httpx.Request("POST", url))
+    error = classify(openai.InternalServerError("x", response=response,
+                                                body={"message": detail}), url)
+    assert isinstance(error, TransientError) and str(error) == f"HTTP 500: {detail}"
+    label = reason_label(str(error) + " (gave up after 3 attempts: the same error 3 times "
+                         "in a row)")
+    assert len(label) <= LABEL_WIDTH and label.startswith("HTTP 500: 7 validation errors")
+    assert label.endswith("'msg': \"Input should be 'system'\"}")
+    timeout = classify(openai.APITimeoutError(request=httpx.Request("POST", url)), url)
+    assert "--timeout" in str(timeout) and "--max-tokens" in str(timeout)

@@ -162,3 +162,19 @@ def test_summaries_made_of_partial_categories_are_marked() -> None:
     print_scores(console, full, {"m": with_missing(full["m"], categories.ALL_SCORING, SIZES)})
     text = console.export_text()
     assert "*" not in text.split("Summaries")[0]
+
+
+def test_the_footnote_states_the_rule_the_table_applies() -> None:
+    """Issue 25 item 7: with simple_python run and the rest of Non-Live missing, Non-Live is
+    N/A though something under it was run; Overall and Live count the missing as 0 or are N/A
+    with nothing run, as the footnote says."""
+    text = render(None)
+    lines = {line.split("│")[1].strip(): line for line in text.splitlines()
+             if line.startswith("│")}
+    assert "N/A" in lines["Non-Live"]  # simple_python was run, the other Non-Live were not
+    assert "N/A" not in lines["Overall"] and "N/A" in lines["Live"]
+    note = " ".join(text.split())
+    assert "Non-Live, Irrelevance Detection, Relevance Detection, Web Search, Memory and the v1 " \
+           "summaries are N/A when any category under them has no results" in note
+    assert "Overall, Live, Multi-Turn and Agentic count such a category as 0" in note
+    assert "nothing under a summary was run" not in note

@@ -13,7 +13,13 @@ from fake_openai import FakeOpenAI
 from fcbench.dataset import categories
 from fcbench.runner.failures import Wait
 from fcbench.runner.generate import GenerationJob
-from fcbench.runner.progress import PlainProgress, current_wait, eta_text
+from fcbench.runner.progress import (
+    PlainProgress,
+    Throughput,
+    current_wait,
+    eta_text,
+    rate_text,
+)
 from fcbench.runner.store import CategoryStore
 
 
@@ -83,3 +89,34 @@ def test_a_run_without_a_terminal_prints_progress_lines_with_the_retry_after(
     assert "(Retry-After 30 s, capped at 1 s (--max-retry-wait))" in waiting[0]
     assert lines[-1].startswith("fcbench: 4/4 cases (100%)")
     assert elapsed < 20  # the cap held: a 30 s Retry-After waited 1 s
+
+
+def test_rates_read_right_at_any_speed() -> None:
+    """Issue 25 item 2: 20 cases in 492 s is 2.4 a minute, not `0.0/s`."""
+    assert rate_text(120, 10) == "12.0/s"
+    assert rate_text(20, 492.1) == "2.4/min"
+    assert rate_text(3, 285) == "95 s/case"
+    assert (rate_text(0, 30), rate_text(5, 0)) == ("0/s", "0/s")
+
+
+def test_the_eta_follows_recent_cases_and_does_not_climb_while_waiting() -> None:
+    throughput = Throughput(start=0.0, keep=3)
+    assert throughput.eta(10.0, 10) is None  # nothing finished yet
+    for moment, done in [(100.0, 1), (200.0, 2), (210.0, 3), (220.0, 4), (230.0, 5)]:
+        throughput.record(moment, done)
+    throughput.record(231.0, 5)  # a retry, no new case: not a mark
+    assert throughput.rate() == (3, 30.0)  # the last three cases, not the slow start
+    assert throughput.eta(230.0, 6) == 60.0
+    assert throughput.eta(250.0, 6) == 40.0  # counts down while nothing finishes
+    assert throughput.eta(400.0, 6) == 0.0
+    assert throughput.eta(230.0, 0) == 0.0
+
+
+def test_the_summary_line_of_a_slow_run(tmp_path: Path, capsys: Any) -> None:
+    from fcbench.cli_run import _print_generation
+    from fcbench.runner.generate import GenerateReport
+
+    slow = job(tmp_path, pending=20)
+    slow.stats.done = 20
+    _print_generation(GenerateReport(tmp_path, [slow], "now", seconds=492.1), "m")
+    assert "asked 20 case(s) in 492.1 s (2.4/min)" in capsys.readouterr().err

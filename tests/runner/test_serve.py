@@ -143,6 +143,28 @@ def test_run_with_a_serve_cmd(fetched_home: Path, tmp_path: Path) -> None:
     assert served_pids(log) == pids  # nothing to ask: no server started
 
 
+def test_a_served_prompt_format_run_twice(fetched_home: Path, tmp_path: Path) -> None:
+    """Issue 25 item 1: `--serve-cmd` with `--prompt-format` decides prompt mode once, so the
+    second identical command resumes the folder the first one wrote (it used to read `fc`
+    from the settings and refuse the folder's prompt results)."""
+    command = ["generate", "--model", "gemma-3-270m", "--prompt-format", "gemma",
+               "--serve-cmd", STAND_IN, "--categories", "simple_python", "--limit", "1",
+               "--max-tokens", "16", "--result-dir", str(tmp_path / "r")]
+    first = cli(*command)
+    assert first.exit_code == 0, first.stderr
+    folder = tmp_path / "r" / "gemma-3-270m"
+    assert json.loads((folder / "model.json").read_text())["mode"] == "prompt"
+    again = cli(*command)
+    assert again.exit_code == 0, again.stderr
+    assert "asked 0 case(s)" in again.stderr and "1 already done" in again.stderr
+    more = cli(*command, "--limit", "2")  # the last --limit wins: one more case, served
+    assert more.exit_code == 0, more.stderr
+    assert "asked 1 case(s)" in more.stderr
+    result = folder / "non_live" / "BFCL_v4_simple_python_result.json"
+    assert len(result.read_text().splitlines()) == 2
+    assert not (tmp_path / "r" / "gemma-3-270m-FC").exists()
+
+
 def test_the_server_stops_when_the_run_fails(fetched_home: Path, tmp_path: Path) -> None:
     other = f"{sys.executable} {FAKE} --port {{port}} --model another-model"
     result = cli("generate", "--model", "m", "--serve-cmd", other, "--categories",

@@ -30,6 +30,10 @@ from fcbench.dataset.model import TestCase
 DEFAULT_TEMPERATURE = 0.001
 """The official default since August 2024 (spec §8.6)."""
 
+OSS_MAX_TOKENS = 4096
+"""The official local-inference handlers' cap on new tokens (`base_oss_handler`: min(4096,
+context - prompt - 2)); the OpenAI, Gemini and most API handlers send none."""
+
 Mode = Literal["fc", "prompt"]
 MODES: tuple[Mode, ...] = ("fc", "prompt")
 FcArgs = Literal["json_string", "object"]

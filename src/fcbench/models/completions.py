@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset.model import TestCase
 from fcbench.decode.encoding import Encoding
-from fcbench.models.base import ChatRequest, FcArgs, PermanentError, Reply, Sampling, TransientError
+from fcbench.models.base import (
+    OSS_MAX_TOKENS,
+    ChatRequest,
+    FcArgs,
+    PermanentError,
+    Reply,
+    Sampling,
+    TransientError,
+)
 from fcbench.models.families import Family, output_encoding
 from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES
 from fcbench.models.openai_compat import OpenAICompatBackend
@@ -31,7 +39,7 @@ from fcbench.models.openai_compat import OpenAICompatBackend
 if TYPE_CHECKING:
     from fcbench.models.registry import BackendOptions
 
-DEFAULT_MAX_TOKENS = 4096
+DEFAULT_MAX_TOKENS = OSS_MAX_TOKENS
 """The handlers' cap on new tokens."""
 
 

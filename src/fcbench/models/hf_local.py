@@ -1,9 +1,11 @@
 """A local Hugging Face transformers model (optional extra: `transformers`, `torch`).
 
-The model and its tokenizer load from a local folder (`--model-path`; nothing is downloaded
-by fcbench). Each case is rendered with the tokenizer's chat template: FC mode passes the
-converted docs as the template's `tools` (the template must take them), prompt mode sends the
-benchmark's system prompt in the messages, exactly as the other backends do.
+The model and its tokenizer load from a local folder, or from one GGUF file that transformers
+dequantizes (`--model-path model.gguf`; needs the `gguf` and `accelerate` packages of the
+`hf` extra); nothing is downloaded by fcbench. Each case is rendered with the tokenizer's
+chat template: FC mode passes the converted docs as the template's `tools` (the template must
+take them), prompt mode sends the benchmark's system prompt in the messages, exactly as the
+other backends do.
 
 Generation, as the official OSS handler sizes it (spec §4.5): at most
 `min(4096, context - prompt - 2)` new tokens, where the context is the config's
@@ -14,7 +16,13 @@ sample (with `top_p` when set); `extra_body` is passed to `generate` (e.g. `{"to
 
 Cases in flight are generated together: up to `batch_size` prompts (left-padded) per
 `generate` call, run in a worker thread so the event loop stays responsive; each row stops at
-its own token budget, so batching does not change what a row may generate.
+its own token budget, so batching does not change what a row may generate. A case's latency
+is the time from its batch's start until its own row ended (EOS or budget), not the whole
+batch's time, which would give every case of a batch the slowest row's latency; its token
+counts are its own row's.
+
+Loading progress bars (weights, GGUF dequantization) are drawn only on a terminal: in a log
+they are thousands of carriage-return updates.
 
 Stored results: the text in prompt mode; in FC mode the text parsed by the `--output-format`
 parser into `[{name: arguments_json}]` (the raw text kept as `raw_text`), or the text itself
@@ -25,12 +33,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fcbench.models.base import (
+    OSS_MAX_TOKENS,
     ChatRequest,
     FcArgs,
     Mode,
@@ -45,7 +56,7 @@ from fcbench.models.text_formats import as_tool_calls, parse_text_calls
 if TYPE_CHECKING:
     from fcbench.models.registry import BackendOptions
 
-MAX_NEW_TOKENS = 4096
+MAX_NEW_TOKENS = OSS_MAX_TOKENS
 """The official cap on the tokens requested from a local model."""
 
 GREEDY_BELOW = 0.01
@@ -65,13 +76,60 @@ def template_takes_tools(template: Any) -> bool:
     return isinstance(template, str) and "tools" in template
 
 
+@dataclass(frozen=True)
+class RowOutput:
+    """One row of a batched generation: its new tokens (up to EOS), whether EOS came, and the
+    seconds from the batch's start until the row ended."""
+
+    tokens: list[int]
+    stopped: bool
+    seconds: float
+
+
 @dataclass
 class _Item:
     """One prompt waiting for the batch worker."""
 
     ids: list[int]
     budget: int
-    future: asyncio.Future[tuple[list[int], bool]] = field(repr=False)
+    future: asyncio.Future[RowOutput] = field(repr=False)
+
+
+def weights_source(model_path: Path) -> tuple[Path, dict[str, Any]]:
+    """(folder, extra `from_pretrained` arguments): a folder as it is; a `.gguf` file as its
+    folder and `gguf_file` (transformers reads the tokenizer, config and weights from it)."""
+    if model_path.suffix == ".gguf":
+        return model_path.parent, {"gguf_file": model_path.name}
+    return model_path, {}
+
+
+@contextlib.contextmanager
+def quiet_loading() -> Iterator[None]:
+    """Loading progress bars off unless stderr is a terminal. transformers' own switch covers
+    its weight and download bars; its GGUF dequantization bar is a bare `tqdm`, silenced for
+    the duration of the load."""
+    if sys.stderr.isatty():
+        yield
+        return
+    import functools
+    import importlib
+
+    # untyped at run time: reached as plain modules
+    gguf_utils: Any = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
+    hf_logging: Any = importlib.import_module("transformers.utils.logging")
+
+    enabled = hf_logging.is_progress_bar_enabled()
+    bar = getattr(gguf_utils, "tqdm", None)
+    hf_logging.disable_progress_bar()
+    if bar is not None:
+        gguf_utils.tqdm = functools.partial(bar, disable=True)
+    try:
+        yield
+    finally:
+        if bar is not None:
+            gguf_utils.tqdm = bar
+        if enabled:
+            hf_logging.enable_progress_bar()
 
 
 class HFLocalBackend:
@@ -118,7 +176,9 @@ class HFLocalBackend:
         if self._tokenizer is None:
             from transformers import AutoTokenizer
 
-            tokenizer = AutoTokenizer.from_pretrained(str(self.model_path))
+            folder, extra = weights_source(self.model_path)
+            with quiet_loading():
+                tokenizer = AutoTokenizer.from_pretrained(str(folder), **extra)
             tokenizer.padding_side = "left"
             if tokenizer.pad_token_id is None:
                 tokenizer.pad_token = tokenizer.eos_token
@@ -136,21 +196,23 @@ class HFLocalBackend:
             )
 
     def load(self) -> None:
-        """The model on its device, and the context length (as the official handler reads it)."""
+        """The model on its device, and the context length (as the official handler reads it:
+        the config's, read from the loaded model so that a GGUF file is parsed once less)."""
         if self._model is not None:
             return
         import torch
-        from transformers import AutoConfig, AutoModelForCausalLM
+        from transformers import AutoModelForCausalLM
 
         tokenizer = self.tokenizer()
-        config = AutoConfig.from_pretrained(str(self.model_path))
-        context = getattr(config, "max_position_embeddings", None)
+        if self.device is None:
+            self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        folder, extra = weights_source(self.model_path)
+        with quiet_loading():
+            model: Any = AutoModelForCausalLM.from_pretrained(str(folder), **extra)
+        context = getattr(model.config, "max_position_embeddings", None)
         if context is None:
             context = tokenizer.model_max_length
         self._context = int(context)
-        if self.device is None:
-            self.device = "cuda" if torch.cuda.is_available() else "cpu"
-        model: Any = AutoModelForCausalLM.from_pretrained(str(self.model_path))
         model.to(self.device)
         model.eval()
         self._model = model
@@ -191,16 +253,14 @@ class HFLocalBackend:
             raise PermanentError(
                 f"the prompt ({len(ids)} tokens) leaves no room in the context ({self._context})"
             )
-        start = time.perf_counter()
-        out, stopped = await self._submit(ids, budget)
-        latency = time.perf_counter() - start
-        text = str(self.tokenizer().decode(out, skip_special_tokens=True))
+        row = await self._submit(ids, budget)
+        text = str(self.tokenizer().decode(row.tokens, skip_special_tokens=True))
         response = Reply(
             result=text,
             input_tokens=len(ids),
-            output_tokens=len(out),
-            latency=latency,
-            finish_reason="stop" if stopped else "length",
+            output_tokens=len(row.tokens),
+            latency=row.seconds,
+            finish_reason="stop" if row.stopped else "length",
             endpoint=str(self.model_path),
         )
         if mode == "fc" and self.output_format:
@@ -211,13 +271,11 @@ class HFLocalBackend:
                 response.message, response.tool_call_ids = as_tool_calls(parsed)
         return response
 
-    async def _submit(self, ids: list[int], budget: int) -> tuple[list[int], bool]:
+    async def _submit(self, ids: list[int], budget: int) -> RowOutput:
         if self._queue is None or self._worker is None or self._worker.done():
             self._queue = asyncio.Queue()
             self._worker = asyncio.get_running_loop().create_task(self._run(self._queue))
-        future: asyncio.Future[tuple[list[int], bool]] = (
-            asyncio.get_running_loop().create_future()
-        )
+        future: asyncio.Future[RowOutput] = asyncio.get_running_loop().create_future()
         await self._queue.put(_Item(ids, budget, future))
         return await future
 
@@ -245,14 +303,16 @@ class HFLocalBackend:
                 if not item.future.done():
                     item.future.set_result(output)
 
-    def generate(
-        self, prompts: list[list[int]], budgets: list[int]
-    ) -> list[tuple[list[int], bool]]:
-        """One batched `generate`: per row, the new tokens (up to EOS) and whether EOS came."""
+    def generate(self, prompts: list[list[int]], budgets: list[int]) -> list[RowOutput]:
+        """One batched `generate`: per row, the new tokens (up to EOS), whether EOS came and
+        when the row ended."""
         import torch
         from transformers import StoppingCriteria, StoppingCriteriaList
 
         tokenizer = self.tokenizer()
+        eos = _eos_ids(tokenizer, self._model)
+        started = time.perf_counter()
+        ended: dict[int, float] = {}
         pad = int(tokenizer.pad_token_id)
         width = max(len(p) for p in prompts)
         input_ids = torch.full((len(prompts), width), pad, dtype=torch.long)
@@ -264,10 +324,17 @@ class HFLocalBackend:
         limits = torch.tensor(budgets, dtype=torch.long, device=self.device)
 
         class RowBudget(StoppingCriteria):  # type: ignore[misc,unused-ignore]
-            """Each row stops at its own budget (rows with a larger budget go on)."""
+            """Each row stops at its own budget (rows with a larger budget go on); notes when
+            each row ended (its budget reached, or EOS generated)."""
 
             def __call__(self, ids: Any, scores: Any, **kwargs: Any) -> Any:
-                return (ids.shape[1] - width) >= limits
+                done = (ids.shape[1] - width) >= limits
+                now = time.perf_counter()
+                last = ids[:, -1].tolist()
+                for row, finished in enumerate(done.tolist()):
+                    if row not in ended and (finished or int(last[row]) in eos):
+                        ended[row] = now
+                return done
 
         kwargs: dict[str, Any] = {
             "max_new_tokens": max(budgets),
@@ -287,12 +354,14 @@ class HFLocalBackend:
                 input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),
                 **kwargs,
             )
-        eos = _eos_ids(tokenizer, self._model)
-        results: list[tuple[list[int], bool]] = []
+        finished = time.perf_counter()
+        results: list[RowOutput] = []
         for row, budget in enumerate(budgets):
             new = [int(t) for t in out[row, width:].tolist()][:budget]
             stop = next((i for i, t in enumerate(new) if t in eos), None)
-            results.append((new[: stop + 1], True) if stop is not None else (new, False))
+            seconds = ended.get(row, finished) - started
+            results.append(RowOutput(new[: stop + 1], True, seconds) if stop is not None
+                           else RowOutput(new, False, seconds))
         return results
 
     async def aclose(self) -> None:
@@ -324,8 +393,9 @@ def from_options(options: BackendOptions) -> HFLocalBackend:
     from fcbench.models.text_formats import PARSERS
 
     path = options.model_path or Path(options.model)
-    if not path.is_dir():
-        raise BackendSetupError(f"--backend hf: no model folder at {path} (pass --model-path)")
+    if not (path.is_dir() or (path.suffix == ".gguf" and path.is_file())):
+        raise BackendSetupError(
+            f"--backend hf: no model folder or .gguf file at {path} (pass --model-path)")
     if options.mode == "fc" and not options.output_format:
         raise BackendSetupError(
             "--backend hf in FC mode needs --output-format (how the model writes tool calls: "

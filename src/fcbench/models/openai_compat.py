@@ -5,6 +5,12 @@ FC mode sends the converted docs as `tools` and stores the tool calls as
 system prompt and stores the text. Several base URLs (replicas of one model) share the load:
 each attempt goes to the endpoint with the fewest requests in flight, ties taken in turn.
 
+`max_tokens`: what `--max-tokens` says; without it, a server on this machine (llama-server,
+vLLM, SGLang, `--serve`) is asked for at most `OSS_MAX_TOKENS` (4096), the cap of the official
+local-inference handlers that drive such models (a small model that rambles otherwise writes
+until its context is full: 7,265 tokens, ten minutes on a CPU); a remote API gets none, as
+the official OpenAI handlers send none (reasoning models need more, some refuse the field).
+
 Each base URL gets one client per `CLIENT_SHARE` requests in flight: the HTTP connection pool
 scans its connections on every request, so several small pools beat one large one.
 
@@ -24,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from fcbench.models.base import (
     DEFAULT_TEMPERATURE,
+    OSS_MAX_TOKENS,
     ChatRequest,
     FcArgs,
     Mode,
@@ -44,6 +51,12 @@ if TYPE_CHECKING:
     from fcbench.models.registry import BackendOptions
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+TIMEOUT_HINT = ("raise --timeout if the server is slow; lower --max-tokens if the model writes "
+                "on and on")
+"""Said with every timeout: the two flags that change the outcome."""
+ERROR_TEXT_LIMIT = 8000
+"""An error body is kept up to this many characters (its middle elided beyond): a server's
+validation error puts the failing field at the end."""
 CLIENT_SHARE = 16
 """Requests in flight per client (connection pool) before another client is added."""
 
@@ -64,7 +77,10 @@ class OpenAICompatBackend:
         output_format: str | None = None,
         concurrency: int = 8,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+        default_max_tokens: int | None = None,
     ) -> None:
+        """`default_max_tokens`: sent when the sampling sets no `max_tokens`
+        (`local_max_tokens`)."""
         if not base_urls:
             raise ValueError("at least one base URL is needed")
         self.name = model
@@ -76,6 +92,7 @@ class OpenAICompatBackend:
         self.output_format = output_format
         self.concurrency = concurrency
         self.max_reply_bytes = max_reply_bytes
+        self.default_max_tokens = default_max_tokens
         self._clients: list[list[AsyncOpenAI]] | None = None
         self._in_flight = [0] * len(self.base_urls)
         self._turn = 0
@@ -88,6 +105,7 @@ class OpenAICompatBackend:
             "sampling": self.sampling.describe(),
             "timeout": self.timeout,
             "output_format": self.output_format,
+            "default_max_tokens": self.default_max_tokens,
         }
 
     def _client(self, index: int) -> AsyncOpenAI:
@@ -129,6 +147,8 @@ class OpenAICompatBackend:
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         if request.tools:
             body["tools"] = request.tools
+        if self.default_max_tokens is not None:
+            body["max_tokens"] = self.default_max_tokens
         body.update(self.sampling.body_fields())
         return await self.post("/chat/completions", body)
 
@@ -261,7 +281,7 @@ def classify(exc: Exception, url: str | None = None) -> Exception:
 
     where = f" to {url}" if url else ""
     if isinstance(exc, openai.APITimeoutError):
-        return TransientError(f"request{where} timed out")
+        return TransientError(f"request{where} timed out ({TIMEOUT_HINT})")
     if isinstance(exc, openai.APIConnectionError):
         return TransientError(f"connection failed{where}: {connection_cause(exc)}")
     if isinstance(exc, openai.APIStatusError):
@@ -276,10 +296,14 @@ def classify(exc: Exception, url: str | None = None) -> Exception:
 
 
 def _error_text(exc: Exception) -> str:
+    """The server's error message, whole up to `ERROR_TEXT_LIMIT` (then start and end)."""
     body = getattr(exc, "body", None)
-    if isinstance(body, dict) and isinstance(body.get("message"), str):
-        return str(body["message"])[:500]
-    return str(exc)[:500]
+    text = body["message"] if isinstance(body, dict) and isinstance(
+        body.get("message"), str) else str(exc)
+    if len(text) <= ERROR_TEXT_LIMIT:
+        return str(text)
+    half = ERROR_TEXT_LIMIT // 2
+    return f"{text[:half]} ... {text[-half:]}"
 
 
 def retry_after(headers: Any) -> float | None:
@@ -304,6 +328,14 @@ def retry_after(headers: Any) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+def local_max_tokens(urls: Sequence[str]) -> int | None:
+    """The `max_tokens` sent by default: the local handlers' cap when every endpoint is on
+    this machine, none for remote APIs (the official OpenAI handlers send none)."""
+    from fcbench.models.keys import is_loopback
+
+    return OSS_MAX_TOKENS if urls and all(is_loopback(u) for u in urls) else None
+
+
 def from_options(options: BackendOptions) -> OpenAICompatBackend:
     """The registry's factory: base URLs from the options or `$OPENAI_BASE_URL`."""
     import os
@@ -323,4 +355,5 @@ def from_options(options: BackendOptions) -> OpenAICompatBackend:
         options.model, urls, api_key=options.api_key, sampling=options.sampling,
         timeout=options.timeout, output_format=options.output_format,
         concurrency=options.concurrency, max_reply_bytes=options.max_reply_bytes,
+        default_max_tokens=local_max_tokens(urls),
     )

@@ -59,6 +59,13 @@ SKIPPED_NOTE = ("skipped: cases not judged (a web service the exec backend canno
 NUMBER_WIDTH = 6
 NOT_SCORED = "N/A (not scored)"
 """The cell of a category whose results were kept but not scored (sql, chatable)."""
+FORMULA_NOTE = (
+    "Summaries follow the official formulas: Non-Live, Irrelevance Detection, Relevance "
+    "Detection, Web Search, Memory and the v1 summaries are N/A when any category under them "
+    "has no results; Overall, Live, Multi-Turn and Agentic count such a category as 0 and are "
+    "N/A only when nothing under them was run. Per-category detail: fcbench report."
+)
+"""The table's footnote: the rule the summaries apply (`score.formulas.Flavour`)."""
 _ORDER = {c.name: i for i, c in enumerate(categories.CATEGORIES)}
 _NEVER_SCORED = frozenset(c.name for c in categories.CATEGORIES if not c.scoring)
 """`100.00`: a number column is never narrower, so no number is ever cut."""
@@ -281,10 +288,7 @@ def _print_notes(
         )
     if show_skipped:
         console.print(f"[yellow]skipped:[/] {SKIPPED_NOTE.removeprefix('skipped: ')}")
-    console.print(
-        "Summaries follow the official formulas: a category without results counts as 0 "
-        "(N/A where nothing under a summary was run). Per-category detail: fcbench report."
-    )
+    console.print(FORMULA_NOTE)
 
 
 def _cell(score: CategoryScore | None) -> str:

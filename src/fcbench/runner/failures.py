@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 DEFAULT_STOP_AFTER = 20
 """Stop when this many first finished cases all failed the same way (0: never stop)."""
 
-_GAVE_UP = re.compile(r"\s*\(gave up after \d+ attempts\)$")
+_GAVE_UP = re.compile(r"\s*\(gave up after \d+ attempts(?:: [^()]*)?\)$")
 _HTTP_STATUS = re.compile(r"^HTTP (\d{3})")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 LABEL_WIDTH = 160
@@ -37,8 +37,18 @@ LABEL_WIDTH = 160
 
 def reason_label(message: str) -> str:
     """The reason a person reads: the message on one line, without the retry count."""
-    text = " ".join(_GAVE_UP.sub("", message).split())
-    return text if len(text) <= LABEL_WIDTH else text[: LABEL_WIDTH - 3] + "..."
+    return shorten(" ".join(_GAVE_UP.sub("", message).split()))
+
+
+def shorten(text: str, width: int = LABEL_WIDTH) -> str:
+    """`text` in at most `width` characters for a terminal line: its start (the status, the
+    kind of error) and its end, where servers put the cause (`... 'msg': "Input should be
+    'system'"`), with the middle elided. The result file keeps the whole text."""
+    if len(text) <= width:
+        return text
+    head = width // 3
+    tail = width - head - 5
+    return f"{text[:head]} ... {text[len(text) - tail:]}"
 
 
 def reason_key(label: str) -> str:

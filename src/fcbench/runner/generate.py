@@ -100,6 +100,13 @@ class ProgressSink:
         """Called about once a second, whatever happens (for displays printed at an
         interval: a long wait produces no other event)."""
 
+    def note(self, text: str) -> None:
+        """A warning about the run, said once when it is found (default: a line on stderr,
+        so that library callers without a display hear it too)."""
+        import sys
+
+        print(f"fcbench: warning: {text}", file=sys.stderr, flush=True)
+
     def stop(self) -> None:
         """Called once at the end (also on errors)."""
 
@@ -189,11 +196,17 @@ async def run_jobs(
     solve: Solver,
     settings: GenerateSettings,
     progress: ProgressSink | None = None,
+    warnings: list[str] | None = None,
 ) -> str | None:
     """Ask every pending case of every job with `solve`; returns when all are written, or
-    early with the reason when the first cases all failed alike (`runner.failures`)."""
+    early with the reason when the first cases all failed alike (`runner.failures`).
+    Warnings found on the way (`runner.tool_use`) are said through `progress.note` and
+    appended to `warnings`."""
+    from fcbench.runner.tool_use import ToolUseWatch
+
     progress = progress or ProgressSink()
     outcomes = Outcomes(settings.stop_after)
+    tool_use = ToolUseWatch() if settings.mode == "fc" else None
     limiter = RateLimiter(settings.max_rps) if settings.max_rps else None
     queue = WorkQueue([(job, case) for job in jobs for case in job.cases])
 
@@ -223,6 +236,11 @@ async def run_jobs(
         else:
             outcomes.succeeded()
             job.store.append(entry_for(case, response, attempts))
+            found = tool_use.observe(job.category, response.result) if tool_use else None
+            if found is not None:
+                progress.note(found)
+                if warnings is not None:
+                    warnings.append(found)
             job.stats.input_tokens += response.input_tokens or 0
             job.stats.output_tokens += response.output_tokens or 0
         job.stats.done += 1
@@ -281,6 +299,8 @@ class GenerateReport:
     """Why the run stopped before asking every case (None: it did not)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Further summary entries from the backend (`run_summary()`, e.g. the cache's counts)."""
+    warnings: list[str] = field(default_factory=list)
+    """What the run found suspicious without failing (`runner.tool_use`), said once."""
 
     @property
     def asked(self) -> int:
@@ -319,6 +339,7 @@ class GenerateReport:
             "seconds": round(self.seconds, 3),
             "errors_by_reason": dict(self.reasons.most_common()),
             "stopped": self.stopped,
+            **({"warnings": list(self.warnings)} if self.warnings else {}),
             **self.extra,
         }
 
@@ -405,7 +426,8 @@ def _run(
 
     async def main() -> None:
         try:
-            report.stopped = await run_jobs(report.jobs, solve, settings, progress)
+            report.stopped = await run_jobs(report.jobs, solve, settings, progress,
+                                            report.warnings)
         finally:
             await backend.aclose()
 

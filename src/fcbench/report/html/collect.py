@@ -64,6 +64,17 @@ class Sources:
             return Encoding.from_file(folder / "model.json")
         return Encoding.default_for(model)
 
+    def run_warnings(self, model: str) -> list[str]:
+        """The warnings of the model's last generation (`model.json`'s run log), e.g. an FC
+        server that ignored `tools`."""
+        from fcbench.runner.manifest import read_manifest
+
+        folder = self.folders.get(model)
+        runs = read_manifest(folder).get("runs") if folder is not None else None
+        last = runs[-1] if isinstance(runs, list) and runs else None
+        found = last.get("warnings") if isinstance(last, dict) else None
+        return [str(text) for text in found] if isinstance(found, list) else []
+
     def answered(self, model: str, category: str) -> set[str] | None:
         """The ids of the model's result file for a category (None: no such file)."""
         found, _ = self.entries(model)
@@ -129,6 +140,8 @@ def collect(
         _model(index, run, labels[index], sources, sizes, disputed, doc)
         for index, run in enumerate(runs)
     ]
+    doc.problems.extend(f"{run.model}: {text}" for run in runs
+                        for text in sources.run_warnings(run.model))
     return {
         "meta": {"fcbench": __version__, "release": release, "interval": INTERVAL,
                  "score_dirs": [str(p) for p in score_dirs],
