@@ -132,3 +132,12 @@ def test_output_format_reads_text_beside_an_empty_call_list() -> None:
         {"id": "c", "type": "function", "function": {"name": "g", "arguments": "{}"}}]}),
         "fc", 0.1, "u")
     assert server_side.result == [{"g": "{}"}]
+
+
+def test_the_model_seed_is_sent_and_described_only_when_set() -> None:
+    """`--model-seed` (upstream PR #1304's `seed`) goes into the request body and model.json;
+    unset, the body and the description are as before the seed existed."""
+    assert Sampling(seed=7).body_fields() == {"temperature": 0.001, "seed": 7}
+    assert Sampling(seed=7, extra_body={"seed": 8}).body_fields()["seed"] == 8
+    assert Sampling(seed=7).describe()["seed"] == 7
+    assert "seed" not in Sampling().describe() and "seed" not in Sampling().body_fields()
