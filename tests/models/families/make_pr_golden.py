@@ -45,6 +45,31 @@ PR_HANDLERS: dict[str, dict[str, Any]] = {
 }
 """Golden file -> the PR, its handler module, and fcbench family -> (class, model name)."""
 
+PR_DECODERS: dict[str, dict[str, Any]] = {
+    "gemma-4-native": {"pr": 1340, "module": "gemma4", "class": "Gemma4Handler",
+                       "model": "google/gemma-4-26B-A4B-it"},
+}
+"""Output decoders of PRs whose prompt is the model tokenizer's own chat template (not
+reproducible offline): golden file -> the PR and its handler, whose decode_ast /
+decode_execute are recorded on `REPLIES` + `NATIVE_REPLIES` (the stored text is the reply)."""
+
+NATIVE_REPLIES: list[str] = [
+    "<|tool_call>call\uff1aget_weather(city='Paris')<tool_call|>",
+    "<|tool_call>call[get_weather(city='Paris')]<tool_call|>",
+    "<|tool_call>call:get_time{}<tool_call|>",
+    "<|tool_call>call:get_weather{city: 'Paris', days: 3}<tool_call|>",
+    "<|tool_call>call:f{a: 'x:y', b: [1, 2]}<tool_call|>",
+    "<|tool_call>get_weather(city='Paris')<tool_call|>",
+    "<|tool_call>get_weather(city='Paris')<tool_call|><|tool_call>call:f(x=1)<tool_call|>",
+    "Sure: <|tool_call>  call:f(x=1)\n<tool_call|> and <|tool_call>call:g()<tool_call|>",
+    "<|tool_call>call:f(x=1)<|tool_call>call:g()<tool_call|>",
+    "<|tool_call>call:f(x=1)",
+    "<|tool_call>call:f(x='<|tool_call>call:g()')<tool_call|>",
+    "<|tool_call>call:f(x=[1, 2]<tool_call|>",
+    "f(x=1)",
+]
+"""Replies for #1340's rewrite of native blocks (correct, mutated, malformed)."""
+
 SAMPLE_TEXTS = 1
 """Cases per single-turn category whose whole prompt is kept (the rest: digests)."""
 
@@ -204,6 +229,23 @@ def main(mirror: Path) -> None:
                 GOLDEN.mkdir(exist_ok=True)
                 (GOLDEN / f"{golden}.json").write_text(
                     json.dumps(out, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+                print(golden, commit, file=sys.stderr)
+            for golden, spec in PR_DECODERS.items():
+                source, commit = pr_source(mirror, spec["pr"], spec["module"])
+                (package / "model_handler/local_inference" / f"{spec['module']}.py").write_text(
+                    source, encoding="utf-8")
+                module = importlib.import_module(
+                    f"bfcl_eval.model_handler.local_inference.{spec['module']}")
+                handler = bare(getattr(module, spec["class"]), model_name=spec["model"],
+                               model_name_huggingface=spec["model"],
+                               model_style=ModelStyle.OSSMODEL, temperature=0.001)
+                replies = [{"reply": reply, "decoded": decoded(handler, reply)}
+                           for reply in REPLIES + NATIVE_REPLIES]
+                recorded = {"pr": spec["pr"], "commit": commit,
+                            "path": f"{HANDLER_DIR}/{spec['module']}.py", "replies": replies}
+                (GOLDEN / f"{golden}.json").write_text(
+                    json.dumps(recorded, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
                     encoding="utf-8")
                 print(golden, commit, file=sys.stderr)
 

@@ -18,11 +18,12 @@ from typing import Any
 
 import pytest
 from family_handlers import ours_ast, python_list
-from make_pr_golden import PR_HANDLERS, digest
+from make_pr_golden import PR_DECODERS, PR_HANDLERS, digest
 from test_official_prompts import MULTI_TURN, SINGLE_TURN, backend_of, scripted_call
 
 from fcbench.dataset.categories import Language
 from fcbench.dataset.model import TestCase
+from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DECODER_FAILED, DecodeError
 from fcbench.decode.execute import decode_execute
 from fcbench.models import families
@@ -131,3 +132,24 @@ def test_replies_decode_as_the_pr_handler(golden: str, family: str) -> None:
                             execute.split(" ")[0] if execute.startswith(DECODER_FAILED)
                             else execute]}
         assert our_decoding(family, recorded["reply"]) == want, recorded["reply"]
+
+
+@pytest.mark.parametrize("name", list(PR_DECODERS))
+def test_decoder_only_formats_decode_as_the_pr_handler(name: str) -> None:
+    """PRs whose prompt is the tokenizer's own template: their decode_ast / decode_execute
+    on correct, mutated and malformed replies (the stored text is the reply itself)."""
+    recorded = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))["replies"]
+    encoding = Encoding("prompt", "dot", None, family=name)
+    assert len(recorded) >= 20
+    for item in recorded:
+        outcome, detail, execute = item["decoded"]
+        got, got_detail = ours_ast(item["reply"], encoding, Language.PYTHON)
+        try:
+            got_execute = repr(decode_execute(item["reply"], encoding))
+        except DecodeError:
+            got_execute = DECODER_FAILED
+        assert got == outcome, item["reply"]
+        if outcome != DECODER_FAILED:
+            assert got_detail == detail, item["reply"]
+        failed = execute.startswith(DECODER_FAILED)
+        assert got_execute == (DECODER_FAILED if failed else execute), item["reply"]
