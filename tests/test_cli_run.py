@@ -61,6 +61,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
     ["--temperature", "0.7"],
     ["--model", "other"],
     ["--prompt-format", "qwen"],
+    ["--model-seed", "3"],
 ])
 def test_resuming_another_configuration_is_refused_before_anything_is_asked(
     fetched_home: Path, tmp_path: Path, change: list[str]

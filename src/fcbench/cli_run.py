@@ -94,6 +94,10 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--max-tokens", type=AT_LEAST_ONE, default=None),
         click.option("--extra-body", default=None,
                      help='JSON merged into each request body, e.g. \'{"top_k": 1}\'.'),
+        click.option("--model-seed", type=click.IntRange(0, 2**63 - 1), default=None,
+                     help="Generation seed sent where the backend takes one (OpenAI-compatible "
+                          "`seed`, completions, Gemini, local models); recorded in model.json "
+                          "and the response cache's key. (--seed picks --sample's cases.)"),
         click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default=None,
                      help="FC mode: parse tool calls the model wrote as text in this format."),
         click.option("--concurrency", type=click.IntRange(1, 4096), default=8, show_default=True,

@@ -327,7 +327,7 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
 
 def sampling_of(config: RunConfig) -> Sampling:
     return Sampling(config.temperature, config.top_p, config.max_tokens,
-                    dict(config.extra_body or {}))
+                    dict(config.extra_body or {}), config.model_seed)
 
 
 def cached_backend(

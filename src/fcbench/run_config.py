@@ -37,6 +37,7 @@ class RunOptions(TypedDict, total=False):
     top_p: float | None
     max_tokens: int | None
     extra_body: dict[str, Any] | None
+    model_seed: int | None
     output_format: str | None
     prompt_format: str | None
     concurrency: int
@@ -92,6 +93,9 @@ class RunConfig:
     top_p: float | None = None
     max_tokens: int | None = None
     extra_body: dict[str, Any] | None = None
+    model_seed: int | None = None
+    """The generation seed sent where the backend takes one (`models.base.Sampling.seed`);
+    not `seed`, which picks `--sample`'s cases."""
     output_format: str | None = None
     prompt_format: str | None = None
     """An official open-model prompt format (`models.families`): implies the `completions`

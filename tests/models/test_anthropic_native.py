@@ -93,3 +93,13 @@ def test_replayed_claude_run_scores_like_the_recorded_files(
     assert verdicts(tmp_path / "result") == verdicts(tmp_path / "original")
     manifest = json.loads((tmp_path / "result" / model / "model.json").read_text())
     assert manifest["backend"] == "anthropic"
+
+
+def test_the_model_seed_is_not_sent_to_the_messages_api() -> None:
+    """Anthropic has no seed and rejects unknown fields: the body leaves it out."""
+    from fcbench.models.anthropic_native import AnthropicBackend
+    from fcbench.models.base import ChatRequest, Sampling
+
+    backend = AnthropicBackend("claude-x", [], sampling=Sampling(seed=5))
+    body = backend.body(ChatRequest([{"role": "user", "content": "q"}], None, "prompt"))
+    assert "seed" not in body and body["temperature"] == 0.001

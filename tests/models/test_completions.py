@@ -47,6 +47,8 @@ def test_body_has_the_handlers_settings() -> None:
     assert (sampled["temperature"], sampled["top_p"], sampled["max_tokens"]) == (0.7, 0.9, 512)
     assert sampled["top_k"] == 1
     assert "<tools>\n" in sampled["prompt"] and '"math.add"' in sampled["prompt"]
+    assert "seed" not in sampled
+    assert backend("gemma-4", sampling=Sampling(seed=11)).body(REQUEST)["seed"] == 11
 
 
 def test_it_lays_out_conversations_and_openai_backends_do_not() -> None:

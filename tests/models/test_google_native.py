@@ -229,3 +229,13 @@ def test_replayed_gemini_run_scores_like_the_recorded_files(
         recorded = CORPUS / model / "BFCL_v4_simple_python_result.json"
         got = [json.loads(line)["result"] for line in stored.read_text().splitlines()]
         assert got == [json.loads(line)["result"] for line in recorded.read_text().splitlines()]
+
+
+def test_the_model_seed_goes_into_the_generation_config() -> None:
+    from fcbench.models.base import ChatRequest, Sampling
+    from fcbench.models.google_native import GoogleBackend
+
+    request = ChatRequest([{"role": "user", "content": "q"}], None, "prompt")
+    _, config = GoogleBackend("gemini-x", [], sampling=Sampling(seed=9)).request(request)
+    assert config["seed"] == 9
+    assert "seed" not in GoogleBackend("gemini-x", []).request(request)[1]

@@ -192,3 +192,12 @@ def test_error_texts_keep_their_cause_and_timeouts_name_the_flags() -> None:
     assert label.endswith("'msg': \"Input should be 'system'\"}")
     timeout = classify(openai.APITimeoutError(request=httpx.Request("POST", url)), url)
     assert "--timeout" in str(timeout) and "--max-tokens" in str(timeout)
+
+
+def test_the_model_seed_is_sent_and_described_only_when_set() -> None:
+    """`--model-seed` (upstream PR #1304's `seed`) goes into the request body and model.json;
+    unset, the body and the description are as before the seed existed."""
+    assert Sampling(seed=7).body_fields() == {"temperature": 0.001, "seed": 7}
+    assert Sampling(seed=7, extra_body={"seed": 8}).body_fields()["seed"] == 8
+    assert Sampling(seed=7).describe()["seed"] == 7
+    assert "seed" not in Sampling().describe() and "seed" not in Sampling().body_fields()

@@ -260,3 +260,18 @@ def test_a_started_server_is_known_by_its_command_not_its_port() -> None:
     one = ServePlan("server", ("srv", "--port", "41234", "-m", "x"), "http://127.0.0.1:41234/v1")
     two = ServePlan("server", ("srv", "--port", "40001", "-m", "x"), "http://127.0.0.1:40001/v1")
     assert served_identity(one) == served_identity(two) == "serve:srv --port '{port}' -m x"
+
+
+def test_the_model_seed_is_in_the_key_only_when_set() -> None:
+    """Seeded requests are cached apart from unseeded ones and from other seeds; unseeded
+    runs keep the keys they had before the seed existed (no `seed` in their identity)."""
+    from fcbench.models.base import Sampling
+    from fcbench.models.openai_compat import OpenAICompatBackend
+
+    def identity(sampling: Sampling) -> dict[str, Any]:
+        return backend_identity(OpenAICompatBackend("m", ["http://127.0.0.1:9/v1"],
+                                                    sampling=sampling), "m")
+
+    keys = {request_key(identity(Sampling(seed=seed)), REQUEST) for seed in (None, 1, 2)}
+    assert len(keys) == 3
+    assert "seed" not in identity(Sampling())["sampling"]

@@ -84,3 +84,15 @@ def test_many_differences_are_shown_three_and_counted(tmp_path: Path) -> None:
     with pytest.raises(ManifestError, match=r"\(old -> new: model: .*; and 1 more\)"):
         check(folder, Described(backend="anthropic", output_format="x"), model="o", mode="fc",
               dataset={"release": "v"})
+
+
+def test_a_model_seed_is_part_of_the_configuration() -> None:
+    """`sampling.seed` is recorded only when set, so a manifest without it had no seed: a run
+    with one (or another one) is refused, a run without one resumes."""
+    unseeded = Described().describe()
+    seeded = Described(sampling={**unseeded["sampling"], "seed": 3}).describe()
+    assert configuration_clash(unseeded, seeded) == ["sampling.seed: none -> 3"]
+    assert configuration_clash(seeded, unseeded) == ["sampling.seed: 3 -> none"]
+    reseeded = {**seeded, "sampling": {**seeded["sampling"], "seed": 4}}
+    assert configuration_clash(seeded, reseeded) == ["sampling.seed: 3 -> 4"]
+    assert configuration_clash(unseeded, unseeded) is None

@@ -122,6 +122,7 @@ class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
         multi-turn conversations mark the official prompt-cache breakpoints)."""
         system, messages = anthropic_messages(request.messages)
         fields = self.sampling.body_fields()
+        fields.pop("seed", None)  # the Messages API takes no seed (it rejects unknown fields)
         body: dict[str, Any] = {
             "model": self.model,
             "max_tokens": fields.pop("max_tokens", DEFAULT_MAX_TOKENS),

@@ -57,11 +57,15 @@ class Sampling:
     top_p: float | None = None
     max_tokens: int | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    """`--model-seed`: the generation seed (upstream PR #1304's `seed`), for backends that
+    take one (OpenAI-compatible chat and completions bodies, Gemini's config, a local
+    model's sampling); the Anthropic Messages API has none and does not get it."""
 
     def body_fields(self) -> dict[str, Any]:
         """The request-body fields: the parameters set, then `extra_body` merged over them."""
         fields: dict[str, Any] = {}
-        for key in ("temperature", "top_p", "max_tokens"):
+        for key in ("temperature", "top_p", "max_tokens", "seed"):
             value = getattr(self, key)
             if value is not None:
                 fields[key] = value
@@ -69,12 +73,17 @@ class Sampling:
         return fields
 
     def describe(self) -> dict[str, Any]:
-        return {
+        """The settings for model.json and the response cache's key; the seed only when set,
+        so runs without one describe (and key their cache) as before it existed."""
+        described: dict[str, Any] = {
             "temperature": self.temperature,
             "top_p": self.top_p,
             "max_tokens": self.max_tokens,
             "extra_body": self.extra_body,
         }
+        if self.seed is not None:
+            described["seed"] = self.seed
+        return described
 
 
 @dataclass(frozen=True)

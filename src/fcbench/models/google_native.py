@@ -175,6 +175,8 @@ class GoogleBackend(SDKBackend["Client"]):
             config["top_p"] = self.sampling.top_p
         if self.sampling.max_tokens is not None:
             config["max_output_tokens"] = self.sampling.max_tokens
+        if self.sampling.seed is not None:
+            config["seed"] = self.sampling.seed
         if mode == "fc":
             config["automatic_function_calling"] = {"disable": True}
         config["thinking_config"] = {"include_thoughts": True}

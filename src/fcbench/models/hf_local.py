@@ -349,6 +349,8 @@ class HFLocalBackend:
             if self.sampling.top_p is not None:
                 kwargs["top_p"] = self.sampling.top_p
         kwargs.update(self.sampling.extra_body)
+        if self.sampling.seed is not None:  # each batch draws from the seed's own stream
+            torch.manual_seed(self.sampling.seed)
         with torch.inference_mode():
             out = self._model.generate(
                 input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),

@@ -141,6 +141,8 @@ def _configuration(manifest: dict[str, Any]) -> dict[str, Any]:
         value = manifest[name]
         if isinstance(value, dict) and name in ("sampling", "family_settings"):
             found.update({f"{name}.{key}": item for key, item in value.items()})
+            if name == "sampling":  # recorded only when set: a folder without one had none
+                found.setdefault("sampling.seed", None)
         else:
             found[name] = value
     dataset = manifest.get("dataset")

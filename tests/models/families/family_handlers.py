@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from make_pr_golden import PR_HANDLERS
+
 from fcbench.dataset.categories import Language
 from fcbench.decode.encoding import Encoding, decode_ast
 from fcbench.decode.errors import DECODER_FAILED, WRONG_OUTPUT_FORMAT, DecodeError
@@ -53,6 +55,10 @@ HANDLERS: dict[str, tuple[str, str, str]] = {
     "bielik": ("bielik", "BielikHandler", "speakleash/Bielik-11B-v2.3-Instruct"),
 }
 """fcbench family -> (official module, handler class, a model name it is registered for)."""
+
+PR_FAMILIES = frozenset(family for spec in PR_HANDLERS.values() for family in spec["variants"])
+"""Families of open upstream pull requests: no handler in the wheel, checked against the PR's
+recorded handler instead (test_pr_prompts.py, make_pr_golden.py)."""
 
 @contextlib.contextmanager
 def official_handlers(wheel: Path, folder: Path) -> Iterator[types.SimpleNamespace]:

@@ -62,3 +62,13 @@ def test_hammer_rewrites_its_docs_once_per_step() -> None:
     third = tools_at_step(docs, 3)[0]["parameters"]
     assert third["unit"]["description"] == "The unit." + "default is 'cm'" * 3
     assert docs[0]["parameters"]["properties"]["unit"]["description"] == "The unit."  # a copy
+
+
+def test_pr_model_names_map_to_their_families_and_served_names() -> None:
+    """PR #1357's registry entries: the no-think entry serves the same model, CloudSurf's
+    `-FC` is part of its own name."""
+    assert families.family_for_model("google/gemma-4-E4B-it") == "gemma-4"
+    assert families.family_for_model("google/gemma-4-E4B-it-no-think") == "gemma-4-no-think"
+    assert families.served_name("google/gemma-4-E4B-it-no-think") == "google/gemma-4-E4B-it"
+    assert families.served_name("cloudsurf-software/CloudSurf-4B-FC").endswith("-FC")
+    assert families.get("gemma-4").extra_body == {"skip_special_tokens": False}

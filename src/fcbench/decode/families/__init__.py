@@ -78,6 +78,7 @@ DECODERS: dict[str, str] = {
     "think-agent": "fcbench.decode.families.json_calls:THINK_AGENT",
     "llama-3.1": "fcbench.decode.families.json_calls:LLAMA_3_1",
     "glm": "fcbench.decode.families.lines:GLM",
+    "gemma-4-native": "fcbench.decode.families.gemma4_native:GEMMA4_NATIVE",
     "granite-20b": "fcbench.decode.families.lines:GRANITE_20B",
     "minicpm-fc": "fcbench.decode.families.minicpm:MINICPM_FC",
     "functiongemma": "fcbench.decode.families.functiongemma:FUNCTIONGEMMA",

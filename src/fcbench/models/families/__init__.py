@@ -51,11 +51,20 @@ FAMILIES: dict[str, str] = {
         ("mistral-fc", "mistral_fc"),
         ("deepseek-r1", "deepseek_r1"),
         ("bielik", "bielik"),
+        ("gemma-4", "gemma_4"),
+        ("gemma-4-no-think", "gemma_4_no_think"),
     )
 }
 
 _QWEN3 = ("Qwen3-0.6B", "Qwen3-1.7B", "Qwen3-4B-Instruct-2507", "Qwen3-8B", "Qwen3-14B",
           "Qwen3-32B", "Qwen3-30B-A3B-Instruct-2507", "Qwen3-235B-A22B-Instruct-2507")
+
+PR_MODEL_FAMILIES: dict[str, str] = {
+    "google/gemma-4-E4B-it": "gemma-4",
+    "google/gemma-4-E4B-it-no-think": "gemma-4-no-think",
+    "cloudsurf-software/CloudSurf-4B-FC": "gemma-4",
+}
+"""Registry names added by open upstream pull requests not in 2026.3.23 (#1357: Gemma 4)."""
 
 MODEL_FAMILIES: dict[str, str] = {
     "deepseek-ai/DeepSeek-R1": "deepseek-r1",
@@ -104,11 +113,18 @@ MODEL_FAMILIES: dict[str, str] = {
     "ThinkAgents/ThinkAgent-1B": "think-agent",
     "phronetic-ai/RZN-T": "qwen",
     "Nanbeige/Nanbeige4-3B-Thinking-2511": "nanbeige-fc",
+    **PR_MODEL_FAMILIES,
 }
-"""Official registry name -> family (bfcl-eval 2026.3.23's local-inference models)."""
+"""Official registry name -> family (bfcl-eval 2026.3.23's local-inference models, and the
+open upstream pull requests' handlers in `PR_MODEL_FAMILIES`)."""
 
-_SERVED_AS_IS = ("X-Humanoid/Pelican1.0-VL-235B-A22B-FC", "X-Humanoid/Pelican1.0-VL-30B-A3B-FC")
+_SERVED_AS_IS = ("X-Humanoid/Pelican1.0-VL-235B-A22B-FC", "X-Humanoid/Pelican1.0-VL-30B-A3B-FC",
+                 "cloudsurf-software/CloudSurf-4B-FC")
 """Registry names whose `-FC` is part of the served model's own name."""
+
+_SERVED_AS = {"google/gemma-4-E4B-it-no-think": "google/gemma-4-E4B-it"}
+"""Registry names that are a variant of another served model (PR #1357's no-think entry)."""
+
 
 class UnknownPromptFormat(ValueError):
     """A prompt-format name no family has."""
@@ -135,6 +151,8 @@ def family_for_model(model: str) -> str | None:
 def served_name(model: str) -> str:
     """The name the model is served under: a registry name without its `-FC` marker (the
     official handlers ask the server for the Hugging Face name)."""
+    if model in _SERVED_AS:
+        return _SERVED_AS[model]
     if model in MODEL_FAMILIES and model.endswith("-FC") and model not in _SERVED_AS_IS:
         return model.removesuffix("-FC")
     return model
