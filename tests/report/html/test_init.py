@@ -108,6 +108,15 @@ def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> N
                  "error"):
         assert part in detail, part
     browser.screenshot(folder / "report-single-turn.png")
+    # A passing case: no model output kept, its question, functions and expected answer shown.
+    browser.choose("#f-verdict", "1")
+    assert rows_shown(browser)[0][3] == "pass"
+    browser.open_case("#case-table tbody tr")
+    detail = browser.evaluate("document.getElementById('detail').innerText")
+    for part in ("passed", "question", "functions offered", "expected (possible answers)",
+                 "output of failed cases only"):
+        assert part in detail, part
+    assert "raw model output" not in detail
 
     assert browser.console_errors() == []
     requested = [u for u in browser.requested_urls() if not u.startswith(("file:", "data:",

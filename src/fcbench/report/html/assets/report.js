@@ -338,10 +338,19 @@ function block(title, text) {
   return el("div", {}, el("strong", {text: title}), el("pre", {text: text}));
 }
 
+// Only failed cases have a detail (the model's output, decoded calls, error); a passing
+// case shows what is per case: question, functions offered, expected answer.
+const PASSING_NOTE = "passed: the report keeps the model's output of failed cases only";
+
+function indented(json) {
+  try { return JSON.stringify(JSON.parse(json), null, 1); } catch (e) { return json; }
+}
+
 async function openCase(row) {
   const [modelIndex, id, valid, errorType, detailIndex] = row;
   const later = await details();
-  const detail = later.details[detailIndex];
+  const detail = detailIndex === null || detailIndex === undefined ? null : later.details[detailIndex];
+  const turns = detail && detail.turns && detail.turns.length ? detail.turns : null;
   const c = DOC.cases[id] || [null, null, null, null];
   const panel = document.getElementById("detail");
   const parts = [
@@ -353,22 +362,22 @@ async function openCase(row) {
       " (" + DOC.disputed[id][0] + ")"}));
   }
   if (errorType) parts.push(el("p", {}, el("span", {class: "tag", text: errorType})));
-  if (detail.turns && detail.turns.length) {
-    parts.push(...detail.turns.map((turn, i) => turnBlock(turn, i, c[3])));
-  } else {
-    parts.push(block("question", c[1]));
-  }
+  if (turns) parts.push(...turns.map((turn, i) => turnBlock(turn, i, c[3])));
+  else parts.push(block("question", c[1]));
   const functions = c[2] === null ? null : later.functions[c[2]];
   if (functions) {
-    parts.push(el("details", {}, el("summary", {text: "functions offered"}), el("pre", {text: functions})));
+    parts.push(el("details", {}, el("summary", {text: "functions offered"}), el("pre", {text: indented(functions)})));
   }
-  if (!detail.turns || !detail.turns.length) {
+  if (detail === null) {
+    parts.push(el("p", {class: "note", text: PASSING_NOTE}));
+    parts.push(block("expected (possible answers)", c[3]));
+  } else if (!turns) {
     parts.push(block("raw model output", detail.raw === null || detail.raw === undefined ?
       "(not available: pass the result folder with --result-dir)" : detail.raw));
     parts.push(block("decoded calls", detail.decoded));
     parts.push(block("expected (possible answers)", c[3]));
   }
-  parts.push(block("error", detail.error));
+  if (detail !== null) parts.push(block("error", detail.error));
   panel.replaceChildren(...parts.filter((p) => p));
   panel.classList.add("open");
   panel.dataset.row = String(DOC.rows.indexOf(row));  // which case it shows (tests wait on it)
