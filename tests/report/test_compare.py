@@ -86,6 +86,26 @@ def test_terminal_output_lists_deltas_and_flips(v1_scores: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "simple_python" in result.stdout and "McNemar exact" in result.stdout
     assert "+ parallel:" in result.stdout and "− parallel:" in result.stdout
+    lines = result.stdout.splitlines()
+    end = next(i for i, line in enumerate(lines) if "shared" in line)
+    header = "\n".join(lines[end - 3:end + 1])  # the model names fold over a few lines
+    assert A[:9] in header and B[:9] in header and " A " not in header  # names head columns
+    assert f"+: cases {B} passed and {A} failed" in " ".join(result.stdout.split())
+    data = json.loads(CliRunner().invoke(
+        main, ["compare", f"{v1_scores}:{A}", f"{v1_scores}:{B}", "--json"]).stdout)
+    assert data["names"] == [A, B]
+
+
+def test_columns_are_named_by_model_then_folder_then_letter(tmp_path: Path) -> None:
+    from fcbench.report.compare import short_names
+    from fcbench.report.runs import ModelRun
+
+    assert short_names(ModelRun("m1", tmp_path / "x"), ModelRun("m2", tmp_path / "x")) == (
+        "m1", "m2")
+    assert short_names(ModelRun("m", tmp_path / "old"), ModelRun("m", tmp_path / "new")) == (
+        "old", "new")
+    assert short_names(ModelRun("m", tmp_path / "s"), ModelRun("m", tmp_path / "t" / "s")) == (
+        "A", "B")
 
 
 def test_disputed_cases_are_marked_and_left_out_of_the_second_delta(
@@ -154,7 +174,7 @@ def test_runs_that_skipped_different_cases_are_compared_on_the_shared_ones(
     print_comparison(result, Console(file=out, width=160))
     text = out.getvalue()
     assert "exec_simple §" in text and "p (Holm)" in text
-    assert "+: cases B passed and A failed; −: cases A passed and B failed" in text
+    assert "+: cases b passed and a failed; −: cases a passed and b failed" in text  # folders
     assert ("§ exec_simple: A, B, Δ and p over the 2 cases both runs judged (own scores: "
             "A 2/4 = 50.00, 1 skipped; B 2/3 = 66.67, 2 skipped)") in text
 

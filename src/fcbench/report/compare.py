@@ -90,6 +90,8 @@ class Comparison:
     summaries: list[tuple[str, float | None, float | None]]
     only_a: list[str]
     only_b: list[str]
+    names: tuple[str, str] = ("A", "B")
+    """Short names for column headers (`short_names`); `a` and `b` are the full labels."""
 
     @property
     def holm_p_values(self) -> list[float]:
@@ -134,11 +136,22 @@ def compare(
         label(a), label(b), deltas, _summaries(a, b, dataset_sizes),
         sorted(set(a.categories) - set(b.categories)),
         sorted(set(b.categories) - set(a.categories)),
+        short_names(a, b),
     )
 
 
 def label(run: ModelRun) -> str:
     return f"{run.score_dir}:{run.model}"
+
+
+def short_names(a: ModelRun, b: ModelRun) -> tuple[str, str]:
+    """What the columns are headed by: the model names; for two runs of one model, their
+    score folders' names; A and B only when those are the same too (a reader should not
+    have to look up which letter is which model)."""
+    for pair in ((a.model, b.model), (a.score_dir.name, b.score_dir.name)):
+        if pair[0] != pair[1]:
+            return pair
+    return ("A", "B")
 
 
 def _category_delta(
@@ -195,6 +208,7 @@ def as_json(comparison: Comparison) -> dict[str, Any]:
     return {
         "a": comparison.a,
         "b": comparison.b,
+        "names": list(comparison.names),
         "test": TEST_NAME,
         "categories": [
             {
@@ -237,10 +251,14 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
     from rich.markup import escape
     from rich.table import Table
 
-    console.print(f"A = {comparison.a}\nB = {comparison.b}", highlight=False, markup=False)
+    name_a, name_b = comparison.names
+    console.print(f"A: {name_a} = {comparison.a}\nB: {name_b} = {comparison.b}",
+                  highlight=False, markup=False)
     table = Table(box=box.SIMPLE_HEAD, title="per category (accuracy %)", title_justify="left")
-    table.add_column("category", overflow="fold")
-    for header in ("A", "B", "Δ", "+", "−", "p", "p (Holm)", "shared"):
+    table.add_column("category", no_wrap=True)
+    for header in (name_a, name_b):  # long names fold in the header: the numbers never do
+        table.add_column(escape(header), justify="right", overflow="fold", min_width=6)
+    for header in ("Δ", "+", "−", "p", "p (Holm)", "shared"):
         table.add_column(header, justify="right", no_wrap=True)
     for c, p_holm in zip(comparison.categories, comparison.holm_p_values, strict=True):
         table.add_row(escape(c.category) + (SHARED_MARK if c.unshared else ""),
@@ -248,12 +266,13 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
                       str(len(c.gained)), str(len(c.lost)), _p(c.p_value), _p(p_holm),
                       str(c.paired))
     console.print(table)
-    console.print(LEGEND, highlight=False, markup=False)
+    console.print(legend(comparison.names), highlight=False, markup=False)
     _print_unshared(comparison.categories, console)
     _print_disputed(comparison.categories, console)
     summary = Table(box=box.SIMPLE_HEAD, title="summaries (accuracy %)", title_justify="left")
-    for header in ("summary", "A", "B", "Δ"):
-        summary.add_column(header, justify="left" if header == "summary" else "right")
+    for header in ("summary", name_a, name_b, "Δ"):
+        summary.add_column(escape(header), justify="left" if header == "summary" else "right",
+                           overflow="fold")
     for name, va, vb in comparison.summaries:
         delta = None if va is None or vb is None else vb - va
         summary.add_row(escape(name), _pct(va), _pct(vb), _signed(delta))
@@ -268,8 +287,12 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
                           markup=False)
 
 
-LEGEND = ("+: cases B passed and A failed; −: cases A passed and B failed; p: McNemar exact "
-          "on them; p (Holm): adjusted for testing every category at once.")
+def legend(names: tuple[str, str]) -> str:
+    """What +, −, Δ and the p columns mean, with the runs' names."""
+    a, b = names
+    return (f"Δ: {b} − {a}; +: cases {b} passed and {a} failed; −: cases {a} passed and {b} "
+            "failed; p: McNemar exact on them; p (Holm): adjusted for testing every category "
+            "at once.")
 SHARED_MARK = " §"
 """Marks a category whose runs judged different cases (its figures are over the shared ones)."""
 

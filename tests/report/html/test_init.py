@@ -140,6 +140,9 @@ def test_compare_page_in_chromium(v1_scores: Path, browser: Browser, tmp_path: P
     assert browser.evaluate("document.querySelectorAll('#chart-deltas rect.bar').length") > 0
     text = browser.evaluate("document.body.innerText")
     assert "McNemar exact" in text and "simple_python" in text
+    headers = browser.evaluate(
+        "[...document.querySelectorAll('#category-table th')].map(h => h.textContent)")
+    assert headers[1:3] == [a, b]  # the models' names, not A and B
     browser.screenshot(shots(tmp_path) / "compare.png")
     assert browser.console_errors()[before:] == []
 
