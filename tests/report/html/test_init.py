@@ -10,6 +10,7 @@ table, opens a multi-turn case and a failed single-turn case, and saves screensh
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,11 @@ def test_compare_page_in_chromium(v1_scores: Path, browser: Browser, tmp_path: P
     headers = browser.evaluate(
         "[...document.querySelectorAll('#category-table th')].map(h => h.textContent)")
     assert headers[1:3] == [a, b]  # the models' names, not A and B
+    intervals = browser.evaluate(
+        "[...document.querySelectorAll('#summary-table tbody tr')]"
+        ".map(r => r.lastChild.textContent)")
+    assert intervals and all(re.fullmatch(r"\[[-+]\d+\.\d\d, [-+]\d+\.\d\d\]|N/A", i)
+                             for i in intervals) and any(i != "N/A" for i in intervals)
     browser.screenshot(shots(tmp_path) / "compare.png")
     assert browser.console_errors()[before:] == []
 

@@ -49,8 +49,9 @@ async function main() {
       c.paired_cases + (c.paired_cases !== c.a.total || c.paired_cases !== c.b.total ?
         " (" + nameA + " judged " + c.a.total + (c.a.skipped ? ", " + c.a.skipped + " skipped" : "") +
         "; " + nameB + " judged " + c.b.total + (c.b.skipped ? ", " + c.b.skipped + " skipped" : "") + ")" : "")])));
-  document.getElementById("summary-table").append(table(["summary", nameA, nameB, "Δ"],
-    doc.summaries.map((s) => [s.summary, pct(s.a), pct(s.b), signed(s.delta)])));
+  const interval = (i) => (i ? "[" + signed(i[0]) + ", " + signed(i[1]) + "]" : "N/A");
+  document.getElementById("summary-table").append(table(["summary", nameA, nameB, "Δ", "Δ ≈95% interval"],
+    doc.summaries.map((s) => [s.summary, pct(s.a), pct(s.b), signed(s.delta), interval(s.interval)])));
   const flips = document.getElementById("flips");
   for (const c of cats) {
     for (const [sign, list] of [["gained (" + nameA + " failed, " + nameB + " passed)", c.gained],
