@@ -95,6 +95,9 @@ class Comparison:
     """Short names for column headers (`short_names`); `a` and `b` are the full labels."""
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
     """summary -> approximate 95% interval of its delta (`summary_intervals`)."""
+    reports: tuple[dict[str, str] | None, dict[str, str] | None] = (None, None)
+    """Each run's HTML report, if its score folder has one (`report_link`): where a flipped
+    case links to, on the failing side."""
 
     @property
     def holm_p_values(self) -> list[float]:
@@ -143,11 +146,24 @@ def compare(
         short_names(a, b),
         summary_intervals(summaries, deltas, _weights(a, dataset_sizes),
                           _weights(b, dataset_sizes)),
+        (report_link(a), report_link(b)),
     )
 
 
 def label(run: ModelRun) -> str:
     return f"{run.score_dir}:{run.model}"
+
+
+def report_link(run: ModelRun) -> dict[str, str] | None:
+    """The run's report (the `report.html` that `evaluate` leaves in its score folder) as a
+    file URI and the model's name in it: the compare page links a flipped case to
+    `uri#case=<model>/<id>`, which the report opens. None: no report there."""
+    from fcbench.report.html import REPORT_NAME
+
+    page = run.score_dir / REPORT_NAME
+    if not page.is_file():
+        return None
+    return {"uri": page.resolve().as_uri(), "model": run.model}
 
 
 def short_names(a: ModelRun, b: ModelRun) -> tuple[str, str]:
@@ -268,6 +284,7 @@ def as_json(comparison: Comparison) -> dict[str, Any]:
         "a": comparison.a,
         "b": comparison.b,
         "names": list(comparison.names),
+        "reports": list(comparison.reports),
         "test": TEST_NAME,
         "categories": [
             {

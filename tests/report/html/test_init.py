@@ -333,3 +333,38 @@ def test_a_hundred_models(fetched_home: Path, browser: Browser, tmp_path: Path) 
     browser.send("Emulation.setDeviceMetricsOverride", {
         "width": 1400, "height": 1800, "deviceScaleFactor": 1, "mobile": False})
     assert browser.console_errors() == []
+
+
+def test_a_flipped_case_links_to_its_drill_down(
+    v1_scores: Path, browser: Browser, tmp_path: Path
+) -> None:
+    """Two models with their report in their score folder: the compare page links each
+    flipped case to the failing side's report, which opens that case."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from fcbench.cli import main
+
+    a, b = "gpt-4o-2024-08-06-FC", "claude-3-opus-20240229"
+    scores = tmp_path / "scores"
+    for model in (a, b):
+        shutil.copytree(v1_scores / model, scores / model)
+    write_report([scores], [V1], scores / "report.html")
+    out = tmp_path / "compare.html"
+    result = CliRunner().invoke(main, ["compare", f"{scores}:{a}", f"{scores}:{b}",
+                                       "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    link = browser.evaluate(
+        "(() => { const d = document.querySelector('#flips details:last-of-type');"
+        " const a = d.querySelector('a');"
+        " return [d.querySelector('summary').textContent, a.textContent, a.getAttribute('href')];"
+        " })()")
+    kind, case_id, href = link
+    failing = a if "gained" in kind else b
+    assert href.startswith((scores / "report.html").resolve().as_uri() + "#case=")
+    opened = "(document.getElementById('detail') || {dataset: {}}).dataset.row !== undefined"
+    browser.open(href, opened)
+    detail = browser.evaluate("document.getElementById('detail').innerText")
+    assert detail.startswith(f"{case_id} · {failing} · failed"), detail[:200]

@@ -20,6 +20,16 @@ function table(headers, rows) {
     el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map((c) => el("td", {text: String(c)}))))));
 }
 
+// A flipped case's id links to its drill-down in the failing side's report (the report
+// opens `#case=<model>/<id>`); the id stays text, the link is built from encoded parts.
+function linkCases(shown, report) {
+  for (const cell of shown.querySelectorAll("tbody tr td:first-child")) {
+    const id = cell.textContent;
+    const href = report.uri + "#case=" + encodeURIComponent(report.model) + "/" + encodeURIComponent(id);
+    cell.replaceChildren(el("a", {href: href, text: id}));
+  }
+}
+
 async function main() {
   const text = document.getElementById("report-data").textContent.trim();
   const binary = atob(text);  // a plain loop: Uint8Array.from(string, fn) took seconds on MBs
@@ -53,13 +63,15 @@ async function main() {
   document.getElementById("summary-table").append(table(["summary", nameA, nameB, "Δ", "Δ ≈95% interval"],
     doc.summaries.map((s) => [s.summary, pct(s.a), pct(s.b), signed(s.delta), interval(s.interval)])));
   const flips = document.getElementById("flips");
+  const [reportA, reportB] = doc.reports || [null, null];
   for (const c of cats) {
-    for (const [sign, list] of [["gained (" + nameA + " failed, " + nameB + " passed)", c.gained],
-      ["lost (" + nameA + " passed, " + nameB + " failed)", c.lost]]) {
+    for (const [sign, list, report] of [["gained (" + nameA + " failed, " + nameB + " passed)", c.gained, reportA],
+      ["lost (" + nameA + " passed, " + nameB + " failed)", c.lost, reportB]]) {
       if (!list.length) continue;
-      flips.append(el("details", {}, el("summary", {text: c.category + ": " + list.length + " " + sign}),
-        table(["case", "error type (failing side)", "disputed"],
-          list.map((f) => [f.id, f.error_type || "", f.disputed ? "yes" : ""]))));
+      const rows = list.map((f) => [f.id, f.error_type || "", f.disputed ? "yes" : ""]);
+      const shown = table(["case", "error type (failing side)", "disputed"], rows);
+      if (report) linkCases(shown, report);
+      flips.append(el("details", {}, el("summary", {text: c.category + ": " + list.length + " " + sign}), shown));
     }
   }
   document.body.setAttribute("data-ready", "1");

@@ -435,6 +435,18 @@ async function main() {
   drawDisputed();
   document.body.setAttribute("data-ready", "1");
   setTimeout(details, 0);
+  openFromAddress();
+}
+
+// `report.html#case=<model>/<id>` (both URI-encoded; the compare page links flipped cases
+// so) opens that case's drill-down.
+function openFromAddress() {
+  const found = /^#case=([^/]*)\/(.*)$/.exec(window.location.hash);
+  if (!found) return;
+  const model = decodeURIComponent(found[1]);
+  const id = decodeURIComponent(found[2]);
+  const row = DOC.rows.find((r) => DOC.models[r[0]].name === model && r[1] === id);
+  if (row) openCase(row).catch((error) => console.error("fcbench report: " + error));
 }
 
 main().catch((error) => {
