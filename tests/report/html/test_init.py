@@ -109,6 +109,18 @@ def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> N
                  "error"):
         assert part in detail, part
     browser.screenshot(folder / "report-single-turn.png")
+    # A wrong value: the decoded and expected calls side by side, the differing argument marked.
+    kinds = browser.evaluate("[...document.querySelectorAll('#f-error option')].map(o => o.value)")
+    browser.evaluate("(() => { const f = document.getElementById('f-id'); f.value = '';"
+                     " f.dispatchEvent(new Event('input')); })()")
+    browser.choose("#f-error", next(k for k in kinds if k.startswith("value_error")))
+    browser.open_case("#case-table tbody tr")
+    marked = browser.evaluate("[...document.querySelectorAll('#detail .call-diff tr.differs')]"
+                              ".map(r => [...r.children].map(c => c.textContent))")
+    assert any(row[1] not in ("(call missing)", "(extra call)") and row[2] != row[3]
+               for row in marked), marked
+    browser.screenshot(folder / "report-call-diff.png")
+    browser.choose("#f-error", "")
     # A passing case: no model output kept, its question, functions and expected answer shown.
     browser.choose("#f-verdict", "1")
     assert rows_shown(browser)[0][3] == "pass"

@@ -376,12 +376,54 @@ async function openCase(row) {
       "(not available: pass the result folder with --result-dir)" : detail.raw));
     parts.push(block("decoded calls", detail.decoded));
     parts.push(block("expected (possible answers)", c[3]));
+    parts.push(callDiff(detail.decoded, c[3]));
   }
   if (detail !== null) parts.push(block("error", detail.error));
   panel.replaceChildren(...parts.filter((p) => p));
   panel.classList.add("open");
   panel.dataset.row = String(DOC.rows.indexOf(row));  // which case it shows (tests wait on it)
   panel.scrollIntoView({block: "start"});
+}
+
+// Decoded calls against the expected ones, argument by argument: a reading aid (the verdict
+// is the checker's, which also normalises strings and types); null when either side is
+// not a list of {function: {argument: value}} (e.g. cut texts, irrelevance answers).
+// FC models get function names with "." replaced by "_" (the official checker matches so).
+const sameName = (got, want) => got === want || got === want.replace(/\./g, "_");
+
+function callDiff(decodedText, expectedText) {
+  let decoded, expected;
+  try { decoded = JSON.parse(decodedText); expected = JSON.parse(expectedText); } catch (e) { return null; }
+  const calls = (list) => Array.isArray(list) && list.every((x) => x && typeof x === "object" &&
+    !Array.isArray(x) && Object.keys(x).length === 1) ? list.map((x) => Object.entries(x)[0]) : null;
+  const got = calls(decoded), want = calls(expected);
+  if (!got || !want) return null;
+  const rows = [];
+  const used = new Set();
+  for (const [name, args] of want) {
+    const index = got.findIndex(([n], i) => sameName(n, name) && !used.has(i));
+    if (index < 0) { rows.push([name, "(call missing)", "", "", "differs"]); continue; }
+    used.add(index);
+    const have = got[index][1] || {};
+    for (const arg of new Set([...Object.keys(args || {}), ...Object.keys(have)])) {
+      const allowed = (args || {})[arg];
+      const value = have[arg];
+      const text = value === undefined ? "(absent)" : JSON.stringify(value);
+      const list = Array.isArray(allowed) ? allowed : allowed === undefined ? [] : [allowed];
+      const same = value === undefined ? list.includes("") :
+        list.some((a) => JSON.stringify(a) === JSON.stringify(value));
+      rows.push([name, arg, text, allowed === undefined ? "(not expected)" :
+        list.map((a) => (a === "" ? "(may be absent)" : JSON.stringify(a))).join(" | "), same ? "same" : "differs"]);
+    }
+  }
+  got.forEach(([name], i) => { if (!used.has(i)) rows.push([name, "(extra call)", "", "", "differs"]); });
+  const shown = table(["function", "argument", "decoded", "expected (any of)", "as written"], rows, () => false);
+  shown.classList.add("call-diff");
+  shown.querySelectorAll("tbody tr").forEach((tr) => {
+    if (tr.lastChild.textContent === "differs") tr.classList.add("differs");
+  });
+  return el("div", {}, el("strong", {text: "decoded vs expected, argument by argument (a reading aid: " +
+    "the checker also normalises strings and types)"}), shown);
 }
 
 function turnBlock(turn, index, expected) {
