@@ -186,7 +186,9 @@ def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Pa
         m.model: sum(c.skipped for c in m.categories.values()) for m in report.models.values()
     }
     not_scored = {m.model: m.not_scored for m in report.models.values()}
-    print_scores(console, per_model, complete, skipped, not_scored)
+    skipped_in = {m.model: {name: c.skipped for name, c in m.categories.items() if c.skipped}
+                  for m in report.models.values()}
+    print_scores(console, per_model, complete, skipped, not_scored, skipped_in=skipped_in)
     if score_dir is not None:
         _print_top_errors(report, console)
         diagnostics.print(f"Score files and leaderboards written to {score_dir}")

@@ -86,6 +86,26 @@ def test_terminal_output_lists_deltas_and_flips(v1_scores: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "simple_python" in result.stdout and "McNemar exact" in result.stdout
     assert "+ parallel:" in result.stdout and "− parallel:" in result.stdout
+    lines = result.stdout.splitlines()
+    end = next(i for i, line in enumerate(lines) if "shared" in line)
+    header = "\n".join(lines[end - 3:end + 1])  # the model names fold over a few lines
+    assert A[:9] in header and B[:9] in header and " A " not in header  # names head columns
+    assert f"+: cases {B} passed and {A} failed" in " ".join(result.stdout.split())
+    data = json.loads(CliRunner().invoke(
+        main, ["compare", f"{v1_scores}:{A}", f"{v1_scores}:{B}", "--json"]).stdout)
+    assert data["names"] == [A, B]
+
+
+def test_columns_are_named_by_model_then_folder_then_letter(tmp_path: Path) -> None:
+    from fcbench.report.compare import short_names
+    from fcbench.report.runs import ModelRun
+
+    assert short_names(ModelRun("m1", tmp_path / "x"), ModelRun("m2", tmp_path / "x")) == (
+        "m1", "m2")
+    assert short_names(ModelRun("m", tmp_path / "old"), ModelRun("m", tmp_path / "new")) == (
+        "old", "new")
+    assert short_names(ModelRun("m", tmp_path / "s"), ModelRun("m", tmp_path / "t" / "s")) == (
+        "A", "B")
 
 
 def test_disputed_cases_are_marked_and_left_out_of_the_second_delta(
@@ -154,7 +174,7 @@ def test_runs_that_skipped_different_cases_are_compared_on_the_shared_ones(
     print_comparison(result, Console(file=out, width=160))
     text = out.getvalue()
     assert "exec_simple §" in text and "p (Holm)" in text
-    assert "+: cases B passed and A failed; −: cases A passed and B failed" in text
+    assert "+: cases b passed and a failed; −: cases a passed and b failed" in text  # folders
     assert ("§ exec_simple: A, B, Δ and p over the 2 cases both runs judged (own scores: "
             "A 2/4 = 50.00, 1 skipped; B 2/3 = 66.67, 2 skipped)") in text
 
@@ -166,3 +186,42 @@ def test_holm_adjusts_for_every_category_tested() -> None:
     assert holm([0.04, 0.01, 0.5, 0.02]) == pytest.approx([0.08, 0.04, 0.5, 0.06])
     assert holm([0.3, 0.3]) == pytest.approx([0.6, 0.6])
     assert holm([0.9, 0.8]) == [1.0, 1.0] and holm([]) == []
+
+
+def test_summary_deltas_get_an_interval_from_their_categories_flips(tmp_path: Path) -> None:
+    """One category differs (A fails 0-5, B fails 4-6 of 10: +4 −1): a summary's delta is its
+    weight w times the category's, so its interval's half-width is |w| times the category's
+    normal half-width 1.96·sqrt(((g + l)/n − d²)/n), d = (g − l)/n."""
+    import io
+
+    from rich.console import Console
+
+    from fcbench.report.compare import as_json, print_comparison
+    from fcbench.report.score_files import write_category_score
+    from fcbench.score.aggregate import CategoryScore
+
+    ids = [f"simple_python_{i}" for i in range(10)]
+    for side, failed in (("a", range(6)), ("b", range(4, 7))):
+        write_category_score(tmp_path / side, "m", CategoryScore(
+            "simple_python", 10 - len(failed), 10, 10), [{"id": ids[i]} for i in failed])
+    runs = [read_run(tmp_path / side, "m", lambda _: ids) for side in "ab"]
+    result = compare(runs[0], runs[1], defaultdict(lambda: 10))
+    (category,) = result.categories
+    assert (len(category.gained), len(category.lost)) == (4, 1)
+    n, d = 10, 0.3
+    category_half = 1.959964 * math.sqrt((5 / n - d * d) / n)
+    checked = 0
+    for name, va, vb in result.summaries:
+        if va is None or vb is None or vb == va:
+            continue
+        weight = (vb - va) / d
+        low, high = result.intervals[name]
+        assert (low + high) / 2 == pytest.approx(vb - va), name
+        assert (high - low) / 2 == pytest.approx(abs(weight) * category_half, rel=1e-5), name
+        checked += 1
+    assert checked >= 2  # V4 Overall and Non-Live at least
+    first = as_json(result)["summaries"][0]
+    assert first["interval"] == result.intervals[first["summary"]]
+    out = io.StringIO()
+    print_comparison(result, Console(file=out, width=200))
+    assert "Δ ≈95% interval" in out.getvalue()

@@ -152,6 +152,23 @@ def test_kept_unscored_categories_and_all_skipped_ones_show_so() -> None:
         text.replace("\n", " "))
 
 
+def test_each_category_with_skipped_cases_is_marked_in_its_cell() -> None:
+    scores = {"m": {"simple_python": CategoryScore("simple_python", 30, 40, 400),
+                    "exec_simple": CategoryScore("exec_simple", 5, 10, 100),
+                    "rest": CategoryScore("rest", 0, 0, 70)}}
+    complete = {"m": with_missing(scores["m"], categories.ALL_SCORING, SIZES)}
+    console = Console(record=True, width=250)
+    print_scores(console, scores, complete, {"m": 72},
+                 skipped_in={"m": {"exec_simple": 2, "rest": 70}})
+    text = console.export_text()
+    lines = {line.split("│")[1].strip(): line for line in text.splitlines()
+             if line.startswith("│")}
+    assert "50.00* †2" in lines["exec_simple"]
+    assert "N/A †70" in lines["rest"] and "0.00" not in lines["rest"]
+    assert "†" not in lines["simple_python"]
+    assert "†k beside a category" in text.replace("\n", " ")
+
+
 def test_summaries_made_of_partial_categories_are_marked() -> None:
     lines = {line.split("│")[1].strip(): line for line in render(None).splitlines()
              if line.startswith("│")}

@@ -14,8 +14,9 @@ category's delta is also shown without them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset import categories as reg
@@ -90,6 +91,13 @@ class Comparison:
     summaries: list[tuple[str, float | None, float | None]]
     only_a: list[str]
     only_b: list[str]
+    names: tuple[str, str] = ("A", "B")
+    """Short names for column headers (`short_names`); `a` and `b` are the full labels."""
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """summary -> approximate 95% interval of its delta (`summary_intervals`)."""
+    reports: tuple[dict[str, str] | None, dict[str, str] | None] = (None, None)
+    """Each run's HTML report, if its score folder has one (`report_link`): where a flipped
+    case links to, on the failing side."""
 
     @property
     def holm_p_values(self) -> list[float]:
@@ -130,15 +138,42 @@ def compare(
               if c.name in a.categories and c.name in b.categories]
     deltas = [_category_delta(name, a.categories[name], b.categories[name], disputed)
               for name in shared]
+    summaries = _summaries(a, b, dataset_sizes)
     return Comparison(
-        label(a), label(b), deltas, _summaries(a, b, dataset_sizes),
+        label(a), label(b), deltas, summaries,
         sorted(set(a.categories) - set(b.categories)),
         sorted(set(b.categories) - set(a.categories)),
+        short_names(a, b),
+        summary_intervals(summaries, deltas, _weights(a, dataset_sizes),
+                          _weights(b, dataset_sizes)),
+        (report_link(a), report_link(b)),
     )
 
 
 def label(run: ModelRun) -> str:
     return f"{run.score_dir}:{run.model}"
+
+
+def report_link(run: ModelRun) -> dict[str, str] | None:
+    """The run's report (the `report.html` that `evaluate` leaves in its score folder) as a
+    file URI and the model's name in it: the compare page links a flipped case to
+    `uri#case=<model>/<id>`, which the report opens. None: no report there."""
+    from fcbench.report.html import REPORT_NAME
+
+    page = run.score_dir / REPORT_NAME
+    if not page.is_file():
+        return None
+    return {"uri": page.resolve().as_uri(), "model": run.model}
+
+
+def short_names(a: ModelRun, b: ModelRun) -> tuple[str, str]:
+    """What the columns are headed by: the model names; for two runs of one model, their
+    score folders' names; A and B only when those are the same too (a reader should not
+    have to look up which letter is which model)."""
+    for pair in ((a.model, b.model), (a.score_dir.name, b.score_dir.name)):
+        if pair[0] != pair[1]:
+            return pair
+    return ("A", "B")
 
 
 def _category_delta(
@@ -170,21 +205,74 @@ def _accuracy_without(run: CategoryRun, disputed: Disputed, shared: set[str]) ->
     return correct / total if total else 0.0
 
 
+def _summary_values(
+    scores: Mapping[str, CategoryScore], sizes: Mapping[str, int]
+) -> dict[str, float | None]:
+    """The summaries as the console shows them (N/A where nothing under one was run)."""
+    complete = with_missing(scores, reg.ALL_SCORING, sizes)
+    labels = [label for label, _ in summary_rows(complete)]
+    if any(n in reg.V1 for n in scores):
+        labels += [label for label, _ in v1_rows(complete)]
+    values = displayed_summaries(scores, complete, labels)
+    return {label: values.get(label) for label in labels}
+
+
 def _summaries(
     a: ModelRun, b: ModelRun, sizes: Mapping[str, int]
 ) -> list[tuple[str, float | None, float | None]]:
-    def rows(run: ModelRun) -> dict[str, float | None]:
-        """The summaries as the console shows them (N/A where nothing under one was run)."""
-        scores = {n: c.score for n, c in run.categories.items()}
-        complete = with_missing(scores, reg.ALL_SCORING, sizes)
-        labels = [label for label, _ in summary_rows(complete)]
-        if any(n in reg.V1 for n in scores):
-            labels += [label for label, _ in v1_rows(complete)]
-        values = displayed_summaries(scores, complete, labels)
-        return {label: values.get(label) for label in labels}
-
-    ra, rb = rows(a), rows(b)
+    ra = _summary_values({n: c.score for n, c in a.categories.items()}, sizes)
+    rb = _summary_values({n: c.score for n, c in b.categories.items()}, sizes)
     return [(name, ra.get(name), rb.get(name)) for name in dict.fromkeys([*ra, *rb])]
+
+
+Weights = dict[str, dict[str, float]]
+"""summary -> category -> how much the summary moves per unit of the category's accuracy."""
+
+Z_95 = 1.959963984540054
+
+
+def _weights(run: ModelRun, sizes: Mapping[str, int]) -> Weights:
+    """Each category's weight in each summary, read off the formulas themselves: every
+    summary is a fixed linear mix of category accuracies, so raising one category's
+    accuracy by 1 moves a summary by exactly that category's weight in it (one formula, not
+    a second copy of the weights to keep in step)."""
+    scores = {n: c.score for n, c in run.categories.items()}
+    base = _summary_values(scores, sizes)
+    weights: Weights = {label: {} for label in base}
+    for name, score in scores.items():
+        if score.total == 0:
+            continue
+        bumped = {**scores, name: replace(score, correct=score.correct + score.total)}
+        for label, value in _summary_values(bumped, sizes).items():
+            before = base.get(label)
+            if value is not None and before is not None and value != before:
+                weights[label][name] = value - before
+    return weights
+
+
+def summary_intervals(
+    summaries: Sequence[tuple[str, float | None, float | None]],
+    deltas: Sequence[CategoryDelta], weights_a: Weights, weights_b: Weights,
+) -> dict[str, tuple[float, float]]:
+    """An approximate 95% interval for each summary delta: the summary's weights (the two
+    runs' mean) applied to each category's paired delta, whose variance comes from its flips
+    ((g + l)/n − d²)/n, categories independent, normal approximation. Summaries mix
+    categories, so no exact test applies; the pooled McNemar test is the exact evidence."""
+    found: dict[str, tuple[float, float]] = {}
+    for name, va, vb in summaries:
+        if va is None or vb is None:
+            continue
+        variance = 0.0
+        for c in deltas:
+            weight = (weights_a.get(name, {}).get(c.category, 0.0)
+                      + weights_b.get(name, {}).get(c.category, 0.0)) / 2
+            if weight and c.paired:
+                n, flips = c.paired, len(c.gained) + len(c.lost)
+                d = (len(c.gained) - len(c.lost)) / n
+                variance += weight * weight * max(0.0, flips / n - d * d) / n
+        half = Z_95 * math.sqrt(variance)
+        found[name] = (vb - va - half, vb - va + half)
+    return found
 
 
 # -- Output -----------------------------------------------------------------------------------
@@ -195,6 +283,8 @@ def as_json(comparison: Comparison) -> dict[str, Any]:
     return {
         "a": comparison.a,
         "b": comparison.b,
+        "names": list(comparison.names),
+        "reports": list(comparison.reports),
         "test": TEST_NAME,
         "categories": [
             {
@@ -217,7 +307,8 @@ def as_json(comparison: Comparison) -> dict[str, Any]:
         ],
         "summaries": [
             {"summary": name, "a": va, "b": vb,
-             "delta": None if va is None or vb is None else vb - va}
+             "delta": None if va is None or vb is None else vb - va,
+             "interval": comparison.intervals.get(name)}
             for name, va, vb in comparison.summaries
         ],
         "pooled": {"gained": comparison.pooled_gained, "lost": comparison.pooled_lost,
@@ -237,10 +328,14 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
     from rich.markup import escape
     from rich.table import Table
 
-    console.print(f"A = {comparison.a}\nB = {comparison.b}", highlight=False, markup=False)
+    name_a, name_b = comparison.names
+    console.print(f"A: {name_a} = {comparison.a}\nB: {name_b} = {comparison.b}",
+                  highlight=False, markup=False)
     table = Table(box=box.SIMPLE_HEAD, title="per category (accuracy %)", title_justify="left")
-    table.add_column("category", overflow="fold")
-    for header in ("A", "B", "Δ", "+", "−", "p", "p (Holm)", "shared"):
+    table.add_column("category", no_wrap=True)
+    for header in (name_a, name_b):  # long names fold in the header: the numbers never do
+        table.add_column(escape(header), justify="right", overflow="fold", min_width=6)
+    for header in ("Δ", "+", "−", "p", "p (Holm)", "shared"):
         table.add_column(header, justify="right", no_wrap=True)
     for c, p_holm in zip(comparison.categories, comparison.holm_p_values, strict=True):
         table.add_row(escape(c.category) + (SHARED_MARK if c.unshared else ""),
@@ -248,16 +343,19 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
                       str(len(c.gained)), str(len(c.lost)), _p(c.p_value), _p(p_holm),
                       str(c.paired))
     console.print(table)
-    console.print(LEGEND, highlight=False, markup=False)
+    console.print(legend(comparison.names), highlight=False, markup=False)
     _print_unshared(comparison.categories, console)
     _print_disputed(comparison.categories, console)
     summary = Table(box=box.SIMPLE_HEAD, title="summaries (accuracy %)", title_justify="left")
-    for header in ("summary", "A", "B", "Δ"):
-        summary.add_column(header, justify="left" if header == "summary" else "right")
+    for header in ("summary", name_a, name_b, "Δ", "Δ ≈95% interval"):
+        summary.add_column(escape(header), justify="left" if header == "summary" else "right",
+                           overflow="fold")
     for name, va, vb in comparison.summaries:
         delta = None if va is None or vb is None else vb - va
-        summary.add_row(escape(name), _pct(va), _pct(vb), _signed(delta))
+        summary.add_row(escape(name), _pct(va), _pct(vb), _signed(delta),
+                        _interval(comparison.intervals.get(name)))
     console.print(summary)
+    console.print(INTERVAL_NOTE, highlight=False, markup=False)
     console.print(
         f"all paired cases: +{comparison.pooled_gained} −{comparison.pooled_lost}, "
         f"p = {_p(comparison.pooled_p_value)} ({TEST_NAME})", highlight=False)
@@ -268,8 +366,20 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
                           markup=False)
 
 
-LEGEND = ("+: cases B passed and A failed; −: cases A passed and B failed; p: McNemar exact "
-          "on them; p (Holm): adjusted for testing every category at once.")
+def legend(names: tuple[str, str]) -> str:
+    """What +, −, Δ and the p columns mean, with the runs' names."""
+    a, b = names
+    return (f"Δ: {b} − {a}; +: cases {b} passed and {a} failed; −: cases {a} passed and {b} "
+            "failed; p: McNemar exact on them; p (Holm): adjusted for testing every category "
+            "at once.")
+INTERVAL_NOTE = ("Δ ≈95% interval: the summary's category weights applied to each category's "
+                 "paired delta over the shared cases (normal approximation).")
+
+
+def _interval(interval: tuple[float, float] | None) -> str:
+    return "N/A" if interval is None else f"[{_signed(interval[0])}, {_signed(interval[1])}]"
+
+
 SHARED_MARK = " §"
 """Marks a category whose runs judged different cases (its figures are over the shared ones)."""
 

@@ -55,7 +55,8 @@ UNDERNEATH: dict[str, tuple[str, ...]] = {
     "v1 Relevance (2024)": ("irrelevance",),
 }
 SKIPPED_NOTE = ("skipped: cases not judged (a web service the exec backend cannot reach); "
-                "they count in neither correct nor total.")
+                "they count in neither correct nor total (†k beside a category: k of its "
+                "cases).")
 NUMBER_WIDTH = 6
 NOT_SCORED = "N/A (not scored)"
 """The cell of a category whose results were kept but not scored (sql, chatable)."""
@@ -80,13 +81,15 @@ def print_scores(
     skipped: Mapping[str, int] | None = None,
     not_scored: Mapping[str, Sequence[str]] | None = None,
     v1: bool | None = None,
+    skipped_in: Mapping[str, Mapping[str, int]] | None = None,
 ) -> None:
     """`per_model`: what was evaluated; `complete`: the same with missing categories filled in
     (0 over the dataset size, as the official summaries count them); `skipped`: cases per
     model that could not be judged (executable cases needing an unreachable service), shown
     whenever there are any; `not_scored`: categories per model whose results were kept but
     not scored (sql and chatable), shown as such; `v1`: show the 2024 summaries (None: when a
-    2024-only category was run)."""
+    2024-only category was run); `skipped_in`: model -> category -> cases skipped, marked
+    beside the category's score (`†k`: its accuracy leaves them out)."""
     unscored = {m: set(names) for m, names in (not_scored or {}).items() if names}
     names = [c.name for c in categories.all_categories()
              if any(c.name in s for s in per_model.values())
@@ -99,7 +102,7 @@ def print_scores(
     partial = {model: partial_summaries(per_model[model]) for model in per_model}
     shown_skipped = skipped if skipped and any(skipped.values()) else None
     table = _by_category(per_model, names, labels, summaries, shown_skipped, unscored,
-                         partial)
+                         partial, skipped_in or {})
     if not _too_wide(console, table):
         console.print(table)
     else:
@@ -204,8 +207,10 @@ def _by_category(
     skipped: Mapping[str, int] | None,
     unscored: Mapping[str, set[str]],
     partial: Mapping[str, set[str]],
+    skipped_in: Mapping[str, Mapping[str, int]],
 ) -> Table:
-    """A column per model: categories, then summaries, down the side."""
+    """A column per model: categories, then summaries, down the side; a category with
+    skipped cases is marked in its cell, so the skipped total is never read as a score."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -215,7 +220,8 @@ def _by_category(
         table.add_column(escape(model), justify="right", no_wrap=True)
     for name in names:
         table.add_row(escape(name), *(
-            NOT_SCORED if name in unscored.get(m, ()) else _cell(per_model[m].get(name))
+            NOT_SCORED if name in unscored.get(m, ()) else
+            _cell(per_model[m].get(name)) + skip_mark(skipped_in.get(m, {}).get(name, 0))
             for m in per_model
         ))
     table.add_section()
@@ -289,6 +295,11 @@ def _print_notes(
     if show_skipped:
         console.print(f"[yellow]skipped:[/] {SKIPPED_NOTE.removeprefix('skipped: ')}")
     console.print(FORMULA_NOTE)
+
+
+def skip_mark(count: int) -> str:
+    """` †k` beside a score with k cases skipped (not judged, not in it); nothing for none."""
+    return f" †{count}" if count else ""
 
 
 def _cell(score: CategoryScore | None) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from fcbench.dataset import categories
-from fcbench.decode.encoding import Encoding
 from fcbench.report.html.cases import (
     clip,
     multi_turn_detail,
@@ -62,13 +60,10 @@ def test_multi_turn_detail_without_log_keeps_the_raw_result() -> None:
     assert detail["error"] == '{"e": 1}'
 
 
-def test_single_turn_detail_decodes_passing_answers_and_keeps_failure_records() -> None:
-    simple = categories.get("simple_python")
-    passing = single_turn_detail(simple, {"result": "[f(a=1)]"}, None, Encoding())
-    assert passing == {"raw": "[f(a=1)]", "decoded": '[{"f": {"a": 1}}]'}
-    failing = single_turn_detail(simple, None, {
-        "model_result_raw": "oops", "model_result_decoded": None, "error": ["bad"]},
-        Encoding())
-    assert failing == {"raw": "oops", "decoded": None, "error": '["bad"]'}
-    broken = single_turn_detail(simple, {"result": "not python ("}, None, Encoding())
-    assert broken["decoded"] is None
+def test_single_turn_detail_keeps_the_failure_record_and_the_raw_output() -> None:
+    failure = {"model_result_raw": "oops", "model_result_decoded": None, "error": ["bad"]}
+    assert single_turn_detail(None, failure) == {"raw": "oops", "decoded": None,
+                                                 "error": '["bad"]'}
+    decoded = {"model_result_raw": "x", "model_result_decoded": [{"f": {"a": 1}}], "error": "e"}
+    from_entry = single_turn_detail({"result": "[f(a=1)]"}, decoded)
+    assert from_entry == {"raw": "[f(a=1)]", "decoded": '[{"f": {"a": 1}}]', "error": "e"}

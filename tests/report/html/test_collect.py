@@ -2,12 +2,41 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from fcbench.api import dataset_sizes
+from fcbench.api import dataset_sizes, evaluate
 from fcbench.pipeline import run
 from fcbench.report.html.collect import collect
 from fcbench.score.disputed import load_disputed
+
+
+def fail_first_case(result_dir: Path, category: str) -> None:
+    """Make the first answer of a category's result file call a function no one offered."""
+    file = next(result_dir.rglob(f"BFCL_v4_{category}_result.json"))
+    lines = file.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["result"] = [{"no_such_function": "{}"}]
+    file.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+
+
+def test_only_failed_cases_get_a_detail(fetched_home: Path, tmp_path: Path) -> None:
+    run("ground-truth", categories=["simple_python"], limit=3,
+        result_dir=tmp_path / "result", score_dir=tmp_path / "first")
+    fail_first_case(tmp_path / "result", "simple_python")
+    evaluate(tmp_path / "result", score_dir=tmp_path / "score")
+    from fcbench.dataset.fetch import DEFAULT_RELEASE as release
+    document = collect([tmp_path / "score"], [tmp_path / "result"], release, None,
+                       dataset_sizes(release, None), load_disputed())
+    rows = {row[1]: row for row in document["rows"]}
+    assert rows["simple_python_1"][2:] == [1, None, None]  # passing: no detail
+    assert rows["simple_python_2"][2:] == [1, None, None]
+    failed = rows["simple_python_0"]
+    assert failed[2] == 0 and failed[3] and failed[4] == 0
+    assert len(document["details"]) == 1
+    assert "no_such_function" in document["details"][0]["raw"]
+    assert document["details"][0]["error"]
+    assert document["cases"]["simple_python_1"][1]  # its question is still there, once
 
 
 def test_a_smoke_run_shows_partial_in_the_report(fetched_home: Path, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ table, opens a multi-turn case and a failed single-turn case, and saves screensh
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -108,6 +109,27 @@ def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> N
                  "error"):
         assert part in detail, part
     browser.screenshot(folder / "report-single-turn.png")
+    # A wrong value: the decoded and expected calls side by side, the differing argument marked.
+    kinds = browser.evaluate("[...document.querySelectorAll('#f-error option')].map(o => o.value)")
+    browser.evaluate("(() => { const f = document.getElementById('f-id'); f.value = '';"
+                     " f.dispatchEvent(new Event('input')); })()")
+    browser.choose("#f-error", next(k for k in kinds if k.startswith("value_error")))
+    browser.open_case("#case-table tbody tr")
+    marked = browser.evaluate("[...document.querySelectorAll('#detail .call-diff tr.differs')]"
+                              ".map(r => [...r.children].map(c => c.textContent))")
+    assert any(row[1] not in ("(call missing)", "(extra call)") and row[2] != row[3]
+               for row in marked), marked
+    browser.screenshot(folder / "report-call-diff.png")
+    browser.choose("#f-error", "")
+    # A passing case: no model output kept, its question, functions and expected answer shown.
+    browser.choose("#f-verdict", "1")
+    assert rows_shown(browser)[0][3] == "pass"
+    browser.open_case("#case-table tbody tr")
+    detail = browser.evaluate("document.getElementById('detail').innerText")
+    for part in ("passed", "question", "functions offered", "expected (possible answers)",
+                 "output of failed cases only"):
+        assert part in detail, part
+    assert "raw model output" not in detail
 
     assert browser.console_errors() == []
     requested = [u for u in browser.requested_urls() if not u.startswith(("file:", "data:",
@@ -131,6 +153,14 @@ def test_compare_page_in_chromium(v1_scores: Path, browser: Browser, tmp_path: P
     assert browser.evaluate("document.querySelectorAll('#chart-deltas rect.bar').length") > 0
     text = browser.evaluate("document.body.innerText")
     assert "McNemar exact" in text and "simple_python" in text
+    headers = browser.evaluate(
+        "[...document.querySelectorAll('#category-table th')].map(h => h.textContent)")
+    assert headers[1:3] == [a, b]  # the models' names, not A and B
+    intervals = browser.evaluate(
+        "[...document.querySelectorAll('#summary-table tbody tr')]"
+        ".map(r => r.lastChild.textContent)")
+    assert intervals and all(re.fullmatch(r"\[[-+]\d+\.\d\d, [-+]\d+\.\d\d\]|N/A", i)
+                             for i in intervals) and any(i != "N/A" for i in intervals)
     browser.screenshot(shots(tmp_path) / "compare.png")
     assert browser.console_errors()[before:] == []
 
@@ -315,3 +345,38 @@ def test_a_hundred_models(fetched_home: Path, browser: Browser, tmp_path: Path) 
     browser.send("Emulation.setDeviceMetricsOverride", {
         "width": 1400, "height": 1800, "deviceScaleFactor": 1, "mobile": False})
     assert browser.console_errors() == []
+
+
+def test_a_flipped_case_links_to_its_drill_down(
+    v1_scores: Path, browser: Browser, tmp_path: Path
+) -> None:
+    """Two models with their report in their score folder: the compare page links each
+    flipped case to the failing side's report, which opens that case."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from fcbench.cli import main
+
+    a, b = "gpt-4o-2024-08-06-FC", "claude-3-opus-20240229"
+    scores = tmp_path / "scores"
+    for model in (a, b):
+        shutil.copytree(v1_scores / model, scores / model)
+    write_report([scores], [V1], scores / "report.html")
+    out = tmp_path / "compare.html"
+    result = CliRunner().invoke(main, ["compare", f"{scores}:{a}", f"{scores}:{b}",
+                                       "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    link = browser.evaluate(
+        "(() => { const d = document.querySelector('#flips details:last-of-type');"
+        " const a = d.querySelector('a');"
+        " return [d.querySelector('summary').textContent, a.textContent, a.getAttribute('href')];"
+        " })()")
+    kind, case_id, href = link
+    failing = a if "gained" in kind else b
+    assert href.startswith((scores / "report.html").resolve().as_uri() + "#case=")
+    opened = "(document.getElementById('detail') || {dataset: {}}).dataset.row !== undefined"
+    browser.open(href, opened)
+    detail = browser.evaluate("document.getElementById('detail').innerText")
+    assert detail.startswith(f"{case_id} · {failing} · failed"), detail[:200]

@@ -12,9 +12,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from fcbench.dataset.categories import Category, Checker, Language
-from fcbench.decode.encoding import Encoding
-
 TEXT_LIMIT = 4000
 """Characters of one text shown in full; longer ones are cut with a note."""
 TOOL_LIMIT = 600
@@ -38,22 +35,17 @@ def shown(value: Any, limit: int = TEXT_LIMIT) -> str:
 
 
 def single_turn_detail(
-    category: Category,
-    entry: Mapping[str, Any] | None,
-    failure: Mapping[str, Any] | None,
-    encoding: Encoding,
+    entry: Mapping[str, Any] | None, failure: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """raw output, decoded calls and error of one answer (failure record first: it holds the
-    official decoded form and messages; a passing case is decoded here for display)."""
+    """Raw output, decoded calls and error of one failed answer, from the failure record
+    (it holds the official decoded form and messages) and the result entry (the raw output
+    as the model gave it). Passing answers get no detail: decoding them for display was
+    half the build time of a large report and most of its bytes (issue 23 item 4)."""
     raw = _raw_of(entry, failure)
-    detail: dict[str, Any] = {"raw": None if raw is None else shown(raw)}
-    if failure is not None:
-        decoded = failure.get("model_result_decoded", failure.get("decoded_result"))
-        detail["decoded"] = None if decoded is None else shown(decoded)
-        detail["error"] = shown(failure.get("error"))
-    elif raw is not None:
-        detail["decoded"] = _decode_for_display(raw, category, encoding)
-    return detail
+    decoded = failure.get("model_result_decoded", failure.get("decoded_result"))
+    return {"raw": None if raw is None else shown(raw),
+            "decoded": None if decoded is None else shown(decoded),
+            "error": shown(failure.get("error"))}
 
 
 def _raw_of(entry: Mapping[str, Any] | None, failure: Mapping[str, Any] | None) -> Any:
@@ -64,28 +56,11 @@ def _raw_of(entry: Mapping[str, Any] | None, failure: Mapping[str, Any] | None) 
     return None
 
 
-def _decode_for_display(raw: Any, category: Category, encoding: Encoding) -> str | None:
-    """The decoded calls of a passing answer; None if they do not decode (e.g. a passing
-    irrelevance answer, which is text)."""
-    from fcbench.decode.encoding import decode_ast
-    from fcbench.decode.errors import DecodeError
-
-    if category.checker in (Checker.IRRELEVANCE, Checker.RELEVANCE) and not encoding.is_fc:
-        language = Language.PYTHON
-    else:
-        language = category.language
-    try:
-        calls = decode_ast(raw, encoding, language)
-    except (DecodeError, ValueError, TypeError, RecursionError):
-        return None
-    return shown([call.as_official() for call in calls])
-
-
 # -- Multi-turn -------------------------------------------------------------------------------
 
 
 def multi_turn_detail(
-    entry: Mapping[str, Any] | None, failure: Mapping[str, Any] | None
+    entry: Mapping[str, Any] | None, failure: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Turn by turn: the user's query, each step's output, decoded calls and tool results,
     and what changed in each environment during the turn."""
@@ -94,8 +69,7 @@ def multi_turn_detail(
     if not detail["turns"]:
         raw = _raw_of(entry, failure)
         detail["raw"] = None if raw is None else shown(raw)
-    if failure is not None:
-        detail["error"] = shown(failure.get("error"))
+    detail["error"] = shown(failure.get("error"))
     return detail
 
 

@@ -20,6 +20,16 @@ function table(headers, rows) {
     el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map((c) => el("td", {text: String(c)}))))));
 }
 
+// A flipped case's id links to its drill-down in the failing side's report (the report
+// opens `#case=<model>/<id>`); the id stays text, the link is built from encoded parts.
+function linkCases(shown, report) {
+  for (const cell of shown.querySelectorAll("tbody tr td:first-child")) {
+    const id = cell.textContent;
+    const href = report.uri + "#case=" + encodeURIComponent(report.model) + "/" + encodeURIComponent(id);
+    cell.replaceChildren(el("a", {href: href, text: id}));
+  }
+}
+
 async function main() {
   const text = document.getElementById("report-data").textContent.trim();
   const binary = atob(text);  // a plain loop: Uint8Array.from(string, fn) took seconds on MBs
@@ -27,36 +37,41 @@ async function main() {
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
   const doc = JSON.parse(await new Response(stream).text());
-  document.getElementById("meta").textContent = "A = " + doc.a + " · B = " + doc.b;
-  document.getElementById("test-note").textContent = "A, B and Δ = B − A (accuracy points) over " +
+  const [nameA, nameB] = doc.names || ["A", "B"];  // the columns are headed by the runs' names
+  document.getElementById("meta").textContent = "A: " + nameA + " = " + doc.a + " · B: " + nameB + " = " + doc.b;
+  document.getElementById("test-note").textContent = nameA + ", " + nameB + " and Δ = " + nameB + " − " + nameA + " (accuracy points) over " +
     "the cases both runs judged (shared cases; skipped cases are in neither). p: " + doc.test +
     ". All paired cases: +" + doc.pooled.gained + " −" + doc.pooled.lost + ", p = " +
-    doc.pooled.p_value.toPrecision(3) + ". gained (+): cases B passed and A failed; lost (−): " +
+    doc.pooled.p_value.toPrecision(3) + ". gained (+): cases " + nameB + " passed and " + nameA + " failed; lost (−): " +
     "the reverse. p (Holm): adjusted for testing every category at once.";
   const cats = doc.categories;
   const deltas = cats.map((c) => (c.delta === null ? null : c.delta * 100));
   barChart(document.getElementById("chart-deltas"), {x: cats.map((c) => c.category), unit: " points",
     max: Math.max(1, ...deltas.filter((d) => d !== null).map(Math.abs)),
-    series: [{name: "B ahead by (points, Δ > 0)", values: deltas.map((d) => (d === null || d <= 0 ? null : d))},
-      {name: "A ahead by (points, Δ < 0)", values: deltas.map((d) => (d === null || d >= 0 ? null : -d))}]});
+    series: [{name: nameB + " ahead by (points, Δ > 0)", values: deltas.map((d) => (d === null || d <= 0 ? null : d))},
+      {name: nameA + " ahead by (points, Δ < 0)", values: deltas.map((d) => (d === null || d >= 0 ? null : -d))}]});
   document.getElementById("category-table").append(table(
-    ["category", "A", "B", "Δ", "Δ without disputed", "gained (+)", "lost (−)", "p", "p (Holm)",
+    ["category", nameA, nameB, "Δ", "Δ without disputed", "gained (+)", "lost (−)", "p", "p (Holm)",
       "shared cases"],
     cats.map((c) => [c.category, pct(c.a.shared_accuracy), pct(c.b.shared_accuracy), signed(c.delta),
       signed(c.delta_without_disputed), c.gained.length, c.lost.length, c.p_value.toPrecision(3),
       c.p_holm.toPrecision(3),
       c.paired_cases + (c.paired_cases !== c.a.total || c.paired_cases !== c.b.total ?
-        " (A judged " + c.a.total + (c.a.skipped ? ", " + c.a.skipped + " skipped" : "") +
-        "; B judged " + c.b.total + (c.b.skipped ? ", " + c.b.skipped + " skipped" : "") + ")" : "")])));
-  document.getElementById("summary-table").append(table(["summary", "A", "B", "Δ"],
-    doc.summaries.map((s) => [s.summary, pct(s.a), pct(s.b), signed(s.delta)])));
+        " (" + nameA + " judged " + c.a.total + (c.a.skipped ? ", " + c.a.skipped + " skipped" : "") +
+        "; " + nameB + " judged " + c.b.total + (c.b.skipped ? ", " + c.b.skipped + " skipped" : "") + ")" : "")])));
+  const interval = (i) => (i ? "[" + signed(i[0]) + ", " + signed(i[1]) + "]" : "N/A");
+  document.getElementById("summary-table").append(table(["summary", nameA, nameB, "Δ", "Δ ≈95% interval"],
+    doc.summaries.map((s) => [s.summary, pct(s.a), pct(s.b), signed(s.delta), interval(s.interval)])));
   const flips = document.getElementById("flips");
+  const [reportA, reportB] = doc.reports || [null, null];
   for (const c of cats) {
-    for (const [sign, list] of [["gained (A failed, B passed)", c.gained], ["lost (A passed, B failed)", c.lost]]) {
+    for (const [sign, list, report] of [["gained (" + nameA + " failed, " + nameB + " passed)", c.gained, reportA],
+      ["lost (" + nameA + " passed, " + nameB + " failed)", c.lost, reportB]]) {
       if (!list.length) continue;
-      flips.append(el("details", {}, el("summary", {text: c.category + ": " + list.length + " " + sign}),
-        table(["case", "error type (failing side)", "disputed"],
-          list.map((f) => [f.id, f.error_type || "", f.disputed ? "yes" : ""]))));
+      const rows = list.map((f) => [f.id, f.error_type || "", f.disputed ? "yes" : ""]);
+      const shown = table(["case", "error type (failing side)", "disputed"], rows);
+      if (report) linkCases(shown, report);
+      flips.append(el("details", {}, el("summary", {text: c.category + ": " + list.length + " " + sign}), shown));
     }
   }
   document.body.setAttribute("data-ready", "1");

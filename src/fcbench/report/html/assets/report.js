@@ -338,10 +338,19 @@ function block(title, text) {
   return el("div", {}, el("strong", {text: title}), el("pre", {text: text}));
 }
 
+// Only failed cases have a detail (the model's output, decoded calls, error); a passing
+// case shows what is per case: question, functions offered, expected answer.
+const PASSING_NOTE = "passed: the report keeps the model's output of failed cases only";
+
+function indented(json) {
+  try { return JSON.stringify(JSON.parse(json), null, 1); } catch (e) { return json; }
+}
+
 async function openCase(row) {
   const [modelIndex, id, valid, errorType, detailIndex] = row;
   const later = await details();
-  const detail = later.details[detailIndex];
+  const detail = detailIndex === null || detailIndex === undefined ? null : later.details[detailIndex];
+  const turns = detail && detail.turns && detail.turns.length ? detail.turns : null;
   const c = DOC.cases[id] || [null, null, null, null];
   const panel = document.getElementById("detail");
   const parts = [
@@ -353,26 +362,68 @@ async function openCase(row) {
       " (" + DOC.disputed[id][0] + ")"}));
   }
   if (errorType) parts.push(el("p", {}, el("span", {class: "tag", text: errorType})));
-  if (detail.turns && detail.turns.length) {
-    parts.push(...detail.turns.map((turn, i) => turnBlock(turn, i, c[3])));
-  } else {
-    parts.push(block("question", c[1]));
-  }
+  if (turns) parts.push(...turns.map((turn, i) => turnBlock(turn, i, c[3])));
+  else parts.push(block("question", c[1]));
   const functions = c[2] === null ? null : later.functions[c[2]];
   if (functions) {
-    parts.push(el("details", {}, el("summary", {text: "functions offered"}), el("pre", {text: functions})));
+    parts.push(el("details", {}, el("summary", {text: "functions offered"}), el("pre", {text: indented(functions)})));
   }
-  if (!detail.turns || !detail.turns.length) {
+  if (detail === null) {
+    parts.push(el("p", {class: "note", text: PASSING_NOTE}));
+    parts.push(block("expected (possible answers)", c[3]));
+  } else if (!turns) {
     parts.push(block("raw model output", detail.raw === null || detail.raw === undefined ?
       "(not available: pass the result folder with --result-dir)" : detail.raw));
     parts.push(block("decoded calls", detail.decoded));
     parts.push(block("expected (possible answers)", c[3]));
+    parts.push(callDiff(detail.decoded, c[3]));
   }
-  parts.push(block("error", detail.error));
+  if (detail !== null) parts.push(block("error", detail.error));
   panel.replaceChildren(...parts.filter((p) => p));
   panel.classList.add("open");
   panel.dataset.row = String(DOC.rows.indexOf(row));  // which case it shows (tests wait on it)
   panel.scrollIntoView({block: "start"});
+}
+
+// Decoded calls against the expected ones, argument by argument: a reading aid (the verdict
+// is the checker's, which also normalises strings and types); null when either side is
+// not a list of {function: {argument: value}} (e.g. cut texts, irrelevance answers).
+// FC models get function names with "." replaced by "_" (the official checker matches so).
+const sameName = (got, want) => got === want || got === want.replace(/\./g, "_");
+
+function callDiff(decodedText, expectedText) {
+  let decoded, expected;
+  try { decoded = JSON.parse(decodedText); expected = JSON.parse(expectedText); } catch (e) { return null; }
+  const calls = (list) => Array.isArray(list) && list.every((x) => x && typeof x === "object" &&
+    !Array.isArray(x) && Object.keys(x).length === 1) ? list.map((x) => Object.entries(x)[0]) : null;
+  const got = calls(decoded), want = calls(expected);
+  if (!got || !want) return null;
+  const rows = [];
+  const used = new Set();
+  for (const [name, args] of want) {
+    const index = got.findIndex(([n], i) => sameName(n, name) && !used.has(i));
+    if (index < 0) { rows.push([name, "(call missing)", "", "", "differs"]); continue; }
+    used.add(index);
+    const have = got[index][1] || {};
+    for (const arg of new Set([...Object.keys(args || {}), ...Object.keys(have)])) {
+      const allowed = (args || {})[arg];
+      const value = have[arg];
+      const text = value === undefined ? "(absent)" : JSON.stringify(value);
+      const list = Array.isArray(allowed) ? allowed : allowed === undefined ? [] : [allowed];
+      const same = value === undefined ? list.includes("") :
+        list.some((a) => JSON.stringify(a) === JSON.stringify(value));
+      rows.push([name, arg, text, allowed === undefined ? "(not expected)" :
+        list.map((a) => (a === "" ? "(may be absent)" : JSON.stringify(a))).join(" | "), same ? "same" : "differs"]);
+    }
+  }
+  got.forEach(([name], i) => { if (!used.has(i)) rows.push([name, "(extra call)", "", "", "differs"]); });
+  const shown = table(["function", "argument", "decoded", "expected (any of)", "as written"], rows, () => false);
+  shown.classList.add("call-diff");
+  shown.querySelectorAll("tbody tr").forEach((tr) => {
+    if (tr.lastChild.textContent === "differs") tr.classList.add("differs");
+  });
+  return el("div", {}, el("strong", {text: "decoded vs expected, argument by argument (a reading aid: " +
+    "the checker also normalises strings and types)"}), shown);
 }
 
 function turnBlock(turn, index, expected) {
@@ -426,6 +477,18 @@ async function main() {
   drawDisputed();
   document.body.setAttribute("data-ready", "1");
   setTimeout(details, 0);
+  openFromAddress();
+}
+
+// `report.html#case=<model>/<id>` (both URI-encoded; the compare page links flipped cases
+// so) opens that case's drill-down.
+function openFromAddress() {
+  const found = /^#case=([^/]*)\/(.*)$/.exec(window.location.hash);
+  if (!found) return;
+  const model = decodeURIComponent(found[1]);
+  const id = decodeURIComponent(found[2]);
+  const row = DOC.rows.find((r) => DOC.models[r[0]].name === model && r[1] === id);
+  if (row) openCase(row).catch((error) => console.error("fcbench report: " + error));
 }
 
 main().catch((error) => {
