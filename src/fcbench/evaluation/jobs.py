@@ -191,7 +191,17 @@ def _write_score_file(
     if evaluation.file_path is not None:
         scored = [(case, verdict) for case, _, verdict in judged if "skipped" not in verdict.extras]
         header.update(session.header_fields(evaluation.file_path, scored))
+    header.update(_corrections_header())
     write_category_score(score_dir, model, evaluation.score, records, header or None)
+
+
+def _corrections_header() -> dict[str, str]:
+    """The corrections profile, named only when one is on: the default's score files keep
+    the official bytes."""
+    from fcbench.corrections import DEFAULT_PROFILE, active_profile
+
+    profile = active_profile()
+    return {} if profile == DEFAULT_PROFILE else {"corrections": profile}
 
 
 def _unknown_ids(path: Path, category: Category, unknown: list[str]) -> str:
