@@ -15,6 +15,7 @@ applied to a case's possible answer when its checker is built (`possible_answer`
 Fidelity, decided from each PR's diff (read at `refs/pull/<n>/merge`):
 - #1316/#1328/#1348/#1351 keep the text when `tool_calls` is an empty list (1351 also
   treats `None` content as ""; fcbench keeps the content as sent, as 1316 does).
+- #1326 fixes two typos in multi-turn function descriptions (what the model reads).
 - #1327 widens the memory_kv key pattern to `^[a-z][a-z0-9]*(_[a-z0-9]+)*$`.
 - #1347 returns `{"ranked_results": []}` when the key search has no keys.
 - #1329 adds the enum values `seconds`/`milliseconds` (live_simple 141/143/156/159) and
@@ -32,11 +33,13 @@ from typing import Any
 __all__ = [
     "ANSWER_PATCHES",
     "DEFAULT_PROFILE",
+    "DOC_PATCHES",
     "PROFILES",
     "Fix",
     "UnknownProfile",
     "active_profile",
     "enabled",
+    "function_docs",
     "possible_answer",
     "use_profile",
 ]
@@ -70,6 +73,11 @@ MEMORY_EMPTY_SEARCH = Fix(
     "memory_kv key search over an empty memory returns no results instead of "
     "'division by zero'.",
     "fcbench.envs.memory.kv")
+DOC_TYPOS = Fix(
+    "function-doc-typos", (1326, 1277),
+    "Multi-turn function docs: 'currrent' -> 'current' (cat), 'messeage' -> 'message' "
+    "(message_login), in the descriptions models read.",
+    "fcbench.dataset.load")
 ENUM_UNITS = Fix(
     "ground-truth-enum-units", (1329, 1314),
     "live_simple 141/143/156/159 accept the enum units 'seconds'/'milliseconds'; "
@@ -83,7 +91,7 @@ ENUM_TROPHY = Fix(
 PROFILES: dict[str, tuple[Fix, ...]] = {
     DEFAULT_PROFILE: (),
     "community-2026": (EMPTY_TOOL_CALLS, MEMORY_KEY_PATTERN, MEMORY_EMPTY_SEARCH,
-                       ENUM_UNITS, ENUM_TROPHY),
+                       DOC_TYPOS, ENUM_UNITS, ENUM_TROPHY),
 }
 
 _UNITS_TIME = ("seconds", "milliseconds")
@@ -101,6 +109,13 @@ ANSWER_PATCHES: dict[str, tuple[str, str, tuple[str, ...], tuple[str, ...]]] = {
     "live_multiple_190-84-0": (ENUM_TROPHY.id, "trophy", (), ("all levels",)),
 }
 """The ground-truth edits of #1329/#1330, as the PRs' diffs make them."""
+
+
+DOC_PATCHES: dict[tuple[str, str], tuple[str, str]] = {
+    # (class, function): (text in its description, replacement), as #1326's diff edits them
+    ("GorillaFileSystem", "cat"): ("from currrent directory", "from current directory"),
+    ("MessageAPI", "message_login"): ("to messeage application", "to message application"),
+}
 
 
 class UnknownProfile(ValueError):
@@ -145,3 +160,18 @@ def possible_answer(case_id: str, answer: Any) -> Any:
                 kept = [v for v in values if v not in removed]
                 arguments[parameter] = kept + [v for v in added if v not in kept]
     return patched
+
+
+def function_docs(cls: str, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A class's function docs with the active profile's description edits: edited docs are
+    copies (callers may hold shared, read-only docs); the list itself when none applies."""
+    if not enabled(DOC_TYPOS.id):
+        return docs
+    edited = []
+    for doc in docs:
+        patch = DOC_PATCHES.get((cls, str(doc.get("name"))))
+        description = doc.get("description")
+        if patch is not None and isinstance(description, str) and patch[0] in description:
+            doc = {**doc, "description": description.replace(patch[0], patch[1])}
+        edited.append(doc)
+    return edited
