@@ -187,9 +187,18 @@ def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Pa
     }
     not_scored = {m.model: m.not_scored for m in report.models.values()}
     print_scores(console, per_model, complete, skipped, not_scored)
+    _print_corrections(console)
     if score_dir is not None:
         _print_top_errors(report, console)
         diagnostics.print(f"Score files and leaderboards written to {score_dir}")
+
+
+def _print_corrections(console: Console) -> None:
+    """Under the table, the corrections profile that produced it (nothing by default)."""
+    from fcbench.corrections import describe
+
+    for line in describe():
+        console.print(line, markup=False, highlight=False)
 
 
 def _print_top_errors(report: Evaluation, console: Console) -> None:

@@ -38,6 +38,7 @@ __all__ = [
     "Fix",
     "UnknownProfile",
     "active_profile",
+    "describe",
     "enabled",
     "function_docs",
     "possible_answer",
@@ -175,3 +176,16 @@ def function_docs(cls: str, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             doc = {**doc, "description": description.replace(patch[0], patch[1])}
         edited.append(doc)
     return edited
+
+
+def describe() -> list[str]:
+    """Lines naming the active profile and each fix with its upstream numbers (shown under
+    the score table); none for the default."""
+    name = active_profile()
+    if name == DEFAULT_PROFILE:
+        return []
+    lines = [f"Corrections profile {name} (not bfcl-eval 2026.3.23's verdicts):"]
+    for fix in PROFILES[name]:
+        numbers = ", ".join(f"#{n}" for n in fix.upstream)
+        lines.append(f"  {fix.id} ({numbers}): {fix.description}")
+    return lines

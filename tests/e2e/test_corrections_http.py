@@ -70,6 +70,9 @@ def test_empty_tool_calls_score_as_text_only_with_the_profile(
                 "--score-dir", str(tmp_path / profile / "s"), "--quiet"],
                 catch_exceptions=False)
         assert result.exit_code == 0, result.output
+        # under the table, the profile and each fix with its upstream numbers
+        shown = "empty-tool-calls (#1316, #1328, #1348, #1351)" in result.output
+        assert shown == (profile != "none")
         headers[profile] = score_header(tmp_path / profile / "s", score_file)
         manifest = json.loads(next((tmp_path / profile / "r").rglob("model.json")).read_text())
         assert manifest["corrections"] == profile
