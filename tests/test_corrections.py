@@ -153,3 +153,13 @@ def test_multi_turn_doc_typos_fixed_only_with_the_profile(fetched_home: Path) ->
         k: v for k, v in upstream.items() if k not in ("cat", "message_login")}
     corrections.use_profile(None)
     assert descriptions(case_id) == upstream  # back to the default: upstream again
+
+
+def test_a_folder_holds_one_profile() -> None:
+    """model.json's `corrections` is a configuration field: another profile is refused."""
+    from fcbench.runner.manifest import configuration_clash
+
+    clash = configuration_clash({"model": "m", "corrections": "none"},
+                                {"model": "m", "corrections": PROFILE})
+    assert clash == [f'corrections: "none" -> "{PROFILE}"']
+    assert configuration_clash({"model": "m"}, {"model": "m", "corrections": PROFILE}) is None
