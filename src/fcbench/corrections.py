@@ -27,6 +27,8 @@ Fidelity, decided from each PR's diff (read at `refs/pull/<n>/merge`):
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,8 +42,10 @@ __all__ = [
     "active_profile",
     "describe",
     "enabled",
+    "fix_of_case",
     "function_docs",
     "possible_answer",
+    "suspended",
     "use_profile",
 ]
 
@@ -189,3 +193,23 @@ def describe() -> list[str]:
         numbers = ", ".join(f"#{n}" for n in fix.upstream)
         lines.append(f"  {fix.id} ({numbers}): {fix.description}")
     return lines
+
+
+@contextmanager
+def suspended() -> Iterator[None]:
+    """Upstream's behaviour inside the block (to judge a corrected case the other way too)."""
+    global _active
+    saved = _active
+    _active = (DEFAULT_PROFILE, frozenset())
+    try:
+        yield
+    finally:
+        _active = saved
+
+
+def fix_of_case(case_id: str) -> Fix | None:
+    """The active profile's ground-truth fix that edits this case, if any."""
+    patch = ANSWER_PATCHES.get(case_id)
+    if patch is None or not enabled(patch[0]):
+        return None
+    return next(fix for fix in PROFILES[active_profile()] if fix.id == patch[0])

@@ -22,6 +22,7 @@ from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase, Verdict
 from fcbench.dataset.selection import Selection
 from fcbench.dataset.slim import SlimCategory
+from fcbench.evaluation.corrected import upstream_side
 from fcbench.evaluation.plan import CategoryJob, ModelAnswers
 from fcbench.evaluation.types import CaseVerdict, CategoryEvaluation
 from fcbench.runner.results import read_result_file
@@ -142,7 +143,10 @@ def _judge_file(
     if request.keep_cases:
         evaluation.cases = [CaseVerdict(case.id, verdict) for case, _, verdict in judged]
     if request.score_dir is not None:
-        _write_score_file(request.score_dir, answers.model, evaluation, judged, data, session)
+        upstream = upstream_side(category, request.settings, judged, answers.encoding,
+                                 answers.model)
+        _write_score_file(request.score_dir, answers.model, evaluation, judged, data, session,
+                          upstream)
     return evaluation
 
 
@@ -170,9 +174,11 @@ def _write_score_file(
     judged: Judged,
     data: SlimCategory,
     session: CheckSession,
+    upstream: dict[str, Any] | None = None,
 ) -> None:
     """The official score file: header, then one record per failed case (skipped cases are
-    listed in the header instead)."""
+    listed in the header instead); under a corrections profile, the profile and `upstream`
+    (the category scored as upstream does, see `evaluation.corrected`)."""
     from fcbench.report.score_files import write_category_score
 
     category = evaluation.category
@@ -192,6 +198,8 @@ def _write_score_file(
         scored = [(case, verdict) for case, _, verdict in judged if "skipped" not in verdict.extras]
         header.update(session.header_fields(evaluation.file_path, scored))
     header.update(_corrections_header())
+    if upstream is not None:
+        header["corrections_upstream"] = upstream
     write_category_score(score_dir, model, evaluation.score, records, header or None)
 
 
