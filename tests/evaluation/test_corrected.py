@@ -29,13 +29,16 @@ def answer(case_id: str, unit: str) -> str:
 def header(root: Path, profile: str | None) -> dict[str, Any]:
     corrections.use_profile(profile)
     score_dir = root / f"score-{profile}"
-    evaluate(root / "result", score_dir=score_dir)
+    report = evaluate(root / "result", score_dir=score_dir)
+    upstream = report.models["m"].categories["live_simple"].upstream
+    assert (upstream is not None) == (profile is not None)  # the console's both-ways line
     (path,) = score_dir.rglob("BFCL_v4_live_simple_score.json")
     first: dict[str, Any] = json.loads(path.read_text().splitlines()[0])
     return first
 
 
 def test_corrected_cases_scored_both_ways(fetched_home: Path, tmp_path: Path) -> None:
+    """Two corrected cases (one passing only with the fix), one plain failure."""
     folder = tmp_path / "result" / "m" / "live"
     folder.mkdir(parents=True)
     (folder.parent / "model.json").write_text(json.dumps({"mode": "prompt"}))
@@ -55,3 +58,21 @@ def test_corrected_cases_scored_both_ways(fetched_home: Path, tmp_path: Path) ->
         {"id": "live_simple_143-95-0", "fix": "ground-truth-enum-units", "upstream": [1329, 1314],
          "valid": True, "upstream_valid": True},
     ]
+
+
+def test_the_console_shows_both_ways(
+    fetched_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fcbench.api import _echo
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+
+    folder = tmp_path / "result" / "m" / "live"
+    folder.mkdir(parents=True)
+    (folder.parent / "model.json").write_text(json.dumps({"mode": "prompt"}))
+    (folder / "BFCL_v4_live_simple_result.json").write_text(
+        answer("live_simple_141-94-0", "seconds"))
+    corrections.use_profile("community-2026")
+    _echo(evaluate(tmp_path / "result"), DEFAULT_RELEASE, None, None)
+    shown = capsys.readouterr().out
+    assert ("m live_simple: 100.00% corrected, 0.00% upstream; corrected cases: "
+            "live_simple_141-94-0 (#1329)") in shown

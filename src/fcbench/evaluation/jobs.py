@@ -140,13 +140,13 @@ def _judge_file(
         problems.append(session.skipped_note(answers.model, category, evaluation.skipped))
     problems.extend(session.notes(answers.model, category, answers.file.path))
     usage.extend(entry for _, entry, _ in judged)
+    evaluation.upstream = upstream_side(category, request.settings, judged, answers.encoding,
+                                        answers.model)
     if request.keep_cases:
         evaluation.cases = [CaseVerdict(case.id, verdict) for case, _, verdict in judged]
     if request.score_dir is not None:
-        upstream = upstream_side(category, request.settings, judged, answers.encoding,
-                                 answers.model)
         _write_score_file(request.score_dir, answers.model, evaluation, judged, data, session,
-                          upstream)
+                          evaluation.upstream)
     return evaluation
 
 
