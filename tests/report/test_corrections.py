@@ -53,3 +53,32 @@ def test_leaderboard_json_shows_both_ways(fetched_home: Path, tmp_path: Path) ->
     assert block["upstream_summaries"] == upstream["summaries"]
     assert block["upstream_v1_overall"] == upstream["v1"]["overall"]
     assert corrected["summaries"]["overall"] != upstream["summaries"]["overall"]
+
+
+def test_compare_names_each_sides_profile(fetched_home: Path, tmp_path: Path) -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from fcbench.report.compare import Comparison, as_json, print_comparison
+    from fcbench.report.corrections import profile_of
+
+    folder = tmp_path / "result" / "m" / "live"
+    folder.mkdir(parents=True)
+    (folder.parent / "model.json").write_text(json.dumps({"mode": "prompt"}))
+    (folder / "BFCL_v4_live_simple_result.json").write_text(json.dumps({
+        "id": "live_simple_141-94-0",
+        "result": "[cmd_controller.execute(command='docker --version', unit='seconds')]"}))
+    board(tmp_path, None)
+    board(tmp_path, "community-2026")
+    profiles = (profile_of(tmp_path / "score-None", "m"),
+                profile_of(tmp_path / "score-community-2026", "m"))
+    assert profiles == ("none", "community-2026")
+    mixed = Comparison("a", "b", [], [], [], [], profiles)
+    out = StringIO()
+    print_comparison(mixed, Console(file=out, width=200))
+    assert ("corrections: A = none, B = community-2026 (different profiles: the delta "
+            "includes the fixes)") in out.getvalue()
+    assert as_json(mixed)["corrections"] == {"a": "none", "b": "community-2026"}
+    same = Comparison("a", "b", [], [], [], [], ("none", "none"))
+    assert "corrections" not in as_json(same)  # the default's JSON is unchanged

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset import categories as reg
+from fcbench.report.corrections import compare_line, profile_of
 from fcbench.report.runs import CategoryRun, ModelRun
 from fcbench.report.table import displayed_summaries
 from fcbench.score.aggregate import CategoryScore, with_missing
@@ -90,6 +91,8 @@ class Comparison:
     summaries: list[tuple[str, float | None, float | None]]
     only_a: list[str]
     only_b: list[str]
+    corrections: tuple[str, str] = ("none", "none")
+    """Each side's corrections profile (`report.corrections.profile_of`)."""
 
     @property
     def holm_p_values(self) -> list[float]:
@@ -134,6 +137,7 @@ def compare(
         label(a), label(b), deltas, _summaries(a, b, dataset_sizes),
         sorted(set(a.categories) - set(b.categories)),
         sorted(set(b.categories) - set(a.categories)),
+        (profile_of(a.score_dir, a.model), profile_of(b.score_dir, b.model)),
     )
 
 
@@ -191,10 +195,14 @@ def _summaries(
 
 
 def as_json(comparison: Comparison) -> dict[str, Any]:
-    """Everything `compare` found, for scripts (`fcbench compare --json`)."""
+    """Everything `compare` found, for scripts (`fcbench compare --json`); `corrections`
+    only when a side was scored under a profile."""
+    profiles = ({"corrections": {"a": comparison.corrections[0], "b": comparison.corrections[1]}}
+                if compare_line(*comparison.corrections) is not None else {})
     return {
         "a": comparison.a,
         "b": comparison.b,
+        **profiles,
         "test": TEST_NAME,
         "categories": [
             {
@@ -238,6 +246,9 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
     from rich.table import Table
 
     console.print(f"A = {comparison.a}\nB = {comparison.b}", highlight=False, markup=False)
+    profiles = compare_line(*comparison.corrections)
+    if profiles is not None:
+        console.print(profiles, highlight=False, markup=False)
     table = Table(box=box.SIMPLE_HEAD, title="per category (accuracy %)", title_justify="left")
     table.add_column("category", overflow="fold")
     for header in ("A", "B", "Δ", "+", "−", "p", "p (Holm)", "shared"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from fcbench.score.aggregate import CategoryScore
@@ -61,3 +62,24 @@ def corrections_json(scores: Mapping[str, CategoryScore],
         "upstream_v1_overall": {"accuracy": overall.accuracy, "total": overall.total,
                                 "na": overall.na},
     }}
+
+
+def profile_of(score_dir: Path, model: str) -> str:
+    """The corrections profile a model's score files name ("none" when none does)."""
+    from fcbench.corrections import DEFAULT_PROFILE
+    from fcbench.layout import model_dir_name
+    from fcbench.report.score_files import read_score_headers
+
+    headers = read_score_headers(score_dir).get(model_dir_name(model), {})
+    return str(corrections_of(headers).get("profile", DEFAULT_PROFILE))
+
+
+def compare_line(a: str, b: str) -> str | None:
+    """compare's line naming each side's profile, when either is not the default; a warning
+    when they differ (the delta then mixes the fixes with the models)."""
+    from fcbench.corrections import DEFAULT_PROFILE
+
+    if a == b == DEFAULT_PROFILE:
+        return None
+    line = f"corrections: A = {a}, B = {b}"
+    return line if a == b else line + " (different profiles: the delta includes the fixes)"
