@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset import categories
 from fcbench.dataset.custom import DataDirs, use_data_dirs
@@ -189,9 +189,30 @@ def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Pa
     skipped_in = {m.model: {name: c.skipped for name, c in m.categories.items() if c.skipped}
                   for m in report.models.values()}
     print_scores(console, per_model, complete, skipped, not_scored, skipped_in=skipped_in)
+    _print_corrections(report, console)
     if score_dir is not None:
         _print_top_errors(report, console)
         diagnostics.print(f"Score files and leaderboards written to {score_dir}")
+
+
+def _print_corrections(report: Evaluation, console: Console) -> None:
+    """Under the table, the corrections profile that produced it, and each category whose
+    ground truth it edited scored both ways (nothing by default)."""
+    from fcbench.corrections import describe
+
+    lines = describe()
+    for model in report.models.values():
+        for name, category in model.categories.items():
+            if category.upstream is not None:
+                lines.append(_both_ways(model.model, name, category.accuracy, category.upstream))
+    for line in lines:
+        console.print(line, markup=False, highlight=False)
+
+
+def _both_ways(model: str, category: str, accuracy: float, upstream: dict[str, Any]) -> str:
+    cases = ", ".join(f"{c['id']} (#{c['upstream'][0]})" for c in upstream["cases"])
+    return (f"  {model} {category}: {100 * accuracy:.2f}% corrected, "
+            f"{100 * upstream['accuracy']:.2f}% upstream; corrected cases: {cases}")
 
 
 def _print_top_errors(report: Evaluation, console: Console) -> None:

@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from fcbench import __version__, redact
-from fcbench.cli_flags import report_option, selection_options, write_html_report
+from fcbench.cli_flags import (
+    corrections_option,
+    report_option,
+    selection_options,
+    write_html_report,
+)
 from fcbench.decode.families import names as decoder_names
 
 if TYPE_CHECKING:
@@ -170,6 +175,7 @@ def _fail(message: str, status: int = 2) -> NoReturn:
     help="Recorded web-service responses: read by --exec-backend replay, written by live.",
 )
 @selection_options
+@corrections_option
 @report_option
 def evaluate(
     result_dir: Path,

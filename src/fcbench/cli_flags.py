@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from fcbench.corrections import PROFILES as _CORRECTION_PROFILES
+
 if TYPE_CHECKING:
     from fcbench.dataset.custom import DataDirs
 
@@ -86,6 +88,24 @@ serve_options = _apply([
                  help="Seconds the server may take to start answering."),
 ])
 """A local server for the run (`runner.serve`)."""
+
+
+def _use_corrections(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
+    """Set the process's corrections profile as soon as the flag is read, so every backend,
+    environment and checker built later (and every forked worker) sees it."""
+    from fcbench import corrections
+
+    corrections.use_profile(value)
+    return corrections.active_profile()
+
+
+corrections_option = click.option(
+    "--corrections", type=click.Choice(sorted(_CORRECTION_PROFILES)), default=None,
+    expose_value=False, callback=_use_corrections, is_eager=True,
+    help="Apply a named set of pending upstream fixes (community-2026: empty tool_calls read "
+         "as text #1316/#1328/#1348/#1351, memory #1327/#1347, ground-truth enums "
+         "#1329/#1330). Default: none, byte-faithful to bfcl-eval 2026.3.23.")
+"""`--corrections NAME` (see `fcbench.corrections`); recorded in model.json and score headers."""
 
 
 report_option = click.option(

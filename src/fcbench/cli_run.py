@@ -21,6 +21,7 @@ from fcbench.cli_flags import (
     NON_NEGATIVE,
     POSITIVE,
     PROBABILITY,
+    corrections_option,
     report_option,
     run_control_options,
     selection_options,
@@ -156,7 +157,7 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
-    return serve_options(run_control_options(selection_options(func)))
+    return corrections_option(serve_options(run_control_options(selection_options(func))))
 
 
 @click.command()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from fcbench import corrections
 from fcbench.check.ast.checker import CaseChecker, Setting
 from fcbench.dataset.categories import Category, Checker
 from fcbench.dataset.model import Call, TestCase, Verdict
@@ -78,7 +79,8 @@ def judge(
 
 def _case_checker(case: TestCase, category: Category, encoding: Encoding) -> CaseChecker:
     setting = Setting(category.language, encoding.underscore_names)
-    return CaseChecker(category.checker, case.functions, case.possible_answer, setting)
+    answer = corrections.possible_answer(case.id, case.possible_answer)  # #1329, #1330
+    return CaseChecker(category.checker, case.functions, answer, setting)
 
 
 def _memo_key(

@@ -35,6 +35,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from fcbench import corrections
 from fcbench.dataset import categories
 from fcbench.dataset.categories import Category, Checker
 from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError
@@ -197,7 +198,8 @@ def _populate_functions(
         raise DataError(f"{where}: `involved_classes` is not a list")
     functions: list[dict[str, Any]] = []
     for cls in classes:
-        functions.extend(src.docs(cls, where) if keep else src.shared_docs(cls, where))
+        docs = src.docs(cls, where) if keep else src.shared_docs(cls, where)
+        functions.extend(corrections.function_docs(cls, docs))  # #1326 under the profile
     missed = entry.get("missed_function")
     if isinstance(missed, dict):
         moved: dict[str, list[dict[str, Any]]] = {}

@@ -22,6 +22,7 @@ from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase, Verdict
 from fcbench.dataset.selection import Selection
 from fcbench.dataset.slim import SlimCategory
+from fcbench.evaluation.corrected import upstream_side
 from fcbench.evaluation.plan import CategoryJob, ModelAnswers
 from fcbench.evaluation.types import CaseVerdict, CategoryEvaluation
 from fcbench.runner.results import read_result_file
@@ -139,10 +140,13 @@ def _judge_file(
         problems.append(session.skipped_note(answers.model, category, evaluation.skipped))
     problems.extend(session.notes(answers.model, category, answers.file.path))
     usage.extend(entry for _, entry, _ in judged)
+    evaluation.upstream = upstream_side(category, request.settings, judged, answers.encoding,
+                                        answers.model)
     if request.keep_cases:
         evaluation.cases = [CaseVerdict(case.id, verdict) for case, _, verdict in judged]
     if request.score_dir is not None:
-        _write_score_file(request.score_dir, answers.model, evaluation, judged, data, session)
+        _write_score_file(request.score_dir, answers.model, evaluation, judged, data, session,
+                          evaluation.upstream)
     return evaluation
 
 
@@ -170,9 +174,11 @@ def _write_score_file(
     judged: Judged,
     data: SlimCategory,
     session: CheckSession,
+    upstream: dict[str, Any] | None = None,
 ) -> None:
     """The official score file: header, then one record per failed case (skipped cases are
-    listed in the header instead)."""
+    listed in the header instead); under a corrections profile, the profile and `upstream`
+    (the category scored as upstream does, see `evaluation.corrected`)."""
     from fcbench.report.score_files import write_category_score
 
     category = evaluation.category
@@ -191,7 +197,19 @@ def _write_score_file(
     if evaluation.file_path is not None:
         scored = [(case, verdict) for case, _, verdict in judged if "skipped" not in verdict.extras]
         header.update(session.header_fields(evaluation.file_path, scored))
+    header.update(_corrections_header())
+    if upstream is not None:
+        header["corrections_upstream"] = upstream
     write_category_score(score_dir, model, evaluation.score, records, header or None)
+
+
+def _corrections_header() -> dict[str, str]:
+    """The corrections profile, named only when one is on: the default's score files keep
+    the official bytes."""
+    from fcbench.corrections import DEFAULT_PROFILE, active_profile
+
+    profile = active_profile()
+    return {} if profile == DEFAULT_PROFILE else {"corrections": profile}
 
 
 def _unknown_ids(path: Path, category: Category, unknown: list[str]) -> str:

@@ -93,7 +93,23 @@ def plan_model(
                 "(counted as missing: N/A, 0)"
             )
     _note_unscored(model, unscored)
+    _note_profile(model, folder)
     return list(planned.values())
+
+
+def _note_profile(model: ModelEvaluation, folder: Path) -> None:
+    """A folder generated under another corrections profile than the one judging it: said in
+    one problem line (its answers carry the generation-time fixes of the profile it records,
+    the verdicts the ground-truth fixes of the active one)."""
+    from fcbench.corrections import DEFAULT_PROFILE, active_profile
+    from fcbench.runner.manifest import read_manifest
+
+    recorded = read_manifest(folder).get("corrections", DEFAULT_PROFILE)
+    if recorded != active_profile():
+        model.problems.append(
+            f"{model.model}: generated with --corrections {recorded}, judged with "
+            f"--corrections {active_profile()} (pass --corrections {recorded} to match)"
+        )
 
 
 def _note_unscored(model: ModelEvaluation, unscored: list[str]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fcbench.dataset.categories import Category
 from fcbench.dataset.model import Verdict
@@ -35,6 +36,9 @@ class CategoryEvaluation:
     """Failed cases (skipped ones aside) by official error type: the score file's records,
     counted, so that a summary of why cases failed needs no second read of the files."""
     file_path: Path | None = None
+    upstream: dict[str, Any] | None = None
+    """Under a corrections profile that edits judged cases' ground truth: the category as
+    upstream scores it (`evaluation.corrected.upstream_side`), else None."""
 
     @property
     def accuracy(self) -> float:

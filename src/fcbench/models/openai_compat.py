@@ -42,6 +42,7 @@ from fcbench.models.base import (
 )
 
 __all__ = ["DEFAULT_TEMPERATURE", "OpenAICompatBackend", "Sampling", "classify", "retry_after"]
+from fcbench import corrections
 from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES, capped_client_args, within_deadline
 from fcbench.models.text_formats import as_tool_calls, parse_text_calls
 
@@ -216,8 +217,11 @@ class OpenAICompatBackend:
 
     @staticmethod
     def _result(message: dict[str, Any], mode: Mode) -> Any:
-        """FC: tool calls as `[{name: args}]` when the list is there (even empty), else text."""
+        """FC: tool calls as `[{name: args}]` when the list is there (even empty: upstream's
+        handler keeps it), else text; an empty list is text under the corrections profile."""
         calls = message.get("tool_calls")
+        if calls == [] and corrections.enabled(corrections.EMPTY_TOOL_CALLS.id):
+            return message.get("content")  # #1316/#1328/#1348/#1351: the text reply
         if mode == "fc" and isinstance(calls, list):
             try:
                 return [{c["function"]["name"]: c["function"]["arguments"]} for c in calls]

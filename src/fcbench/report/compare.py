@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from fcbench.dataset import categories as reg
+from fcbench.report.corrections import compare_line, profile_of
 from fcbench.report.runs import CategoryRun, ModelRun
 from fcbench.report.table import displayed_summaries
 from fcbench.score.aggregate import CategoryScore, with_missing
@@ -98,6 +99,8 @@ class Comparison:
     reports: tuple[dict[str, str] | None, dict[str, str] | None] = (None, None)
     """Each run's HTML report, if its score folder has one (`report_link`): where a flipped
     case links to, on the failing side."""
+    corrections: tuple[str, str] = ("none", "none")
+    """Each side's corrections profile (`report.corrections.profile_of`)."""
 
     @property
     def holm_p_values(self) -> list[float]:
@@ -147,6 +150,7 @@ def compare(
         summary_intervals(summaries, deltas, _weights(a, dataset_sizes),
                           _weights(b, dataset_sizes)),
         (report_link(a), report_link(b)),
+        (profile_of(a.score_dir, a.model), profile_of(b.score_dir, b.model)),
     )
 
 
@@ -279,12 +283,16 @@ def summary_intervals(
 
 
 def as_json(comparison: Comparison) -> dict[str, Any]:
-    """Everything `compare` found, for scripts (`fcbench compare --json`)."""
+    """Everything `compare` found, for scripts (`fcbench compare --json`); `corrections`
+    only when a side was scored under a profile."""
+    profiles = ({"corrections": {"a": comparison.corrections[0], "b": comparison.corrections[1]}}
+                if compare_line(*comparison.corrections) is not None else {})
     return {
         "a": comparison.a,
         "b": comparison.b,
         "names": list(comparison.names),
         "reports": list(comparison.reports),
+        **profiles,
         "test": TEST_NAME,
         "categories": [
             {
@@ -331,6 +339,9 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
     name_a, name_b = comparison.names
     console.print(f"A: {name_a} = {comparison.a}\nB: {name_b} = {comparison.b}",
                   highlight=False, markup=False)
+    profiles = compare_line(*comparison.corrections)
+    if profiles is not None:
+        console.print(profiles, highlight=False, markup=False)
     table = Table(box=box.SIMPLE_HEAD, title="per category (accuracy %)", title_justify="left")
     table.add_column("category", no_wrap=True)
     for header in (name_a, name_b):  # long names fold in the header: the numbers never do

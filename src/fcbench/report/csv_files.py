@@ -33,6 +33,7 @@ from fcbench.dataset import categories as reg
 from fcbench.dataset.format_sensitivity import config_names
 from fcbench.dataset.model import UNENCODABLE
 from fcbench.layout import model_dir_name
+from fcbench.report.corrections import corrections_of
 from fcbench.report.score_files import read_score_headers
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.formulas import (
@@ -125,6 +126,9 @@ class ModelEntry:
     scores: Mapping[str, CategoryScore]
     cost: CostLatency = CostLatency()
     format_sensitivity: Mapping[str, Any] = field(default_factory=dict)
+    corrections: Mapping[str, Any] = field(default_factory=dict)
+    """The score headers' corrections profile and upstream sides (`report.corrections`);
+    empty for the default profile."""
 
     @property
     def v4(self) -> V4Summary:
@@ -164,6 +168,7 @@ def load_entries(
             with_missing(scores, reg.ALL_SCORING, dataset_sizes),
             cost_latency(usage_by_dir.get(model), info),
             fs_header,
+            corrections_of(headers),
         ))
     return entries
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from fcbench import redact
 from fcbench.dataset import categories as reg
 from fcbench.dataset.model import UNENCODABLE
+from fcbench.report.corrections import corrections_json
 from fcbench.report.csv_files import (
     ModelEntry,
     ModelInfo,
@@ -200,6 +201,7 @@ def entry_json(entry: ModelEntry) -> dict[str, Any]:
             "std": _number(fs.get("accuracy_std")),
         },
         **_custom_json(entry),
+        **corrections_json(entry.scores, entry.corrections),
     }
 
 

@@ -25,7 +25,7 @@ class ManifestError(ValueError):
 
 CONFIGURATION = ("model", "backend", "served_model", "mode", "fc_names", "fc_args", "family",
                  "prompt_format", "official_handler", "output_format", "sampling",
-                 "max_tokens", "family_settings", "device")
+                 "max_tokens", "family_settings", "device", "corrections")
 """The manifest fields that decide what a model answers or how its answers are read: a
 folder's results are one configuration's, so a run differing in any of them is refused. Not
 among them: endpoints (replicas, a local server's port), timeouts, batch sizes, the
@@ -97,8 +97,10 @@ def planned_fields(
     *, model: str, mode: Mode, backend: Backend, dataset: dict[str, Any]
 ) -> dict[str, Any]:
     """What a run's manifest will say of its configuration (before anything is written)."""
+    from fcbench.corrections import active_profile
+
     return {**encoding_fields(mode, backend), "model": model, **backend.describe(),
-            "dataset": dataset}
+            "corrections": active_profile(), "dataset": dataset}
 
 
 def check_resumable(

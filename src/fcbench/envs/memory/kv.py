@@ -22,6 +22,7 @@ import math
 import re
 from typing import Any
 
+from fcbench import corrections
 from fcbench.envs.memory.base import MemoryBackend
 
 __all__ = ["MemoryKV"]
@@ -32,6 +33,7 @@ MAX_ARCHIVAL_MEMORY_SIZE = 50
 MAX_ARCHIVAL_MEMORY_ENTRY_LENGTH = 2000
 
 _KEY_PATTERN = re.compile(r"^[a-z]+(_[a-z0-9]+)*$")  # used with match(): `$` allows a final \n
+_CORRECTED_KEY_PATTERN = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")  # #1327
 _BM25_K1 = 1.5
 _BM25_B = 0.75
 _BM25_DELTA = 1
@@ -142,7 +144,7 @@ def _add(store: dict[str, Any], kind: str, key: Any, value: Any) -> dict[str, st
         return {"error": _FULL[kind]}
     if len(value) > max_length:
         return _too_long(max_length)
-    if not _KEY_PATTERN.match(key):
+    if not _key_pattern().match(key):
         return {"error": "Key must be in snake_case format and cannot contain spaces."}
     if key in store:
         return {"error": "Key name must be unique."}
@@ -174,12 +176,21 @@ def _retrieve(store: dict[str, Any], key: Any) -> dict[str, str]:
     return {"value": store[key]}
 
 
+def _key_pattern() -> re.Pattern[str]:
+    """Upstream's key pattern; #1327's (digits in the first word) under the profile."""
+    if corrections.enabled(corrections.MEMORY_KEY_PATTERN.id):
+        return _CORRECTED_KEY_PATTERN
+    return _KEY_PATTERN
+
+
 def _words(text: str) -> list[str]:
     return text.replace("_", " ").lower().split()
 
 
 def _key_search(query: Any, keys: list[str], k: Any) -> dict[str, Any]:
     """Upstream's steps in order: index the keys (fails on none), split the query, rank, cut."""
+    if not keys and corrections.enabled(corrections.MEMORY_EMPTY_SEARCH.id):
+        return {"ranked_results": []}  # #1347
     corpus = [_words(key) for key in keys]
     index = _BM25Plus(corpus)
     scores = index.scores(_words(query))

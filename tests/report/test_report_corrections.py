@@ -1,0 +1,84 @@
+"""leaderboard.json under a corrections profile: each corrected category both ways with its
+corrected cases, and every V4 summary and the 2024 Overall as upstream scores them; no
+block for the default."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fcbench import corrections
+from fcbench.api import dataset_sizes
+from fcbench.dataset.fetch import DEFAULT_RELEASE
+from fcbench.evaluation import evaluate
+from fcbench.report.csv_files import write_leaderboard
+
+
+@pytest.fixture(autouse=True)
+def default_profile() -> Iterator[None]:
+    yield
+    corrections.use_profile(None)
+
+
+def board(root: Path, profile: str | None) -> dict[str, Any]:
+    corrections.use_profile(profile)
+    score_dir = root / f"score-{profile}"
+    evaluate(root / "result", score_dir=score_dir)
+    write_leaderboard(score_dir, dataset_sizes(DEFAULT_RELEASE, None))
+    (model,) = json.loads((score_dir / "leaderboard.json").read_text())["models"]
+    found: dict[str, Any] = model
+    return found
+
+
+def test_leaderboard_json_shows_both_ways(fetched_home: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "result" / "m" / "live"
+    folder.mkdir(parents=True)
+    (folder.parent / "model.json").write_text(json.dumps({"mode": "prompt"}))
+    (folder / "BFCL_v4_live_simple_result.json").write_text(json.dumps({
+        "id": "live_simple_141-94-0",
+        "result": "[cmd_controller.execute(command='docker --version', unit='seconds')]"}))
+    upstream = board(tmp_path, None)
+    assert "corrections" not in upstream
+    corrected = board(tmp_path, "community-2026")
+    block = corrected["corrections"]
+    assert block["profile"] == "community-2026"
+    assert block["categories"]["live_simple"]["accuracy"] == 1.0
+    assert block["categories"]["live_simple"]["upstream_accuracy"] == 0.0
+    assert block["categories"]["live_simple"]["cases"][0]["upstream"] == [1329, 1314]
+    # the upstream side's aggregates are the default run's, the corrected side's its own
+    assert block["upstream_summaries"] == upstream["summaries"]
+    assert block["upstream_v1_overall"] == upstream["v1"]["overall"]
+    assert corrected["summaries"]["overall"] != upstream["summaries"]["overall"]
+
+
+def test_compare_names_each_sides_profile(fetched_home: Path, tmp_path: Path) -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from fcbench.report.compare import Comparison, as_json, print_comparison
+    from fcbench.report.corrections import profile_of
+
+    folder = tmp_path / "result" / "m" / "live"
+    folder.mkdir(parents=True)
+    (folder.parent / "model.json").write_text(json.dumps({"mode": "prompt"}))
+    (folder / "BFCL_v4_live_simple_result.json").write_text(json.dumps({
+        "id": "live_simple_141-94-0",
+        "result": "[cmd_controller.execute(command='docker --version', unit='seconds')]"}))
+    board(tmp_path, None)
+    board(tmp_path, "community-2026")
+    profiles = (profile_of(tmp_path / "score-None", "m"),
+                profile_of(tmp_path / "score-community-2026", "m"))
+    assert profiles == ("none", "community-2026")
+    mixed = Comparison("a", "b", [], [], [], [], profiles)
+    out = StringIO()
+    print_comparison(mixed, Console(file=out, width=200))
+    assert ("corrections: A = none, B = community-2026 (different profiles: the delta "
+            "includes the fixes)") in out.getvalue()
+    assert as_json(mixed)["corrections"] == {"a": "none", "b": "community-2026"}
+    same = Comparison("a", "b", [], [], [], [], ("none", "none"))
+    assert "corrections" not in as_json(same)  # the default's JSON is unchanged
