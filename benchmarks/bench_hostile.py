@@ -14,9 +14,9 @@ Workload, by part of the corpus:
 * environment bombs (`hostile.environments.ENVIRONMENT_BOMBS`): run and judged as a
   multi-turn answer by the environment and the multi-turn checker (marked `environment`);
 * hostile pages (`hostile.pages.PAGES`): fetched by the web tool's fetcher from a loopback
-  server (`allow_private`, deadline 8 s);
+  server (`allow_private`, deadline 5 s);
 * hostile endpoints (`hostile.endpoints.KINDS`): `fcbench generate` against the loopback
-  `HostileEndpoint` (`--timeout 8`, one attempt, one case).
+  `HostileEndpoint` (`--timeout 5`, one attempt, one case).
 
 Baselines, measured in the same run: the same kind of process on normal input (normal result
 folder, a normal page, a well-behaved endpoint). Every `evaluate` run's normal cases must get
@@ -39,6 +39,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -51,7 +52,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests"), str(ROOT / "tests/envs/web_search")]
 
-from hostile.decoding import HOSTILE, Hostile, _wait  # noqa: E402
+import hostile.decoding  # noqa: E402
+from hostile.decoding import HOSTILE, Hostile  # noqa: E402
 from hostile.environments import ENVIRONMENT_BOMBS  # noqa: E402
 from hostile.files import MODEL_JSONS, RESULT_LINES  # noqa: E402
 from hostile.pages import PAGES  # noqa: E402
@@ -61,7 +63,7 @@ MEGABYTES_FLOOR = 500.0
 PARTS = ("decoding", "files", "environments", "pages", "endpoints")
 WHEEL = ROOT.parent / "shared" / "wheels" / "bfcl_eval-2026.3.23-py3-none-any.whl"
 FCBENCH = [sys.executable, "-m", "fcbench.cli"]
-DEADLINE = 8.0
+DEADLINE = 5.0
 """The page fetcher's deadline and `generate --timeout` here: the user's own bound."""
 
 CATEGORY = {"python": "simple_python", "java": "simple_java",
@@ -91,22 +93,48 @@ class Run:
     err: str
 
 
+_SPAWNER = r"""
+import json, os, subprocess, sys, time
+report, argv = sys.argv[1], sys.argv[2:]
+started = time.perf_counter()
+pid = subprocess.Popen(argv).pid
+_, status, usage = os.wait4(pid, 0)
+with open(report, "w") as out:
+    json.dump({"code": os.waitstatus_to_exitcode(status), "maxrss": usage.ru_maxrss,
+               "seconds": time.perf_counter() - started}, out)
+"""
+"""Starts and waits for the measured process. Linux carries a process's peak RSS over
+`fork` and `exec` (the child's starts at its parent's), so the measured process is forked
+by this small interpreter (about 10 MB) rather than by the benchmark (60+ MB once the corpus
+is built), whose size would otherwise be the floor of every figure."""
+
+
 def run(argv: list[str], timeout: float, env: dict[str, str], stdin: str = "") -> Run:
-    """Run `argv` in a fresh process; its wall time and its own peak RSS (`os.wait4`)."""
+    """Run `argv` in a fresh process; its wall time and its own peak RSS (`os.wait4` in a
+    small spawner); killed with its spawner's session past `timeout`."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
-            tempfile.TemporaryFile() as given:
+            tempfile.TemporaryFile() as given, tempfile.TemporaryDirectory() as where:
         given.write(stdin.encode())
         given.seek(0)
+        report = Path(where) / "report.json"
         started = time.perf_counter()
-        pid = subprocess.Popen(argv, stdin=given, stdout=out, stderr=err, env=env).pid
-        code, usage = _wait(pid, started + timeout)
+        spawner = subprocess.Popen([sys.executable, "-I", "-c", _SPAWNER, str(report), *argv],
+                                   stdin=given, stdout=out, stderr=err, env=env,
+                                   start_new_session=True)
+        try:
+            spawner.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(spawner.pid, signal.SIGKILL)
+            spawner.wait()
         seconds = time.perf_counter() - started
         out.seek(0)
         err.seek(0)
         printed = out.read().decode(errors="replace")
         complaint = err.read().decode(errors="replace")
-    peak = usage.ru_maxrss / 1024 if usage is not None else 0.0
-    return Run(seconds, peak, code, printed, complaint)
+        found = json.loads(report.read_text()) if report.exists() else None
+    if found is None:
+        return Run(seconds, 0.0, -9, printed, complaint)
+    return Run(found["seconds"], found["maxrss"] / 1024, found["code"], printed, complaint)
 
 
 @dataclass
@@ -247,7 +275,12 @@ class Evaluations:
 
 def decoding_rows(evaluations: Evaluations, env: dict[str, str], timeout: float,
                   wanted: Callable[[str], bool]) -> Iterator[Row]:
-    from hostile.decoding import NORMAL, measure
+    from hostile.decoding import NORMAL
+
+    def decode(name: str) -> tuple[Run, dict[str, Any]]:
+        done = run([sys.executable, hostile.decoding.__file__, name], timeout, env)
+        lines = done.out.strip().splitlines()
+        return done, json.loads(lines[-1]) if done.code == 0 and lines else {}
 
     direct_base: float | None = None
     for entry in HOSTILE:
@@ -256,13 +289,14 @@ def decoding_rows(evaluations: Evaluations, env: dict[str, str], timeout: float,
         folder, category = _folder_for(entry)
         if folder is None:
             if direct_base is None:
-                direct_base = measure(NORMAL.name, timeout).peak_mb
+                direct_base = decode(NORMAL.name)[0].peak_mb
                 print(f"  baseline decoder (normal answer): {direct_base:.0f} MB")
-            measured = measure(entry.name, timeout)
-            fake = Run(measured.seconds, measured.peak_mb,
-                       -9 if "timeout" in measured.outcome else 0, "", "")
-            ok = "timeout" not in measured.outcome and "crash" not in measured.outcome
-            yield Row("decoding", entry.name, "decoder", fake, str(measured.outcome)[:110], ok,
+            done, found = decode(entry.name)
+            crash = _crashed(done)
+            outcome = crash or (f"decoder failure {found['failure']}: {found['reason'][:60]}"
+                                if "failure" in found else
+                                f"decoded, {found.get('calls')} call(s) (the checker fails it)")
+            yield Row("decoding", entry.name, "decoder", done, outcome, crash is None,
                       direct_base)
             continue
         case_id = f"{category}_{HOSTILE_CASE}"
@@ -350,6 +384,12 @@ print(json.dumps({k: str(v)[:100] for k, v in answer.items()}))
 """
 
 
+FOLLOWED = ("/to-localhost",)
+"""Pages whose redirect `allow_private` follows (the server is on loopback, so the default
+policy would refuse the first hop already; `tests/envs/web_search/test_web_guard.py` checks
+the refusal of each hop with loopback treated as public)."""
+
+
 def page_rows(env: dict[str, str], timeout: float,
               wanted: Callable[[str], bool]) -> Iterator[Row]:
     from fake_web import FakeWeb
@@ -373,7 +413,7 @@ def page_rows(env: dict[str, str], timeout: float,
             outcome = (f"tool error: {error}" if error else
                        f"content ({len(answer.get('content', ''))} chars shown)")
             yield Row("pages", f"{path} ({what})", "fetcher", done, outcome[:110],
-                      bool(error) or path == "/loop", base.peak_mb)
+                      bool(error) or path in FOLLOWED, base.peak_mb)
     finally:
         web.close()
 
@@ -387,7 +427,7 @@ def endpoint_rows(env: dict[str, str], timeout: float,
         def generate(kind: str) -> tuple[Run, str]:
             folder = Path(where) / kind
             done = run([*FCBENCH, "generate", "--model", "m", "--base-url", server.url(kind),
-                        "--categories", "simple_python", "--limit", "2", "--mode", "prompt",
+                        "--categories", "simple_python", "--limit", "1", "--mode", "prompt",
                         "--max-attempts", "1", "--no-preflight", "--stop-after", "0", "-q",
                         "--timeout", str(DEADLINE), "--result-dir", str(folder)], timeout, env)
             entries = [json.loads(line) for file in folder.rglob("*_result.json")
@@ -405,7 +445,7 @@ def endpoint_rows(env: dict[str, str], timeout: float,
             done, stored = generate(kind)
             crash = _crashed(done)
             outcome = crash or f"recorded error; {stored}"
-            ok = crash is None and "2 case(s)" in stored and "Traceback" not in done.err
+            ok = crash is None and "1 case(s)" in stored and "Traceback" not in done.err
             yield Row("endpoints", kind, "generate", done, outcome[:110], ok, base.peak_mb)
 
 
