@@ -344,7 +344,7 @@ def test_a_dripping_or_huge_reply_is_a_recorded_error_in_bounded_time(
     off at 10 s (it hung before); a 50 MB reply is refused by `--max-reply-mb` and not kept."""
     import time
 
-    from hostile_endpoint import HostileEndpoint
+    from hostile.endpoints import HostileEndpoint
 
     with HostileEndpoint(drip_every=2.0, bomb_bytes=1 << 20) as server:
         runs = {}

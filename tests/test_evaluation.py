@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from fcbench.cli import main
 from fcbench.evaluation import EvaluationError, evaluate
-from hostile.inputs import MODEL_JSONS, RESULT_LINES
+from hostile.files import MODEL_JSONS, RESULT_LINES
 
 
 def write_model(root: Path, lines: list[str], mode: str = "prompt") -> Path:

@@ -277,7 +277,7 @@ def test_hostile_calls_in_a_result_file_are_judged_fast_and_the_rest_unchanged(
     results never matter, leave their case valid, as the official evaluator would."""
     from fcbench.dataset.load import load_category
     from fcbench.evaluation import evaluate
-    from hostile_inputs import doubling_tree
+    from hostile.environments import doubling_tree
 
     cases = load_category("multi_turn_base")
     with_fs = next(c for c in cases if "GorillaFileSystem" in c.extras["involved_classes"])

@@ -11,7 +11,7 @@ from fcbench.dataset.categories import Language
 from fcbench.decode.encoding import Encoding, EncodingError, contains_call, decode_ast
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.execute import decode_execute
-from hostile.inputs import MODEL_JSONS
+from hostile.files import MODEL_JSONS
 
 
 def manifest(tmp_path: Path, **fields: object) -> Path:

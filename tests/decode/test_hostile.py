@@ -1,4 +1,4 @@
-"""The hostile corpus (`tests/hostile_corpus.py`): every answer decoded in a process of its
+"""The hostile corpus (`tests/hostile/decoding.py`): every answer decoded in a process of its
 own ends within 10 s and 500 MB over a normal answer's process, as a recorded failure; and
 `fcbench evaluate` over a result folder holding them beside normal answers."""
 
@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from fcbench.cli import main
-from hostile_corpus import HOSTILE, NORMAL, Hostile, measure
+from hostile.decoding import HOSTILE, NORMAL, Hostile, measure
 
 SECONDS = 10.0
 MEGABYTES_OVER_BASELINE = 500.0

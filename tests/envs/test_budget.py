@@ -25,7 +25,7 @@ from fcbench.dataset.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.envs import scenario
 from fcbench.envs.budget import BUDGET_ERROR_TYPE, CaseOverBudget, case_budget
-from hostile_inputs import ENVIRONMENT_BOMBS, HostileCalls
+from hostile.environments import ENVIRONMENT_BOMBS, HostileCalls
 
 SECONDS = 10.0
 MEMORY = 500 * 1024 * 1024

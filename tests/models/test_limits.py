@@ -19,7 +19,7 @@ from fcbench.models.base import ChatRequest, TransientError
 from fcbench.models.google_native import GoogleBackend
 from fcbench.models.limits import ReplyOverdue, ReplyTooLarge
 from fcbench.models.openai_compat import OpenAICompatBackend
-from hostile_endpoint import KINDS, HostileEndpoint
+from hostile.endpoints import KINDS, HostileEndpoint
 
 CAP = 1_000_000
 DEADLINE = 2.0

@@ -6,7 +6,7 @@ machine.
 
 Pages (`/page`, `/redirect`, `/missing`, `/boom`, `/latin1`, `/nocharset`, `/gzip`, `/br`,
 `/slow`, `/headers`, `/secret`) cover the fetch modes and the failure paths; the hostile
-ones are listed in `hostile.inputs.PAGES`. `/search` answers like
+ones are listed in `hostile.pages.PAGES`. `/search` answers like
 SerpAPI's DuckDuckGo engine, chosen by the query `q`:
 
 * `tea` (or anything else): 12 organic results with the extra fields SerpAPI sends;
@@ -31,7 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from hostile.inputs import brotli_bomb, gzip_bomb
+from hostile.pages import brotli_bomb, gzip_bomb
 
 PAGE = """<!DOCTYPE html>
 <html><head><title>Tea &amp; more</title>
@@ -174,7 +174,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, b"<p>internal secret</p>", "text/html")
 
     # ---------------------------------------------------------------- hostile pages
-    # (hostile.inputs.PAGES lists them; each writer stops when the client goes away)
+    # (hostile.pages.PAGES lists them; each writer stops when the client goes away)
 
     def _stream(self, size: int, chunked: bool) -> None:
         self.send_response(200)

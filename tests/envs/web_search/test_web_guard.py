@@ -14,7 +14,7 @@ from fake_web import FakeWeb
 from fcbench.envs.web_search import create, guard, use
 from fcbench.envs.web_search.api import WebSearchAPI
 from fcbench.envs.web_search.pages import MAX_PAGE_BYTES, PageFetcher
-from hostile.inputs import PAGES, REFUSED_URLS, brotli_bomb, gzip_bomb
+from hostile.pages import PAGES, REFUSED_URLS, brotli_bomb, gzip_bomb
 
 SECONDS = 10.0
 MEMORY = 500 * 2**20

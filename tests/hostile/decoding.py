@@ -7,7 +7,7 @@ decoding), or `family:NAME` (an open-model family's decoder; `execute:NAME` for 
 `decode_execute`). Add an input by adding a line to `HOSTILE`; `tests/decode/test_hostile.py`
 and `benchmarks/bench_hostile.py` pick it up.
 
-Run as a script (`python tests/hostile_corpus.py NAME`), it decodes one entry and prints
+Run as a script (`python tests/hostile/decoding.py NAME`), it decodes one entry and prints
 what happened as one JSON line; the test and the benchmark do that in a fresh process per
 entry so that each one's time and peak memory are its own.
 """

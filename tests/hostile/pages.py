@@ -1,54 +1,12 @@
-"""Hostile inputs from others' files, endpoints and web pages (issue 20, items 2-4), as plain
-data: each is a name and how to make it, so the tests here and a benchmark
-(`benchmarks/bench_hostile.py`) can include the same corpus and time it.
-
-Nothing here is sent anywhere: the servers that serve the streamed ones live in the tests
-(`tests/envs/web_search/fake_web.py`, `tests/models/hostile_server.py`) and bind 127.0.0.1.
-"""
+"""Hostile web pages (issue 20, item 2): what `tests/envs/web_search/fake_web.py` serves on
+127.0.0.1, the compression bombs it sends, and the URLs the host policy must refuse; plain
+data, so the tests and `benchmarks/bench_hostile.py` include the same corpus."""
 
 from __future__ import annotations
 
 import functools
-import json
 import struct
 import zlib
-
-DEEP = 200_000
-"""How deep the nested JSON goes: far past any parser's recursion limit."""
-
-
-def deep_json(depth: int = DEEP) -> str:
-    """`[[[...]]]` nested `depth` deep: one line, 2 * depth bytes."""
-    return "[" * depth + "]" * depth
-
-
-RESULT_LINES: dict[str, str] = {
-    "nested 200,000 deep": deep_json(),
-    "nested object 200,000 deep": '{"a":' * DEEP + "1" + "}" * DEEP,
-    "result nested 900 deep": json.dumps(
-        {"id": "simple_python_1", "result": json.loads(deep_json(900))}),
-    "id of the wrong type": json.dumps({"id": ["simple_python_2"], "result": "[f()]"}),
-    "usage of the wrong types": json.dumps(
-        {"id": "simple_python_3", "result": "[f()]", "latency": "slow",
-         "input_token_count": {"n": 1}, "output_token_count": [2]}),
-    "result of the wrong type": json.dumps({"id": "simple_python_4", "result": {"a": [None]}}),
-    "not an object": "[1, 2, 3]",
-    "torn": '{"id": "simple_python_5", "result": ',
-}
-"""Lines a result file may hold besides good ones (each must cost one warning or one
-failed case, never the file)."""
-
-MODEL_JSONS: dict[str, str] = {
-    "nested 200,000 deep": deep_json(),
-    "object nested 200,000 deep": '{"mode":' * DEEP + '"fc"' + "}" * DEEP,
-    "mode of the wrong type": json.dumps({"mode": 123}),
-    "family of the wrong type": json.dumps({"mode": "prompt", "family": [1]}),
-    "fc_names unknown": json.dumps({"mode": "fc", "fc_names": "camel"}),
-    "not an object": json.dumps(["fc"]),
-    "torn": '{"mode": "fc",\n "fc_args": ',
-    "not UTF-8": "\udcff",
-}
-"""model.json contents that must leave that one model out with one warning."""
 
 
 @functools.lru_cache(maxsize=2)

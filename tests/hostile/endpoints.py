@@ -10,7 +10,9 @@
 * `endless`: a chunked body of 64 KiB chunks, written until the client goes away;
 * `huge`: a well-formed answer of `huge_bytes` (Content-Length announced);
 * `huge-unannounced`: the same without Content-Length (HTTP/1.0 style: until close);
-* `bomb`: `Content-Encoding: gzip`, a body that inflates to `bomb_bytes`.
+* `bomb`: `Content-Encoding: gzip`, a body that inflates to `bomb_bytes`;
+* `once-KIND` (e.g. `once-drip`): the first request is answered as KIND, every later one as
+  `fine`, so that one case of a run meets the hostile reply and the others do not.
 
 `KINDS` lists the hostile ones (for tests and `benchmarks/bench_hostile.py`). Every writer
 stops when the client disconnects; `close()` stops the server.
@@ -25,7 +27,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from hostile.inputs import gzip_bomb
+from hostile.pages import gzip_bomb
 
 KINDS = ("drip", "endless", "huge", "huge-unannounced", "bomb")
 
@@ -48,6 +50,8 @@ class HostileEndpoint:
         answer["choices"][0]["message"]["content"] = "x" * huge_bytes
         self.huge = json.dumps(answer).encode()
         self.sent: dict[str, int] = {}
+        self.met: set[str] = set()
+        self.lock = threading.Lock()
         self.stop = threading.Event()
         handler = type("Handler", (_Handler,), {"endpoint": self})
         self.server = _QuietServer(("127.0.0.1", 0), handler)
@@ -88,9 +92,18 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         self.rfile.read(length)
-        kind = self.path.strip("/").split("/")[0]
+        kind = self._kind(self.path.strip("/").split("/")[0])
         with contextlib.suppress(BrokenPipeError, ConnectionResetError, TimeoutError):
             getattr(self, "_" + kind.replace("-", "_"), self._fine)()
+
+    def _kind(self, asked: str) -> str:
+        """The behaviour for this request: `once-KIND` is KIND the first time only."""
+        if not asked.startswith("once-"):
+            return asked
+        with self.endpoint.lock:
+            first = asked not in self.endpoint.met
+            self.endpoint.met.add(asked)
+        return asked.removeprefix("once-") if first else "fine"
 
     def _answer(self, body: bytes, **headers: str) -> None:
         self.send_response(200)
