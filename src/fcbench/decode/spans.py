@@ -12,6 +12,7 @@ span the pattern's `search` (or `findall`) returns, by `str.find` or one right-t
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 _SPACES = re.compile(r"\s*")  # anchored, no alternatives: linear
 _OPENING_BRACKETS = re.compile(r"\[")
@@ -123,3 +124,22 @@ def _skip_spaces(text: str, position: int) -> int:
     return match.end() if match else position
 
 
+class Occurrences:
+    """Where `needle` occurs in `text` (overlapping occurrences included), for the first one at
+    or after any position in logarithmic time: a finder that retries a lazy pattern from many
+    starts asks this instead of rescanning the rest of the text from each (the checkers' Java
+    and JavaScript value patterns)."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, text: str, needle: str) -> None:
+        self.at: list[int] = []
+        found = text.find(needle)
+        while found >= 0:
+            self.at.append(found)
+            found = text.find(needle, found + 1)
+
+    def next(self, position: int) -> int:
+        """The first occurrence at or after `position`, -1 when there is none."""
+        index = bisect_left(self.at, position)
+        return self.at[index] if index < len(self.at) else -1
