@@ -48,6 +48,29 @@ def tagged_bodies(text: str, opening: str, closing: str) -> list[str]:
         position = end + len(closing)
 
 
+def trimmed_tagged_bodies(text: str, opening: str, closing: str) -> list[str]:
+    """Every body `re.findall(opening + r"\\s*(.*?)\\s*(?:" + closing + "|$)", text, re.DOTALL)`
+    returns: spaces trimmed, and an unclosed last block running to the end of the text."""
+    bodies: list[str] = []
+    position = 0
+    while (opened := text.find(opening, position)) >= 0:
+        start = _skip_spaces(text, opened + len(opening))
+        end = text.find(closing, start)
+        body_end = len(text) if end < 0 else end
+        bodies.append(text[start:max(start, _spaces_before(text, body_end))])
+        if end < 0:
+            return bodies
+        position = end + len(closing)
+    return bodies
+
+
+def _spaces_before(text: str, position: int) -> int:
+    """Where the run of whitespace that ends at `position` starts."""
+    while position > 0 and text[position - 1].isspace():
+        position -= 1
+    return position
+
+
 def outer_brackets(text: str) -> tuple[int, int] | None:
     """(start, end) of `re.search(r"\\[.*\\]", text, re.DOTALL)`: first `[` to last `]`."""
     start, last = text.find("["), text.rfind("]")
