@@ -114,3 +114,29 @@ def test_the_backtracking_inputs_take_milliseconds() -> None:
         # linear scans take well under a second even on a loaded 2-core machine; the regexes
         # they replace took minutes on these inputs
         assert time.perf_counter() - started < 5.0, name
+
+
+HERMES = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+"""The Hermes/Qwen tool-call pattern of the model layer (`models/text_formats.py`)."""
+
+TAGGY = st.lists(
+    st.sampled_from(["<tool_call>", "</tool_call>", " ", "\n", "\t", "\u3000", "x", "{}", "<"]),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(TAGGY)
+def test_trimmed_tagged_bodies_match_the_hermes_pattern(text: str) -> None:
+    assert spans.trimmed_tagged_bodies(text, "<tool_call>", "</tool_call>") == HERMES.findall(
+        text)
+
+
+def test_trimmed_tagged_bodies_are_linear_on_long_spaces() -> None:
+    """A body with 50,000 spaces inside: the pattern's lazy body tries `\\s*` at every one of
+    them and rescans the run each time (127 s); the finder reads it once."""
+    text = "<tool_call>x" + " " * 50_000 + "y"
+    started = time.perf_counter()
+    bodies = spans.trimmed_tagged_bodies(text, "<tool_call>", "</tool_call>")
+    assert bodies == [text[len("<tool_call>"):]]
+    assert time.perf_counter() - started < 5.0  # the pattern took 127 s

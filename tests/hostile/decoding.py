@@ -4,8 +4,11 @@ Each entry names an answer (built when used: some are 10 MB) and the decoder tha
 `python`, `json`, `verbose_xml`, `concise_xml`, `toolcall` (Python inside `<TOOLCALL>`),
 `java`, `javascript`, `fc` (JSON-string FC arguments), `execute` (multi-turn's prompt-mode
 decoding), or `family:NAME` (an open-model family's decoder; `execute:NAME` for its
-`decode_execute`). Add an input by adding a line to `HOSTILE`; `tests/decode/test_hostile.py`
-and `benchmarks/bench_hostile.py` pick it up.
+`decode_execute`); outside decoding, `java_value:TYPE` / `javascript_value:TYPE` (the AST
+checker's value conversion), `parse:NAME` (a family's generation-time `parse`), `hermes`
+(the model layer's `<tool_call>` parser) and `exec_ground_truth` (the exec ground truth's
+call reader). Add an input by adding a line to `HOSTILE`; `tests/decode/test_hostile.py` and
+`benchmarks/bench_hostile.py` pick it up.
 
 Run as a script (`python tests/hostile/decoding.py NAME`), it decodes one entry and prints
 what happened as one JSON line; the test and the benchmark do that in a fresh process per
@@ -102,6 +105,26 @@ HOSTILE: list[Hostile] = [
     Hostile("functiongemma_deep", "family:functiongemma",
             lambda: "<start_function_call>call:f{" + "{" * 120_000 + "<end_function_call>",
             refused=False),
+    Hostile("java_arraylist_adds", "java_value:ArrayList",
+            lambda: "new ArrayList<>() {{" * 10_000, refused=False),
+    Hostile("java_add_calls", "java_value:ArrayList",
+            lambda: "new ArrayList<>() {{ " + "add(" * 30_000 + "}}", refused=False),
+    Hostile("java_array_open", "java_value:Array", lambda: "new int[]{" * 12_000, refused=False),
+    Hostile("java_hashmap_puts", "java_value:HashMap",
+            lambda: "new HashMap<>() {{ " + 'put("a", ' * 12_000 + "}}", refused=False),
+    Hostile("java_hashmap_open", "java_value:HashMap",
+            lambda: "new HashMap<" * 10_000, refused=False),
+    Hostile("java_as_list_open", "java_value:ArrayList",
+            lambda: "new ArrayList<>(Arrays.asList(" * 4_000, refused=False),
+    Hostile("javascript_object_no_colon", "javascript_value:dict",
+            lambda: "{" + "a" * 120_000 + "}", refused=False),
+    Hostile("javascript_object_commas", "javascript_value:dict",
+            lambda: "{" + ",a" * 60_000 + "}", refused=False),
+    Hostile("phi_open_tags", "parse:phi-fc", lambda: "<|tool_call|>" * 10_000, refused=False),
+    Hostile("hermes_long_spaces", "hermes", lambda: "<tool_call>x" + " " * 120_000 + "y",
+            refused=False),
+    Hostile("exec_ground_truth_repeat", "exec_ground_truth",
+            lambda: "f(x=[[[0]*1000]*1000]*1000)", refused=False),
 ]
 
 NORMAL = Hostile("normal", "python", lambda: "[calculate_triangle_area(base=10, height=5)]")
@@ -118,6 +141,8 @@ def decode(route: str, raw: Any) -> Any:
     from fcbench.decode.python_calls import ReturnFormat
 
     kind, _, family = route.partition(":")
+    if kind in ("java_value", "javascript_value", "hermes", "exec_ground_truth", "parse"):
+        return _model_layer_or_checker(kind, family, raw)
     if kind == "family":
         return decode_ast(raw, Encoding(family=family))
     if kind == "execute":
@@ -130,6 +155,32 @@ def decode(route: str, raw: Any) -> Any:
     if kind == "toolcall":
         return decode_ast(raw, Encoding(tool_call_tag=True))
     return decode_ast(raw, Encoding(return_format=ReturnFormat(kind)))
+
+
+def _model_layer_or_checker(kind: str, value_type: str, raw: str) -> list[Any]:
+    """Readers of model text outside decoding: the checker's value conversion (one "call":
+    the converted value), the model layer's parsers, the exec ground truth's reader."""
+    if kind == "parse":
+        from fcbench.models import families
+
+        result = families.get(value_type).parse(raw).result
+        return result if isinstance(result, list) else []
+    if kind == "hermes":
+        from fcbench.models.text_formats import parse_hermes
+
+        return parse_hermes(raw) or []
+    if kind == "exec_ground_truth":
+        from fcbench.models.ground_truth_exec import GroundTruthCallError, read_call
+
+        try:
+            return [read_call(raw, [])]
+        except GroundTruthCallError as exc:
+            return [str(exc)]
+    if kind == "java_value":
+        from fcbench.check.ast.java_types import convert_java_value as convert
+    else:
+        from fcbench.check.ast.js_types import convert_js_value as convert
+    return [convert(raw, value_type, "integer" if value_type != "dict" else None)]
 
 
 def outcome(entry: Hostile) -> dict[str, Any]:

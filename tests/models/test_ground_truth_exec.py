@@ -57,3 +57,18 @@ def test_rest_answer_is_the_reference_request_and_chat_is_text() -> None:
         answer(TestCase("rest_1", "rest", [[]], [], '{"a": 1}'), "fc")
     chat = TestCase("chatable_0", "chatable", [[]], [], None)
     assert answer(chat, "fc") == CHAT_REPLY == answer(chat, "prompt")
+
+
+@pytest.mark.parametrize("text", [
+    "f(x=[[[0]*1000]*1000]*1000)",  # past the decoding budget (OverBudget)
+    "f(x=10**10**10)",
+    "f(x=" + "[" * 50_000 + "]" * 50_000 + ")",  # past the parser's nesting limit
+    "f(x='" + "a" * 200_000 + "')",  # past the text bound
+    "f(x='\0')",
+])
+def test_read_call_refuses_hostile_call_text_with_its_own_error(text: str) -> None:
+    """A custom exec dataset's call text is untrusted: refused in one line, never a crash."""
+    with pytest.raises(GroundTruthCallError) as refused:
+        read_call(text, [])
+    assert "\n" not in str(refused.value)
+    assert len(str(refused.value)) < 500

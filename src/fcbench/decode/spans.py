@@ -12,6 +12,7 @@ span the pattern's `search` (or `findall`) returns, by `str.find` or one right-t
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 _SPACES = re.compile(r"\s*")  # anchored, no alternatives: linear
 _OPENING_BRACKETS = re.compile(r"\[")
@@ -45,6 +46,29 @@ def tagged_bodies(text: str, opening: str, closing: str) -> list[str]:
             return bodies
         bodies.append(text[start:end])
         position = end + len(closing)
+
+
+def trimmed_tagged_bodies(text: str, opening: str, closing: str) -> list[str]:
+    """Every body `re.findall(opening + r"\\s*(.*?)\\s*(?:" + closing + "|$)", text, re.DOTALL)`
+    returns: spaces trimmed, and an unclosed last block running to the end of the text."""
+    bodies: list[str] = []
+    position = 0
+    while (opened := text.find(opening, position)) >= 0:
+        start = _skip_spaces(text, opened + len(opening))
+        end = text.find(closing, start)
+        body_end = len(text) if end < 0 else end
+        bodies.append(text[start:max(start, _spaces_before(text, body_end))])
+        if end < 0:
+            return bodies
+        position = end + len(closing)
+    return bodies
+
+
+def _spaces_before(text: str, position: int) -> int:
+    """Where the run of whitespace that ends at `position` starts."""
+    while position > 0 and text[position - 1].isspace():
+        position -= 1
+    return position
 
 
 def outer_brackets(text: str) -> tuple[int, int] | None:
@@ -123,3 +147,22 @@ def _skip_spaces(text: str, position: int) -> int:
     return match.end() if match else position
 
 
+class Occurrences:
+    """Where `needle` occurs in `text` (overlapping occurrences included), for the first one at
+    or after any position in logarithmic time: a finder that retries a lazy pattern from many
+    starts asks this instead of rescanning the rest of the text from each (the checkers' Java
+    and JavaScript value patterns)."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, text: str, needle: str) -> None:
+        self.at: list[int] = []
+        found = text.find(needle)
+        while found >= 0:
+            self.at.append(found)
+            found = text.find(needle, found + 1)
+
+    def next(self, position: int) -> int:
+        """The first occurrence at or after `position`, -1 when there is none."""
+        index = bisect_left(self.at, position)
+        return self.at[index] if index < len(self.at) else -1

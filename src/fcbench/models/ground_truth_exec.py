@@ -21,6 +21,7 @@ from typing import Any
 
 from fcbench.dataset.model import TestCase
 from fcbench.decode.arithmetic import UnsafeExpression, evaluate
+from fcbench.decode.budget import OverBudget, check_raw
 from fcbench.models.base import Mode
 from fcbench.models.tools import fc_name
 
@@ -50,11 +51,19 @@ def ground_truth_calls(case: TestCase) -> list[str]:
 
 
 def read_call(text: str, functions: list[dict[str, Any]]) -> ExecCall:
-    """`name(args)` -> (dotted name, keyword arguments with literal values)."""
+    """`name(args)` -> (dotted name, keyword arguments with literal values).
+
+    The call text comes from a data file, possibly a custom one: any text it cannot read (too
+    long, too deep for the parser, arithmetic past the decoding budget) is a
+    `GroundTruthCallError` naming it, never a traceback."""
     try:
+        check_raw(text)
         node = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as exc:
-        raise GroundTruthCallError(f"not a call: {text!r} ({exc.msg})") from None
+        raise GroundTruthCallError(f"not a call: {_shown(text)} ({exc.msg})") from None
+    except (OverBudget, ValueError, RecursionError, MemoryError) as exc:
+        # ValueError: a null character; RecursionError/MemoryError: the parser's nesting limit.
+        raise GroundTruthCallError(f"not a call: {_shown(text)} ({_reason(exc)})") from None
     if not isinstance(node, ast.Call):
         raise GroundTruthCallError(f"not a call: {text!r}")
     name = ast.unparse(node.func)
@@ -69,9 +78,18 @@ def read_call(text: str, functions: list[dict[str, Any]]) -> ExecCall:
             if keyword.arg is None:
                 raise GroundTruthCallError(f"{text!r}: ** arguments")
             args[keyword.arg] = evaluate(keyword.value)
-    except UnsafeExpression as exc:
-        raise GroundTruthCallError(f"{text!r}: {exc}") from None
+    except (UnsafeExpression, OverBudget, RecursionError) as exc:
+        raise GroundTruthCallError(f"{_shown(text)}: {_reason(exc)}") from None
     return name, args
+
+
+def _shown(text: str, limit: int = 200) -> str:
+    """The call text as an error message quotes it: cut, so that one line stays one line."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} chars)"
+
+
+def _reason(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
 
 
 def _parameter_names(name: str, functions: list[dict[str, Any]]) -> list[str]:

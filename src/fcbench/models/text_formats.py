@@ -15,9 +15,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from fcbench.decode.spans import trimmed_tagged_bodies
+
 FcResult = list[dict[str, str]]
 
-_HERMES = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _MISTRAL_NAMED = re.compile(r"\[TOOL_CALLS\]\s*([A-Za-z0-9_.\-]+)\s*\[ARGS\]")
 
 
@@ -47,7 +48,7 @@ def _loads(text: str) -> Any:
 def parse_hermes(text: str) -> FcResult | None:
     """Hermes / Qwen: one `<tool_call>{json}</tool_call>` block per call."""
     calls: FcResult = []
-    for body in _HERMES.findall(text):
+    for body in trimmed_tagged_bodies(text, "<tool_call>", "</tool_call>"):
         calls.extend(_items(_loads(body)))
     return calls or None
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
+import time
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from fcbench.check.ast import java_types
 from fcbench.check.ast.java_types import (
     JAVA_TYPE_TO_PYTHON,
     NESTED_CONVERSION_TYPES,
@@ -133,3 +138,70 @@ def test_type_table_matches_the_official_one() -> None:
     assert JAVA_TYPE_TO_PYTHON["any"] is str
     assert len(JAVA_TYPE_TO_PYTHON) == 17
     assert frozenset({"Array", "ArrayList", "array"}) == NESTED_CONVERSION_TYPES
+
+
+# The official collection patterns, kept here as oracles for the linear finders only.
+ARRAY = re.compile(r"new\s+\w+\[\]\s*\{(.*?)\}")
+AS_LIST = re.compile(r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)")
+ADDS = re.compile(r"new\s+ArrayList<\w*>\(\)\s*\{\{\s*(.+?)\s*\}\}", re.DOTALL)
+ADD_CALL = re.compile(r"add\((.+?)\)")
+PUTS = re.compile(r"new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}", re.DOTALL)
+PUT_CALL = re.compile(r"put\(\"(.*?)\",\s*(.*?)\)")
+HASHMAP_EMPTY = re.compile(r"new\s+HashMap<.*?>\s*\(\)")
+
+
+def group(pattern: re.Pattern[str], text: str) -> str | None:
+    found = pattern.search(text)
+    return None if found is None else found.group(1)
+
+
+def pieces(*parts: str) -> st.SearchStrategy[str]:
+    """Text glued from the pieces the patterns care about, in any order and number."""
+    return st.lists(st.sampled_from(parts), max_size=14).map("".join)
+
+
+JAVA_PIECES = pieces(
+    "new ", "new\n", "int[]", "String[] ", "{", "}", "{{", "}}", " ", "\n", "\t", "\u3000",
+    "ArrayList<>", "ArrayList<Integer>", "(", ")", "()", "))", "Arrays.asList(", "add(", "1",
+    '"a"', ",", ", ", "HashMap<", "String, Integer", ">", 'put("', '",', ";", "x",
+)
+
+
+FILLER = pieces(" ", "\n", "\t", "{", "}", "(", ")", ",", '"', "1", "x", 'put("', '",', "add(",
+                ">", "}}", "))")
+HEADS = st.sampled_from([
+    "new int[]{", "new  String[] {", "new ArrayList<>(Arrays.asList(", "new ArrayList<Integer>()",
+    "new ArrayList<>() {{", "new HashMap<>()", "new HashMap<String, Integer>() {", "new\nHashMap<",
+])
+JAVA_VALUES = st.lists(st.one_of(HEADS, FILLER), max_size=6).map("".join)
+"""Collection openings with random text between them: what the patterns backtrack over."""
+
+
+@settings(max_examples=4000, deadline=None)
+@given(st.one_of(JAVA_PIECES, JAVA_VALUES))
+def test_the_linear_finders_give_the_official_patterns_groups(text: str) -> None:
+    assert java_types._array_body(text) == group(ARRAY, text)
+    assert java_types._as_list_body(text) == group(AS_LIST, text)
+    assert java_types._double_brace_body(text) == group(ADDS, text)
+    assert java_types._calls(text, "add(") == ADD_CALL.findall(text)
+    assert java_types._hashmap_body(text) == group(PUTS, text)
+    assert java_types._puts(text) == PUT_CALL.findall(text)
+    assert java_types._empty_hashmap(text) == (HASHMAP_EMPTY.search(text) is not None)
+
+
+@pytest.mark.parametrize(
+    ("prefix", "java_type"),
+    [
+        ("new ArrayList<>() {{", "ArrayList"),
+        ("new ArrayList<>() {{ add(", "ArrayList"),
+        ("new ArrayList<>(Arrays.asList(", "ArrayList"),
+        ("new int[]{", "Array"),
+        ('new HashMap<>() {{ put("a", ', "HashMap"),
+        ("new HashMap<", "HashMap"),
+    ],
+)
+def test_repeated_openings_convert_in_linear_time(prefix: str, java_type: str) -> None:
+    """20,000 repeats of an opening that is never closed (the official patterns: minutes)."""
+    started = time.perf_counter()
+    java_types.convert_java_value(prefix * 20_000, java_type, "integer")
+    assert time.perf_counter() - started < 2.0

@@ -154,4 +154,4 @@ def test_an_integer_rounded_past_all_its_digits_is_zero_without_computing() -> N
             assert api.round_number(number, places) == {"result": round(number, places)}
     started = time.monotonic()
     assert api.round_number(-(10**4000), -(10**9)) == {"result": 0}  # Python: 10**(10**9)
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < 5  # the computation it avoids would not end

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from typing import Any
 
 from fcbench.decode.families.common import literal_eval
+from fcbench.decode.spans import tagged_bodies
 from fcbench.models.families.base import Doc, Family, Message, Parsed, own_system_prompt
 
-_CLOSED = re.compile(r"<\|tool_call\|>(.*?)<\|/tool_call\|>", re.DOTALL)
-_OPEN = re.compile(r"<\|tool_call\|>(.*?)(?:<\|/tool_call\|>)?$", re.DOTALL)
+_OPENING, _CLOSING = "<|tool_call|>", "<|/tool_call|>"
 
 
 def render(messages: list[Message], functions: list[Doc]) -> str:
@@ -57,8 +56,23 @@ def stored(text: str, calls: list[Any]) -> Any:
     return text
 
 
+def open_body(text: str) -> list[str]:
+    """What the handler's fallback `re.findall(r"<\\|tool_call\\|>(.*?)(?:<\\|/tool_call\\|>)?$",
+    text, re.DOTALL)` returns, found without rescanning the text from every tag (quadratic):
+    from the first tag to the earliest end the optional closing tag and `$` allow (`$` also
+    holds before a final newline); the match takes the text to its end, so there is no other."""
+    opened = text.find(_OPENING)
+    if opened < 0:
+        return []
+    start = opened + len(_OPENING)
+    ends = [len(text)]
+    ends += [len(text) - len(tail) for tail in ("\n", _CLOSING, _CLOSING + "\n")
+             if text.endswith(tail)]
+    return [text[start:min(end for end in ends if end >= start)]]
+
+
 def parse(text: str) -> Parsed:
-    matches = _CLOSED.findall(text) or _OPEN.findall(text)
+    matches = tagged_bodies(text, _OPENING, _CLOSING) or open_body(text)
     return Parsed(stored(text, read_calls(matches)), {"role": "assistant", "content": text})
 
 
