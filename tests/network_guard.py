@@ -56,7 +56,10 @@ def is_address(host: Any) -> bool:
     try:
         ipaddress.ip_address(name)
     except ValueError:
-        return False
+        try:  # the C library's other numeric spellings: 127.1, 2130706433, 0x7f.1
+            socket.inet_aton(name)
+        except (OSError, ValueError):
+            return False
     return True
 
 
