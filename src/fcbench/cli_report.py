@@ -124,21 +124,14 @@ def compare(a: str, b: str, as_json: bool, html: Path | None, release: str | Non
     data_dir = _data_root(data_dirs)
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.report import compare as cmp
-    from fcbench.report.runs import RunError, dataset_ids, model_dirs, parse_target, read_run
+    from fcbench.report.runs import dataset_ids, one_model, read_run
     from fcbench.score.disputed import load_disputed
 
     try:
         ids = dataset_ids(release or DEFAULT_RELEASE, data_dir)
         runs = []
         for target in (a, b):
-            folder, model = parse_target(target)
-            if model is None:
-                models = model_dirs(folder)
-                if len(models) != 1:
-                    raise RunError(f"{folder} holds {len(models)} models; name one as "
-                                   f"{folder}:MODEL ({', '.join(models[:5])})")
-                model = models[0]
-            runs.append(read_run(folder, model, ids))
+            runs.append(read_run(*one_model(target), ids))
         result = cmp.compare(runs[0], runs[1], _sizes(release, data_dir), load_disputed())
         if html is not None:
             from fcbench.report.html import write_compare_page
@@ -227,18 +220,12 @@ def failures(target: str, categories: tuple[str, ...], error_type: str | None,
     data_dir = _data_root(data_dirs)
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.report import failures as fail
-    from fcbench.report.runs import RunError, dataset_ids, model_dirs, parse_target, read_run
+    from fcbench.report.runs import RunError, dataset_ids, one_model, read_run
 
     colour = sys.stdout.isatty()
     shown = 0
     try:
-        folder, model = parse_target(target)
-        if model is None:
-            models = model_dirs(folder)
-            if len(models) != 1:
-                raise RunError(f"{folder} holds {len(models)} models; name one as "
-                               f"{folder}:MODEL ({', '.join(models[:5])})")
-            model = models[0]
+        folder, model = one_model(target)
         run = read_run(folder, model, dataset_ids(release or DEFAULT_RELEASE, data_dir))
         unknown = sorted(set(categories) - set(run.categories))
         if unknown:

@@ -105,6 +105,19 @@ def model_dirs(score_dir: Path) -> list[str]:
     return sorted({model for model, _, _ in iter_score_files(score_dir)})
 
 
+def one_model(target: str) -> tuple[Path, str]:
+    """The folder and model a `SCORE_DIR[:MODEL]` target names; a folder of several models
+    without a name is a `RunError` listing some of them."""
+    folder, model = parse_target(target)
+    if model is not None:
+        return folder, model
+    models = model_dirs(folder)
+    if len(models) != 1:
+        raise RunError(f"{folder} holds {len(models)} models; name one as "
+                       f"{folder}:MODEL ({', '.join(models[:5])})")
+    return folder, models[0]
+
+
 def read_run(
     score_dir: Path,
     model: str,
