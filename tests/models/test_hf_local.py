@@ -257,3 +257,53 @@ def test_tiny_model_runs_multi_turn_cases(
     report = evaluate(tmp_path / "result", models=[name], categories=["multi_turn_base"])
     verdicts = {c.id: c.verdict for c in report.models[name].categories["multi_turn_base"].cases}
     assert all(not verdicts[i].valid and verdicts[i].error_type for i in cases)
+
+
+def test_a_gguf_file_is_parsed_once_across_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """transformers parses a GGUF file for the tokenizer, the config and the weights, and builds
+    one tensor-name table per module; the cache hands the first result to the later calls
+    (also across the separate tokenizer and model loads), copies metadata so that a caller's
+    edits stay its own, passes tensor reads through, and puts the originals back."""
+    gguf = pytest.importorskip("gguf", reason="the hf extra (gguf) is not installed")
+    pytest.importorskip("transformers", reason="the hf extra (transformers) is not installed")
+    import transformers.modeling_gguf_pytorch_utils as gguf_utils
+
+    from fcbench.models.hf_local import GgufParseCache
+
+    calls: dict[str, int] = {"reader": 0, "names": 0, "metadata": 0, "tensors": 0}
+
+    def reader(path: Any, mode: str = "r") -> object:
+        calls["reader"] += 1
+        return object()
+
+    def names(arch: Any, blocks: int) -> object:
+        calls["names"] += 1
+        return object()
+
+    def checkpoint(path: Any, return_tensors: bool = False, **kwargs: Any) -> dict[str, Any]:
+        calls["tensors" if return_tensors else "metadata"] += 1
+        return {"config": {"layers": 2}}
+
+    monkeypatch.setattr(gguf, "GGUFReader", reader)
+    monkeypatch.setattr(gguf, "get_tensor_name_map", names)
+    monkeypatch.setattr(gguf_utils, "load_gguf_checkpoint", checkpoint)
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"")
+    cache = GgufParseCache()
+    with cache.active():  # the tokenizer's load
+        first = gguf.GGUFReader(str(model))
+        meta = gguf_utils.load_gguf_checkpoint(str(model))
+        meta["config"]["layers"] = 99
+    with cache.active():  # the model's load: the config, then the weights
+        assert gguf.GGUFReader(tmp_path / "." / "m.gguf") is first
+        assert gguf_utils.load_gguf_checkpoint(model, return_tensors=False)["config"] == {
+            "layers": 2}
+        table = gguf.get_tensor_name_map("llama", 30)
+        assert all(gguf.get_tensor_name_map("llama", 30) is table for _ in range(3))
+        gguf_utils.load_gguf_checkpoint(model, return_tensors=True)
+        gguf_utils.load_gguf_checkpoint(model, return_tensors=True)
+    assert calls == {"reader": 1, "names": 1, "metadata": 1, "tensors": 2}
+    assert (gguf.GGUFReader, gguf.get_tensor_name_map, gguf_utils.load_gguf_checkpoint) == (
+        reader, names, checkpoint)
