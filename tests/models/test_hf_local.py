@@ -271,8 +271,58 @@ def test_a_model_seed_makes_sampling_repeatable(tiny_model: Path) -> None:
         backend = HFLocalBackend(tiny_model, sampling=Sampling(temperature=5.0, seed=seed))
         backend.load()
         torch.manual_seed(1234 + seed)  # whatever the global stream was, the seed wins
-        return [list(backend.generate([[2, 4, 20, 21, 3, 5]], [24])[0][0]) for _ in range(2)]
+        return [list(backend.generate([[2, 4, 20, 21, 3, 5]], [24])[0].tokens) for _ in range(2)]
 
     first = draw(1)
     assert first[0] == first[1] == draw(1)[0]
     assert draw(2)[0] != first[0]
+
+
+def test_a_gguf_file_is_parsed_once_across_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """transformers parses a GGUF file for the tokenizer, the config and the weights, and builds
+    one tensor-name table per module; the cache hands the first result to the later calls
+    (also across the separate tokenizer and model loads), copies metadata so that a caller's
+    edits stay its own, passes tensor reads through, and puts the originals back."""
+    gguf = pytest.importorskip("gguf", reason="the hf extra (gguf) is not installed")
+    pytest.importorskip("transformers", reason="the hf extra (transformers) is not installed")
+    import transformers.modeling_gguf_pytorch_utils as gguf_utils
+
+    from fcbench.models.hf_local import GgufParseCache
+
+    calls: dict[str, int] = {"reader": 0, "names": 0, "metadata": 0, "tensors": 0}
+
+    def reader(path: Any, mode: str = "r") -> object:
+        calls["reader"] += 1
+        return object()
+
+    def names(arch: Any, blocks: int) -> object:
+        calls["names"] += 1
+        return object()
+
+    def checkpoint(path: Any, return_tensors: bool = False, **kwargs: Any) -> dict[str, Any]:
+        calls["tensors" if return_tensors else "metadata"] += 1
+        return {"config": {"layers": 2}}
+
+    monkeypatch.setattr(gguf, "GGUFReader", reader)
+    monkeypatch.setattr(gguf, "get_tensor_name_map", names)
+    monkeypatch.setattr(gguf_utils, "load_gguf_checkpoint", checkpoint)
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"")
+    cache = GgufParseCache()
+    with cache.active():  # the tokenizer's load
+        first = gguf.GGUFReader(str(model))
+        meta = gguf_utils.load_gguf_checkpoint(str(model))
+        meta["config"]["layers"] = 99
+    with cache.active():  # the model's load: the config, then the weights
+        assert gguf.GGUFReader(tmp_path / "." / "m.gguf") is first
+        assert gguf_utils.load_gguf_checkpoint(model, return_tensors=False)["config"] == {
+            "layers": 2}
+        table = gguf.get_tensor_name_map("llama", 30)
+        assert all(gguf.get_tensor_name_map("llama", 30) is table for _ in range(3))
+        gguf_utils.load_gguf_checkpoint(model, return_tensors=True)
+        gguf_utils.load_gguf_checkpoint(model, return_tensors=True)
+    assert calls == {"reader": 1, "names": 1, "metadata": 1, "tensors": 2}
+    assert (gguf.GGUFReader, gguf.get_tensor_name_map, gguf_utils.load_gguf_checkpoint) == (
+        reader, names, checkpoint)

@@ -24,6 +24,12 @@ counts are its own row's.
 Loading progress bars (weights, GGUF dequantization) are drawn only on a terminal: in a log
 they are thousands of carriage-return updates.
 
+A GGUF file is parsed once per backend: transformers reads it for the tokenizer, again for the
+config and a third time for the weights, and maps every module's tensor names by building the
+same name table once per module. While fcbench loads, `GgufParseCache` shares one reader, one
+metadata parse and one name table among those calls (SmolLM2-135M Q4_1: 47 s of CPU to load
+before, 22 s after, on a loaded 2-core machine); nothing read changes.
+
 Stored results: the text in prompt mode; in FC mode the text parsed by the `--output-format`
 parser into `[{name: arguments_json}]` (the raw text kept as `raw_text`), or the text itself
 when it holds no call.
@@ -132,6 +138,67 @@ def quiet_loading() -> Iterator[None]:
             hf_logging.enable_progress_bar()
 
 
+class GgufParseCache:
+    """What transformers would parse again from the same GGUF file, kept between the tokenizer
+    and model loads of one backend (dropped once the model is loaded: the reader maps the file).
+
+    Entered around each load, it swaps in memoizing versions of `gguf.GGUFReader`,
+    `gguf.get_tensor_name_map` and transformers' metadata-only `load_gguf_checkpoint` (the
+    callers import them at call time, so the swap reaches them), and restores the originals on
+    leaving. Metadata results are handed out as deep copies: callers may edit what they get."""
+
+    def __init__(self) -> None:
+        self.readers: dict[tuple[str, str], Any] = {}
+        self.metadata: dict[str, Any] = {}
+        self.name_maps: dict[tuple[Any, ...], Any] = {}
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[None]:
+        import importlib
+
+        # untyped at run time: reached as plain modules
+        gguf: Any = importlib.import_module("gguf")
+        gguf_utils: Any = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
+        originals = (gguf.GGUFReader, gguf.get_tensor_name_map, gguf_utils.load_gguf_checkpoint)
+        gguf.GGUFReader = self._reader(originals[0])
+        gguf.get_tensor_name_map = self._name_map(originals[1])
+        gguf_utils.load_gguf_checkpoint = self._checkpoint(originals[2])
+        try:
+            yield
+        finally:
+            gguf.GGUFReader, gguf.get_tensor_name_map, gguf_utils.load_gguf_checkpoint = originals
+
+    def _reader(self, make: Any) -> Any:
+        def reader(path: Any, mode: str = "r") -> Any:
+            key = (str(Path(path).resolve()), mode)
+            if key not in self.readers:
+                self.readers[key] = make(path, mode)
+            return self.readers[key]
+
+        return reader
+
+    def _name_map(self, make: Any) -> Any:
+        def name_map(*args: Any) -> Any:
+            if args not in self.name_maps:
+                self.name_maps[args] = make(*args)
+            return self.name_maps[args]
+
+        return name_map
+
+    def _checkpoint(self, load: Any) -> Any:
+        import copy
+
+        def checkpoint(path: Any, return_tensors: bool = False, **kwargs: Any) -> Any:
+            if return_tensors or kwargs:
+                return load(path, return_tensors=return_tensors, **kwargs)
+            key = str(Path(path).resolve())
+            if key not in self.metadata:
+                self.metadata[key] = load(path, return_tensors=False)
+            return copy.deepcopy(self.metadata[key])
+
+        return checkpoint
+
+
 class HFLocalBackend:
     """A transformers causal LM from a local folder, batched."""
 
@@ -156,6 +223,8 @@ class HFLocalBackend:
         self._tokenizer: Any = None
         self._model: Any = None
         self._context = 0
+        self._gguf_cache: GgufParseCache | None = (
+            GgufParseCache() if self.model_path.suffix == ".gguf" else None)
         self._queue: asyncio.Queue[_Item] | None = None
         self._worker: asyncio.Task[None] | None = None
 
@@ -177,7 +246,7 @@ class HFLocalBackend:
             from transformers import AutoTokenizer
 
             folder, extra = weights_source(self.model_path)
-            with quiet_loading():
+            with quiet_loading(), self._parsed_once():
                 tokenizer = AutoTokenizer.from_pretrained(str(folder), **extra)
             tokenizer.padding_side = "left"
             if tokenizer.pad_token_id is None:
@@ -207,8 +276,9 @@ class HFLocalBackend:
         if self.device is None:
             self.device = "cuda" if torch.cuda.is_available() else "cpu"
         folder, extra = weights_source(self.model_path)
-        with quiet_loading():
+        with quiet_loading(), self._parsed_once():
             model: Any = AutoModelForCausalLM.from_pretrained(str(folder), **extra)
+        self._gguf_cache = None  # loaded: nothing left to share, and the file is unmapped
         context = getattr(model.config, "max_position_embeddings", None)
         if context is None:
             context = tokenizer.model_max_length
@@ -216,6 +286,12 @@ class HFLocalBackend:
         model.to(self.device)
         model.eval()
         self._model = model
+
+    def _parsed_once(self) -> contextlib.AbstractContextManager[None]:
+        """The GGUF parse cache while loading from a GGUF file; nothing otherwise."""
+        if self._gguf_cache is None:
+            return contextlib.nullcontext()
+        return self._gguf_cache.active()
 
     @property
     def context(self) -> int:
