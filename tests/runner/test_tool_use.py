@@ -32,6 +32,15 @@ def test_the_warning_comes_once_after_the_first_replies() -> None:
     assert not any(calling.observe(simple, reply) for reply in replies)
 
 
+def test_a_text_answer_is_right_for_agentic_cases() -> None:
+    """Web search and memory store the final reply, text by design: the ground truth's FC run
+    of every category warned before these were left out."""
+    watch = ToolUseWatch(first=3)
+    for name in ("web_search_base", "memory_kv"):
+        assert not any(watch.observe(categories.get(name), "Paris") for _ in range(5))
+    assert watch.seen == 0
+
+
 def text_only(request: dict[str, Any]) -> dict[str, Any]:
     """A server that takes `tools` and answers in text (a template that drops them)."""
     return {"content": "I would use a tool for that."}

@@ -6,7 +6,8 @@ render tools, vLLM without `--enable-auto-tool-choice`, llama_cpp.server without
 without an error anywhere. The cases that expect calls are the vast majority, so when the
 first `FIRST_REPLIES` of them come back without a single call, the run says once that the
 server may be ignoring `tools` (stderr, `model.json`'s run log, the HTML report's notes).
-Categories whose right answer is no call (irrelevance) are not counted.
+Categories whose right answer is no call (irrelevance) or a text answer (agentic: the stored
+result is the final reply, whatever was searched or remembered on the way) are not counted.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ WARNING = (
     "--enable-auto-tool-choice, a server that needs `tool_choice`); every such case scores 0. "
     "Try --mode prompt, or --output-format if the model writes its calls as text"
 )
+
+
+NO_CALL_EXPECTED = frozenset({Checker.IRRELEVANCE, Checker.NONE, Checker.AGENTIC})
+"""Checkers whose right stored answer holds no tool call."""
 
 
 def holds_calls(result: Any) -> bool:
@@ -46,7 +51,7 @@ class ToolUseWatch:
 
     def observe(self, category: Category, result: Any) -> str | None:
         """Note one finished case; the warning when this reply decides it (else None)."""
-        expects_no_call = category.checker in (Checker.IRRELEVANCE, Checker.NONE)
+        expects_no_call = category.checker in NO_CALL_EXPECTED
         if self.seen >= self.first or expects_no_call or category.prerequisite:
             return None
         self.seen += 1
