@@ -162,3 +162,29 @@ def test_a_symlinked_bfcl_file_or_folder_outside_is_refused(tmp_path: Path) -> N
     use_data_dirs([folder])
     with pytest.raises(DataError, match="leads outside the dataset folder"):
         load_category("mine_q")
+
+
+def test_jsonl_files_are_converted_as_read_not_kept(tmp_path: Path) -> None:
+    """A JSONL category keeps its problems and shapes, not its converted texts (a file of a
+    million cases would be held twice over): reading converts the file again, line by line,
+    to the same texts a whole-file conversion gives."""
+    from fcbench.dataset.custom import read_dataset
+    from fcbench.dataset.simple_format import convert_jsonl
+
+    folder = copy_of(tmp_path, "custom_shop")
+    problems: list[str] = []
+    dataset = read_dataset(folder, problems)
+    assert dataset is not None and problems == []
+    checked = 0
+    for cat in dataset.categories:
+        assert cat.converted is not None and cat.spec.file is not None
+        assert cat.converted.questions == [] and cat.converted.answers == []
+        whole = convert_jsonl((folder / cat.spec.file).read_text(encoding="utf-8"),
+                              cat.spec.name, cat.spec.checker)
+        src = dataset.source("2026.3.23")
+        assert src.read(cat.question_file) == whole.question_text()
+        assert list(src.stream(cat.question_file)) == whole.questions
+        if cat.answer_file:
+            assert src.read(cat.answer_file) == whole.answer_text()
+            checked += 1
+    assert checked >= 5

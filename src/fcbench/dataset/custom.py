@@ -8,9 +8,11 @@ release say) and names two collections: the dataset's name and `custom` (every c
 category). From then on `run`, `generate`, `evaluate`, `report`, `compare` and the Python
 API treat them like any other category; forked evaluation workers inherit the registry.
 
-Simple-format (`.jsonl`) categories are converted once per file version, in memory, into
-line-aligned BFCL question and answer texts served by `CustomSource` under virtual names
-(`weather.jsonl#questions`), so loading and validating report the JSONL file's own lines.
+Simple-format (`.jsonl`) categories are checked once per file version (problems and shapes
+kept, not the texts) and converted again a line at a time whenever read, into line-aligned
+BFCL question and answer texts served by `CustomSource` under virtual names
+(`weather.jsonl#questions`), so loading and validating report the JSONL file's own lines and
+a file of a million cases is never held converted.
 Multi-turn function docs come from the dataset's `multi_turn_func_doc/` when it has them,
 else from the fetched release.
 
@@ -22,7 +24,7 @@ is returned as the data root that replaces the release, as `--data-dir` always m
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,7 +43,7 @@ from fcbench.dataset.custom_spec import (
 )
 from fcbench.dataset.fetch import DataError, dataset_identity
 from fcbench.dataset.naming import Naming
-from fcbench.dataset.simple_format import Converted, convert_jsonl, file_lines
+from fcbench.dataset.simple_format import Converted, convert_jsonl, converted_lines, file_lines
 from fcbench.dataset.source import Source, bind_source, json_lines, source
 from fcbench.layout import CUSTOM_DATASET_MANIFEST
 
@@ -80,13 +82,32 @@ class CustomNaming(Naming):
         return self.files[category.name][1]
 
 
+@dataclass(frozen=True)
+class Virtual:
+    """A converted text: which side (0 questions, 1 answers) of which JSONL file."""
+
+    path: Path
+    """The JSONL file as the manifest names it (what findings and stamps show)."""
+    real: Path
+    """The same file with links resolved and checked inside the folder (what is opened)."""
+    side: int
+    category: str
+    checker: str
+
+    def lines(self) -> Iterator[str]:
+        """The converted text's lines, the file read and converted a line at a time."""
+        with self.real.open("rb") as handle:
+            for pair in converted_lines(file_lines(handle), self.category, self.checker):
+                yield pair[self.side]
+
+
 @dataclass
 class CustomSource(Source):
     """A dataset folder, plus converted JSONL texts under virtual names, plus the release's
     multi-turn docs where the folder has none."""
 
-    virtual: Mapping[str, tuple[bytes, Path]] = field(default_factory=dict)
-    """Virtual name -> (converted text, the JSONL file it comes from)."""
+    virtual: Mapping[str, Virtual] = field(default_factory=dict)
+    """Virtual name -> the converted text it stands for."""
 
     def _official(self, rel: str) -> bool:
         assert self.root is not None
@@ -101,12 +122,12 @@ class CustomSource(Source):
 
     def label(self, relpath: str) -> str:
         if relpath in self.virtual:
-            return str(self.virtual[relpath][1])
+            return str(self.virtual[relpath].path)
         return relpath if self._official(relpath) else super().label(relpath)
 
     def read(self, relpath: str) -> bytes:
         if relpath in self.virtual:
-            return self.virtual[relpath][0]
+            return "\n".join(self._lines(relpath)).encode("utf-8", "surrogatepass")
         if self._official(relpath):
             return source(self.release, None).read(relpath)
         assert self.root is not None
@@ -118,10 +139,23 @@ class CustomSource(Source):
 
     def stamp(self, relpath: str) -> tuple[str, int, int]:
         if relpath in self.virtual:
-            path = self.virtual[relpath][1]
+            path = self.virtual[relpath].path
             assert self.root is not None
             return super().stamp(str(path.relative_to(self.root)))
         return super().stamp(relpath)
+
+    def stream(self, relpath: str) -> Iterator[str]:
+        if relpath in self.virtual:
+            return self._lines(relpath)
+        return super().stream(relpath)
+
+    def _lines(self, relpath: str) -> Iterator[str]:
+        """A converted text's lines; DataError when the file went or is no longer UTF-8."""
+        virtual = self.virtual[relpath]
+        try:
+            yield from virtual.lines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DataError(f"{virtual.path}: unreadable ({exc})") from None
 
 
 @dataclass
@@ -158,12 +192,12 @@ class CustomDataset:
 
     def _new_source(self, release: str) -> CustomSource:
         files = {c.row.name: (c.question_file, c.answer_file) for c in self.categories}
-        virtual: dict[str, tuple[bytes, Path]] = {}
+        virtual: dict[str, Virtual] = {}
         for c in self.categories:
             if c.converted is not None and c.spec.file is not None:
-                path = self.folder / c.spec.file
-                virtual[c.question_file] = (c.converted.question_text(), path)
-                virtual[c.answer_file] = (c.converted.answer_text(), path)
+                path, real = self.folder / c.spec.file, inside(self.folder, c.spec.file)
+                virtual[c.question_file] = Virtual(path, real, 0, c.spec.name, c.spec.checker)
+                virtual[c.answer_file] = Virtual(path, real, 1, c.spec.name, c.spec.checker)
         return CustomSource(release, self.folder, _naming=CustomNaming(files=files),
                             virtual=virtual)
 
@@ -220,7 +254,8 @@ def _convert(folder: Path, cat: CategorySpec, problems: list[str]) -> Converted 
         converted = _CONVERTED.get(key)
         if converted is None:
             with real.open("rb") as handle:
-                converted = convert_jsonl(file_lines(handle), cat.name, cat.checker)
+                converted = convert_jsonl(file_lines(handle), cat.name, cat.checker,
+                                          keep=False)
             _CONVERTED[key] = converted
     except FileNotFoundError:
         problems.append(f"{path}: the file of {cat.name} does not exist")

@@ -86,6 +86,12 @@ class Source:
         except OSError as exc:
             raise DataError(f"cannot read {self.root / relpath}: {exc}") from None
 
+    def stream(self, relpath: str) -> Iterator[str]:
+        """The file's lines as `text.split("\n")` gives them (a converted custom text is
+        produced a line at a time: `CustomSource`); DataError or UnicodeDecodeError as
+        `read` and decoding give them."""
+        return iter(self.read(relpath).decode("utf-8").split("\n"))
+
     def stamp(self, relpath: str) -> tuple[str, int, int]:
         """An identity for caching: (path, size, mtime) of the file."""
         base = self.root if self.root is not None else release_dir(self.release) / "data"

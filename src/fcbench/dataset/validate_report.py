@@ -104,18 +104,16 @@ def read_rows(src: Source, rel: str, rec: Recorder) -> Iterator[tuple[int, dict[
     are never all held); each bad line is a finding, and the rest of the file is still read
     (loading stops at the first)."""
     try:
-        text = src.read(rel).decode("utf-8")
+        lines = src.stream(rel)
+        for number, line in enumerate(lines, start=1):
+            for _, obj, error in json_lines(line):
+                if error is not None:
+                    rec.error("json", Place(rel, number), error)
+                elif not isinstance(obj, dict):
+                    rec.error("schema", Place(rel, number), "the line is not a JSON object")
+                else:
+                    yield number, obj
     except DataError as exc:
         rec.error("unreadable", Place(rel), str(exc))
-        return
     except UnicodeDecodeError as exc:
         rec.error("encoding", Place(rel), f"not UTF-8 text ({exc.reason})")
-        return
-    for number, obj, error in json_lines(text):
-        if error is not None:
-            rec.error("json", Place(rel, number), error)
-            continue
-        if not isinstance(obj, dict):
-            rec.error("schema", Place(rel, number), "the line is not a JSON object")
-            continue
-        yield number, obj
