@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -188,3 +189,34 @@ def test_jsonl_files_are_converted_as_read_not_kept(tmp_path: Path) -> None:
             assert src.read(cat.answer_file) == whole.answer_text()
             checked += 1
     assert checked >= 5
+
+
+def test_a_jsonl_file_is_converted_once_for_its_questions_and_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Validation reads a JSONL category's questions and answers from one conversion; a
+    reader left far behind is cut loose and converts again, to the same lines."""
+    from fcbench.dataset import custom
+    from fcbench.dataset.validate_custom import validate_custom
+
+    folder = copy_of(tmp_path, "custom_shop")
+    runs: list[str] = []
+    convert = custom.converted_lines
+
+    def counted(lines: Any, category: str, checker: str) -> Any:
+        runs.append(category)
+        return convert(lines, category, checker)
+
+    monkeypatch.setattr(custom, "converted_lines", counted)
+    assert validate_custom(folder).findings == []
+    assert sorted(runs) == sorted(set(runs)) and "shop_parallel" in runs
+
+    pairs = [(f"q{n}", f"a{n}") for n in range(7)]
+    monkeypatch.setattr(custom, "_AHEAD", 2)
+    shared = custom._Shared(iter(pairs))
+    questions = shared.side(0, lambda: iter([q for q, _ in pairs]))
+    answers = shared.side(1, lambda: iter([a for _, a in pairs]))
+    assert next(answers) == "a0"
+    assert list(questions) == [q for q, _ in pairs]  # the answers' queue overflows: cut
+    assert shared.cut == [False, True]
+    assert list(answers) == [a for _, a in pairs][1:]

@@ -24,8 +24,10 @@ is returned as the data root that replaces the release, as `--data-dir` always m
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -94,12 +96,6 @@ class Virtual:
     category: str
     checker: str
 
-    def lines(self) -> Iterator[str]:
-        """The converted text's lines, the file read and converted a line at a time."""
-        with self.real.open("rb") as handle:
-            for pair in converted_lines(file_lines(handle), self.category, self.checker):
-                yield pair[self.side]
-
 
 @dataclass
 class CustomSource(Source):
@@ -149,13 +145,69 @@ class CustomSource(Source):
             return self._lines(relpath)
         return super().stream(relpath)
 
-    def _lines(self, relpath: str) -> Iterator[str]:
-        """A converted text's lines; DataError when the file went or is no longer UTF-8."""
+    def stream_pair(self, first: str, second: str) -> tuple[Iterator[str], Iterator[str]]:
+        one, two = self.virtual.get(first), self.virtual.get(second)
+        if one is None or two is None or one.real != two.real or one.side == two.side:
+            return super().stream_pair(first, second)
+        shared = _Shared(self._pairs(first))
+        return (shared.side(one.side, lambda: self._lines(first)),
+                shared.side(two.side, lambda: self._lines(second)))
+
+    def _pairs(self, relpath: str) -> Iterator[tuple[str, str]]:
         virtual = self.virtual[relpath]
         try:
-            yield from virtual.lines()
+            with virtual.real.open("rb") as handle:
+                yield from converted_lines(file_lines(handle), virtual.category,
+                                           virtual.checker)
         except (OSError, UnicodeDecodeError) as exc:
             raise DataError(f"{virtual.path}: unreadable ({exc})") from None
+
+    def _lines(self, relpath: str) -> Iterator[str]:
+        """A converted text's lines; DataError when the file went or is no longer UTF-8."""
+        side = self.virtual[relpath].side
+        for pair in self._pairs(relpath):
+            yield pair[side]
+
+
+_AHEAD = 10_000
+"""Lines one reader of a shared conversion may run ahead of the other before the slower one
+is cut loose (it then converts the file again on its own: memory stays bounded)."""
+
+
+class _Shared:
+    """One line-at-a-time conversion of a JSONL file read by its question reader and its
+    answer reader (validation reads them a line of each in turn): the file is converted once
+    for both, and what one reader is ahead by is queued for the other."""
+
+    def __init__(self, pairs: Iterator[tuple[str, str]]) -> None:
+        self.pairs = pairs
+        self.queues: tuple[deque[str], deque[str]] = (deque(), deque())
+        self.cut = [False, False]
+
+    def side(self, index: int, alone: Callable[[], Iterator[str]]) -> Iterator[str]:
+        """The lines of one side (0 questions, 1 answers); `alone` converts them afresh."""
+        given = 0
+        while not self.cut[index]:
+            queue = self.queues[index]
+            if queue:
+                line = queue.popleft()
+            else:
+                pair = next(self.pairs, None)
+                if pair is None:
+                    return
+                line = pair[index]
+                self._queue(1 - index, pair[1 - index])
+            given += 1
+            yield line
+        yield from islice(alone(), given, None)
+
+    def _queue(self, index: int, line: str) -> None:
+        if self.cut[index]:
+            return
+        self.queues[index].append(line)
+        if len(self.queues[index]) > _AHEAD:
+            self.cut[index] = True
+            self.queues[index].clear()
 
 
 @dataclass

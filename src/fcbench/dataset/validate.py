@@ -107,26 +107,30 @@ class _Validation:
         if qfile in self.claimed:  # web search and memory categories share their files
             return
         self.claimed.add(qfile)
-        questions = self.questions(cat, qfile)
+        rel = self.naming.answer_file(cat)
+        paired = cat.has_possible_answer and self.src.has(rel)
+        qlines, alines = self.src.stream_pair(qfile, rel) if paired else (None, None)
+        questions = self.questions(cat, qfile, qlines)
         if not cat.has_possible_answer:
             for _ in questions:
                 pass
             return
-        rel = self.naming.answer_file(cat)
         self.claimed.add(rel)
-        if not self.src.has(rel):
+        if alines is None:
             count = sum(1 for _ in questions)
             self.rec.error("missing-file", Place(rel),
                            f"{cat.name} has no possible-answer file ({count} cases)")
             return
         self.files += 1
-        self.answers(cat, questions, qfile, rel)
+        self.answers(cat, questions, qfile, rel, alines)
 
-    def questions(self, cat: Category, rel: str) -> Iterator[tuple[str, _Question]]:
+    def questions(
+        self, cat: Category, rel: str, lines: Iterator[str] | None = None
+    ) -> Iterator[tuple[str, _Question]]:
         """Each case of the question file, checked, one at a time (id, what its answer is
         checked against)."""
         self.files += 1
-        rows: Iterable[tuple[int, dict[str, Any]]] = read_rows(self.src, rel, self.rec)
+        rows: Iterable[tuple[int, dict[str, Any]]] = read_rows(self.src, rel, self.rec, lines)
         if cat.name == "chatable":  # the legacy file has no ids; loading numbers its lines
             rows = [(n, {**e, "id": f"chatable_{i}"}) for i, (n, e) in enumerate(rows)]
         prefix = self.naming.stem(cat) + "_"
@@ -223,7 +227,12 @@ class _Validation:
     # ----------------------------------------------------------------------- answers
 
     def answers(
-        self, cat: Category, questions: Iterator[tuple[str, _Question]], qfile: str, rel: str
+        self,
+        cat: Category,
+        questions: Iterator[tuple[str, _Question]],
+        qfile: str,
+        rel: str,
+        lines: Iterator[str],
     ) -> None:
         """Questions and answers read together, a line of each in turn: a case is kept only
         until its answer comes (line-aligned files keep one), so a file of a million cases
@@ -231,7 +240,7 @@ class _Validation:
         questions first, then all answers (each answer's findings are tagged with its
         place in the answer file and sorted), then the unanswered cases."""
         side = Recorder()
-        answers = self.identified(rel, read_rows(self.src, rel, side), side)
+        answers = self.identified(rel, read_rows(self.src, rel, side, lines), side)
         pending: dict[str, _Question] = {}
         """Cases read whose answer has not come yet."""
         waiting: dict[str, tuple[int, Place, dict[str, Any]]] = {}

@@ -99,12 +99,15 @@ class Report:
         )
 
 
-def read_rows(src: Source, rel: str, rec: Recorder) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_rows(
+    src: Source, rel: str, rec: Recorder, lines: Iterator[str] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for every JSON-object line, one at a time (a large file's rows
     are never all held); each bad line is a finding, and the rest of the file is still read
-    (loading stops at the first)."""
+    (loading stops at the first). `lines`: the file's lines when they come from elsewhere
+    (`Source.stream_pair`)."""
     try:
-        lines = src.stream(rel)
+        lines = src.stream(rel) if lines is None else lines
         for number, line in enumerate(lines, start=1):
             for _, obj, error in json_lines(line):
                 if error is not None:
