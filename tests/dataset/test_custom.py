@@ -168,14 +168,18 @@ def test_a_symlinked_bfcl_file_or_folder_outside_is_refused(tmp_path: Path) -> N
 def test_jsonl_files_are_converted_as_read_not_kept(tmp_path: Path) -> None:
     """A JSONL category keeps its problems and shapes, not its converted texts (a file of a
     million cases would be held twice over): reading converts the file again, line by line,
-    to the same texts a whole-file conversion gives."""
+    to the same texts a whole-file conversion gives (a duplicate id blank, though the
+    re-conversion keeps no ids)."""
     from fcbench.dataset.custom import read_dataset
     from fcbench.dataset.simple_format import convert_jsonl
 
     folder = copy_of(tmp_path, "custom_shop")
+    with (folder / "parallel.jsonl").open("a", encoding="utf-8") as out:
+        first = (folder / "parallel.jsonl").read_text(encoding="utf-8").splitlines()[0]
+        out.write(first + "\n")  # a duplicate id: blank when read again, as when checked
     problems: list[str] = []
     dataset = read_dataset(folder, problems)
-    assert dataset is not None and problems == []
+    assert dataset is not None and len(problems) == 1 and "used already" in problems[0]
     checked = 0
     for cat in dataset.categories:
         assert cat.converted is not None and cat.spec.file is not None
@@ -203,9 +207,9 @@ def test_a_jsonl_file_is_converted_once_for_its_questions_and_answers(
     runs: list[str] = []
     convert = custom.converted_lines
 
-    def counted(lines: Any, category: str, checker: str) -> Any:
+    def counted(lines: Any, category: str, checker: str, **given: Any) -> Any:
         runs.append(category)
-        return convert(lines, category, checker)
+        return convert(lines, category, checker, **given)
 
     monkeypatch.setattr(custom, "converted_lines", counted)
     assert validate_custom(folder).findings == []

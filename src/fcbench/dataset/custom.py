@@ -95,6 +95,8 @@ class Virtual:
     side: int
     category: str
     checker: str
+    broken: frozenset[int] = frozenset()
+    """The lines whose conversion failed when the dataset was read (blank when read)."""
 
 
 @dataclass
@@ -158,7 +160,7 @@ class CustomSource(Source):
         try:
             with virtual.real.open("rb") as handle:
                 yield from converted_lines(file_lines(handle), virtual.category,
-                                           virtual.checker)
+                                           virtual.checker, broken=virtual.broken)
         except (OSError, UnicodeDecodeError) as exc:
             raise DataError(f"{virtual.path}: unreadable ({exc})") from None
 
@@ -248,8 +250,10 @@ class CustomDataset:
         for c in self.categories:
             if c.converted is not None and c.spec.file is not None:
                 path, real = self.folder / c.spec.file, inside(self.folder, c.spec.file)
-                virtual[c.question_file] = Virtual(path, real, 0, c.spec.name, c.spec.checker)
-                virtual[c.answer_file] = Virtual(path, real, 1, c.spec.name, c.spec.checker)
+                broken = frozenset(line for line, _, _ in c.converted.problems)
+                for side, name in enumerate((c.question_file, c.answer_file)):
+                    virtual[name] = Virtual(path, real, side, c.spec.name, c.spec.checker,
+                                            broken)
         return CustomSource(release, self.folder, _naming=CustomNaming(files=files),
                             virtual=virtual)
 

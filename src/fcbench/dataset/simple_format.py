@@ -117,10 +117,16 @@ def convert_jsonl(
 
 
 def converted_lines(
-    text: str | Iterable[str], category: str, checker: str, out: Converted | None = None
+    text: str | Iterable[str],
+    category: str,
+    checker: str,
+    out: Converted | None = None,
+    broken: frozenset[int] | None = None,
 ) -> Iterator[tuple[str, str]]:
     """(question line, answer line) for each line of a JSONL file, one at a time (blank
-    where the line is blank or broken); its problems and shapes are added to `out`."""
+    where the line is blank or broken); its problems and shapes are added to `out`.
+    `broken`: the problem lines a first conversion of the same file found, for converting it
+    again without keeping every id (a million of them) to find the duplicates anew."""
     family = family_of(checker)
     out = Converted() if out is None else out
     seen: dict[str, int] = {}
@@ -131,12 +137,16 @@ def converted_lines(
             continue
         case_id = f"{category}_{out.cases}"
         out.cases += 1
+        if broken is not None and number in broken:
+            yield "", ""
+            continue
         try:
             obj = _parse(line)
             case_id = _case_id(obj, case_id)
-            if case_id in seen:
+            if broken is None and case_id in seen:
                 raise FormatError(f"the id is used already on line {seen[case_id]}")
-            seen[case_id] = number
+            if broken is None:
+                seen[case_id] = number
             question, answer = _CONVERTERS[family](obj, checker)
         except FormatError as exc:
             out.problems.append((number, case_id, str(exc)))
