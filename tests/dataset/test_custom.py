@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -162,3 +163,64 @@ def test_a_symlinked_bfcl_file_or_folder_outside_is_refused(tmp_path: Path) -> N
     use_data_dirs([folder])
     with pytest.raises(DataError, match="leads outside the dataset folder"):
         load_category("mine_q")
+
+
+def test_jsonl_files_are_converted_as_read_not_kept(tmp_path: Path) -> None:
+    """A JSONL category keeps its problems and shapes, not its converted texts (a file of a
+    million cases would be held twice over): reading converts the file again, line by line,
+    to the same texts a whole-file conversion gives (a duplicate id blank, though the
+    re-conversion keeps no ids)."""
+    from fcbench.dataset.custom import read_dataset
+    from fcbench.dataset.simple_format import convert_jsonl
+
+    folder = copy_of(tmp_path, "custom_shop")
+    with (folder / "parallel.jsonl").open("a", encoding="utf-8") as out:
+        first = (folder / "parallel.jsonl").read_text(encoding="utf-8").splitlines()[0]
+        out.write(first + "\n")  # a duplicate id: blank when read again, as when checked
+    problems: list[str] = []
+    dataset = read_dataset(folder, problems)
+    assert dataset is not None and len(problems) == 1 and "used already" in problems[0]
+    checked = 0
+    for cat in dataset.categories:
+        assert cat.converted is not None and cat.spec.file is not None
+        assert cat.converted.questions == [] and cat.converted.answers == []
+        whole = convert_jsonl((folder / cat.spec.file).read_text(encoding="utf-8"),
+                              cat.spec.name, cat.spec.checker)
+        src = dataset.source("2026.3.23")
+        assert src.read(cat.question_file) == whole.question_text()
+        assert list(src.stream(cat.question_file)) == whole.questions
+        if cat.answer_file:
+            assert src.read(cat.answer_file) == whole.answer_text()
+            checked += 1
+    assert checked >= 5
+
+
+def test_a_jsonl_file_is_converted_once_for_its_questions_and_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Validation reads a JSONL category's questions and answers from one conversion; a
+    reader left far behind is cut loose and converts again, to the same lines."""
+    from fcbench.dataset import custom
+    from fcbench.dataset.validate_custom import validate_custom
+
+    folder = copy_of(tmp_path, "custom_shop")
+    runs: list[str] = []
+    convert = custom.converted_lines
+
+    def counted(lines: Any, category: str, checker: str, **given: Any) -> Any:
+        runs.append(category)
+        return convert(lines, category, checker, **given)
+
+    monkeypatch.setattr(custom, "converted_lines", counted)
+    assert validate_custom(folder).findings == []
+    assert sorted(runs) == sorted(set(runs)) and "shop_parallel" in runs
+
+    pairs = [(f"q{n}", f"a{n}") for n in range(7)]
+    monkeypatch.setattr(custom, "_AHEAD", 2)
+    shared = custom._Shared(iter(pairs))
+    questions = shared.side(0, lambda: iter([q for q, _ in pairs]))
+    answers = shared.side(1, lambda: iter([a for _, a in pairs]))
+    assert next(answers) == "a0"
+    assert list(questions) == [q for q, _ in pairs]  # the answers' queue overflows: cut
+    assert shared.cut == [False, True]
+    assert list(answers) == [a for _, a in pairs][1:]

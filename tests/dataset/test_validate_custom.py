@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from fcbench.cli import main
@@ -99,3 +101,83 @@ def test_an_unreadable_manifest(tmp_path: Path) -> None:
     (tmp_path / "fcbench.json").write_text("{")
     report = validate_custom(tmp_path)
     assert [(f.kind, f.place.file) for f in report.errors] == [("manifest", "fcbench.json")]
+
+
+# --------------------------------------------------------------------------- streaming
+
+
+def _bfcl_dataset(folder: Path, questions: list[str], answers: list[str]) -> Path:
+    """A one-category BFCL-format dataset (`t_simple`) with the given lines."""
+    (folder / "possible_answer").mkdir(parents=True)
+    (folder / "fcbench.json").write_text(json.dumps(
+        {"name": "t", "categories": [{"name": "t_simple", "checker": "ast_simple"}]}))
+    (folder / "BFCL_v4_t_simple.json").write_text("\n".join(questions) + "\n")
+    (folder / "possible_answer" / "BFCL_v4_t_simple.json").write_text("\n".join(answers) + "\n")
+    return folder
+
+
+def _question(n: int, **change: object) -> str:
+    doc = {"name": "f", "description": "d", "parameters": {
+        "type": "dict", "properties": {"x": {"type": "integer", "description": "x"}},
+        "required": ["x"]}}
+    entry = {"id": f"t_simple_{n}", "question": [[{"role": "user", "content": "?"}]],
+             "function": [doc], **change}
+    return json.dumps(entry)
+
+
+def _answer(n: int | str, param: str = "x") -> str:
+    case_id = n if isinstance(n, str) else f"t_simple_{n}"
+    return json.dumps({"id": case_id, "ground_truth": [{"f": {param: [n]}}]})
+
+
+def test_findings_keep_their_order_when_questions_and_answers_are_read_together(
+    tmp_path: Path,
+) -> None:
+    """Questions and answers are read a line of each in turn, yet the findings come as if
+    every question were read first: an answer before its case (checked when the case
+    comes), a broken line, an orphan, a duplicate, then the unanswered cases; a question
+    defect read after them still comes first."""
+    questions = [_question(0), _question(1), _question(2), _question(3, question="?")]
+    answers = [_answer(2, "y"), _answer(0, "z"), "{broken", _answer("t_simple_9"), _answer(0)]
+    report = validate_custom(_bfcl_dataset(tmp_path / "t", questions, answers))
+    answer_file = "possible_answer/BFCL_v4_t_simple.json"
+    assert [(f.kind, f.place.file, f.place.line, f.place.case_id)
+            for f in report.findings] == [
+        ("schema", "BFCL_v4_t_simple.json", 4, "t_simple_3"),
+        ("missing-required", answer_file, 1, "t_simple_2"),
+        ("unknown-param", answer_file, 1, "t_simple_2"),
+        ("missing-required", answer_file, 2, "t_simple_0"),
+        ("unknown-param", answer_file, 2, "t_simple_0"),
+        ("json", answer_file, 3, None),
+        ("orphan-answer", answer_file, 4, "t_simple_9"),
+        ("duplicate-id", answer_file, 5, "t_simple_0"),
+        ("missing-answer", "BFCL_v4_t_simple.json", 2, "t_simple_1"),
+        ("missing-answer", "BFCL_v4_t_simple.json", 4, "t_simple_3"),
+    ]
+    assert report.cases == 4
+
+
+def test_aligned_files_are_read_in_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A case is held only until its answer comes: with line-aligned files the answer file
+    is never more than a line behind the question file (a million cases, bounded memory)."""
+    from fcbench.dataset import custom
+
+    count = 40
+    folder = _bfcl_dataset(tmp_path / "t", [_question(n) for n in range(count)],
+                           [_answer(n) for n in range(count)])
+    read: dict[str, int] = {"question": 0, "answer": 0}
+    lag: list[int] = []
+    plain = custom.CustomSource.stream
+
+    def counted(self: custom.CustomSource, relpath: str) -> Iterator[str]:
+        side = "answer" if relpath.startswith("possible_answer/") else "question"
+        for line in plain(self, relpath):
+            read[side] += 1
+            if side == "answer":
+                lag.append(read["question"] - read["answer"])
+            yield line
+
+    monkeypatch.setattr(custom.CustomSource, "stream", counted)
+    report = validate_custom(folder)
+    assert report.findings == [] and report.cases == count
+    assert len(lag) == count + 1 and max(lag) <= 1, lag

@@ -8,9 +8,11 @@ release say) and names two collections: the dataset's name and `custom` (every c
 category). From then on `run`, `generate`, `evaluate`, `report`, `compare` and the Python
 API treat them like any other category; forked evaluation workers inherit the registry.
 
-Simple-format (`.jsonl`) categories are converted once per file version, in memory, into
-line-aligned BFCL question and answer texts served by `CustomSource` under virtual names
-(`weather.jsonl#questions`), so loading and validating report the JSONL file's own lines.
+Simple-format (`.jsonl`) categories are checked once per file version (problems and shapes
+kept, not the texts) and converted again a line at a time whenever read, into line-aligned
+BFCL question and answer texts served by `CustomSource` under virtual names
+(`weather.jsonl#questions`), so loading and validating report the JSONL file's own lines and
+a file of a million cases is never held converted.
 Multi-turn function docs come from the dataset's `multi_turn_func_doc/` when it has them,
 else from the fetched release.
 
@@ -22,8 +24,10 @@ is returned as the data root that replaces the release, as `--data-dir` always m
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +45,7 @@ from fcbench.dataset.custom_spec import (
 )
 from fcbench.dataset.fetch import DataError, dataset_identity
 from fcbench.dataset.naming import Naming
-from fcbench.dataset.simple_format import Converted, convert_jsonl, file_lines
+from fcbench.dataset.simple_format import Converted, convert_jsonl, converted_lines, file_lines
 from fcbench.dataset.source import Source, bind_source, json_lines, source
 from fcbench.layout import CUSTOM_DATASET_MANIFEST
 
@@ -80,13 +84,28 @@ class CustomNaming(Naming):
         return self.files[category.name][1]
 
 
+@dataclass(frozen=True)
+class Virtual:
+    """A converted text: which side (0 questions, 1 answers) of which JSONL file."""
+
+    path: Path
+    """The JSONL file as the manifest names it (what findings and stamps show)."""
+    real: Path
+    """The same file with links resolved and checked inside the folder (what is opened)."""
+    side: int
+    category: str
+    checker: str
+    broken: frozenset[int] = frozenset()
+    """The lines whose conversion failed when the dataset was read (blank when read)."""
+
+
 @dataclass
 class CustomSource(Source):
     """A dataset folder, plus converted JSONL texts under virtual names, plus the release's
     multi-turn docs where the folder has none."""
 
-    virtual: Mapping[str, tuple[bytes, Path]] = field(default_factory=dict)
-    """Virtual name -> (converted text, the JSONL file it comes from)."""
+    virtual: Mapping[str, Virtual] = field(default_factory=dict)
+    """Virtual name -> the converted text it stands for."""
 
     def _official(self, rel: str) -> bool:
         assert self.root is not None
@@ -101,12 +120,12 @@ class CustomSource(Source):
 
     def label(self, relpath: str) -> str:
         if relpath in self.virtual:
-            return str(self.virtual[relpath][1])
+            return str(self.virtual[relpath].path)
         return relpath if self._official(relpath) else super().label(relpath)
 
     def read(self, relpath: str) -> bytes:
         if relpath in self.virtual:
-            return self.virtual[relpath][0]
+            return "\n".join(self._lines(relpath)).encode("utf-8", "surrogatepass")
         if self._official(relpath):
             return source(self.release, None).read(relpath)
         assert self.root is not None
@@ -118,10 +137,79 @@ class CustomSource(Source):
 
     def stamp(self, relpath: str) -> tuple[str, int, int]:
         if relpath in self.virtual:
-            path = self.virtual[relpath][1]
+            path = self.virtual[relpath].path
             assert self.root is not None
             return super().stamp(str(path.relative_to(self.root)))
         return super().stamp(relpath)
+
+    def stream(self, relpath: str) -> Iterator[str]:
+        if relpath in self.virtual:
+            return self._lines(relpath)
+        return super().stream(relpath)
+
+    def stream_pair(self, first: str, second: str) -> tuple[Iterator[str], Iterator[str]]:
+        one, two = self.virtual.get(first), self.virtual.get(second)
+        if one is None or two is None or one.real != two.real or one.side == two.side:
+            return super().stream_pair(first, second)
+        shared = _Shared(self._pairs(first))
+        return (shared.side(one.side, lambda: self._lines(first)),
+                shared.side(two.side, lambda: self._lines(second)))
+
+    def _pairs(self, relpath: str) -> Iterator[tuple[str, str]]:
+        virtual = self.virtual[relpath]
+        try:
+            with virtual.real.open("rb") as handle:
+                yield from converted_lines(file_lines(handle), virtual.category,
+                                           virtual.checker, broken=virtual.broken)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DataError(f"{virtual.path}: unreadable ({exc})") from None
+
+    def _lines(self, relpath: str) -> Iterator[str]:
+        """A converted text's lines; DataError when the file went or is no longer UTF-8."""
+        side = self.virtual[relpath].side
+        for pair in self._pairs(relpath):
+            yield pair[side]
+
+
+_AHEAD = 10_000
+"""Lines one reader of a shared conversion may run ahead of the other before the slower one
+is cut loose (it then converts the file again on its own: memory stays bounded)."""
+
+
+class _Shared:
+    """One line-at-a-time conversion of a JSONL file read by its question reader and its
+    answer reader (validation reads them a line of each in turn): the file is converted once
+    for both, and what one reader is ahead by is queued for the other."""
+
+    def __init__(self, pairs: Iterator[tuple[str, str]]) -> None:
+        self.pairs = pairs
+        self.queues: tuple[deque[str], deque[str]] = (deque(), deque())
+        self.cut = [False, False]
+
+    def side(self, index: int, alone: Callable[[], Iterator[str]]) -> Iterator[str]:
+        """The lines of one side (0 questions, 1 answers); `alone` converts them afresh."""
+        given = 0
+        while not self.cut[index]:
+            queue = self.queues[index]
+            if queue:
+                line = queue.popleft()
+            else:
+                pair = next(self.pairs, None)
+                if pair is None:
+                    return
+                line = pair[index]
+                self._queue(1 - index, pair[1 - index])
+            given += 1
+            yield line
+        yield from islice(alone(), given, None)
+
+    def _queue(self, index: int, line: str) -> None:
+        if self.cut[index]:
+            return
+        self.queues[index].append(line)
+        if len(self.queues[index]) > _AHEAD:
+            self.cut[index] = True
+            self.queues[index].clear()
 
 
 @dataclass
@@ -158,12 +246,14 @@ class CustomDataset:
 
     def _new_source(self, release: str) -> CustomSource:
         files = {c.row.name: (c.question_file, c.answer_file) for c in self.categories}
-        virtual: dict[str, tuple[bytes, Path]] = {}
+        virtual: dict[str, Virtual] = {}
         for c in self.categories:
             if c.converted is not None and c.spec.file is not None:
-                path = self.folder / c.spec.file
-                virtual[c.question_file] = (c.converted.question_text(), path)
-                virtual[c.answer_file] = (c.converted.answer_text(), path)
+                path, real = self.folder / c.spec.file, inside(self.folder, c.spec.file)
+                broken = frozenset(line for line, _, _ in c.converted.problems)
+                for side, name in enumerate((c.question_file, c.answer_file)):
+                    virtual[name] = Virtual(path, real, side, c.spec.name, c.spec.checker,
+                                            broken)
         return CustomSource(release, self.folder, _naming=CustomNaming(files=files),
                             virtual=virtual)
 
@@ -220,7 +310,8 @@ def _convert(folder: Path, cat: CategorySpec, problems: list[str]) -> Converted 
         converted = _CONVERTED.get(key)
         if converted is None:
             with real.open("rb") as handle:
-                converted = convert_jsonl(file_lines(handle), cat.name, cat.checker)
+                converted = convert_jsonl(file_lines(handle), cat.name, cat.checker,
+                                          keep=False)
             _CONVERTED[key] = converted
     except FileNotFoundError:
         problems.append(f"{path}: the file of {cat.name} does not exist")

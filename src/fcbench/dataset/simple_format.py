@@ -45,7 +45,7 @@ from typing import Any, BinaryIO
 from fcbench.dataset.categories import Checker
 from fcbench.dataset.source import json_lines
 
-__all__ = ["Converted", "Family", "convert_jsonl", "family_of", "gorilla_doc"]
+__all__ = ["Converted", "Family", "convert_jsonl", "converted_lines", "family_of", "gorilla_doc"]
 
 Family = str
 """How a category's lines are read: "single", "exec" or "multi_turn"."""
@@ -101,40 +101,64 @@ def family_of(checker: str) -> Family:
     return "single"
 
 
-def convert_jsonl(text: str | Iterable[str], category: str, checker: str) -> Converted:
+def convert_jsonl(
+    text: str | Iterable[str], category: str, checker: str, keep: bool = True
+) -> Converted:
     """Every line of a JSONL file converted (checker may be `ast`/`exec`: decided later).
     `text` is the file's text, or its lines split at `\n` (`file_lines`: a large file is
-    read a line at a time)."""
-    family = family_of(checker)
+    read a line at a time). `keep=False` keeps only the problems and shapes, not the texts
+    (a file of a million cases is re-converted as it is read: `converted_lines`)."""
     out = Converted()
+    for question, answer in converted_lines(text, category, checker, out):
+        if keep:
+            out.questions.append(question)
+            out.answers.append(answer)
+    return out
+
+
+def converted_lines(
+    text: str | Iterable[str],
+    category: str,
+    checker: str,
+    out: Converted | None = None,
+    broken: frozenset[int] | None = None,
+) -> Iterator[tuple[str, str]]:
+    """(question line, answer line) for each line of a JSONL file, one at a time (blank
+    where the line is blank or broken); its problems and shapes are added to `out`.
+    `broken`: the problem lines a first conversion of the same file found, for converting it
+    again without keeping every id (a million of them) to find the duplicates anew."""
+    family = family_of(checker)
+    out = Converted() if out is None else out
     seen: dict[str, int] = {}
     lines = text.split("\n") if isinstance(text, str) else text
     for number, line in enumerate(lines, start=1):
-        out.questions.append("")
-        out.answers.append("")
         if not line.strip():
+            yield "", ""
             continue
         case_id = f"{category}_{out.cases}"
         out.cases += 1
+        if broken is not None and number in broken:
+            yield "", ""
+            continue
         try:
             obj = _parse(line)
             case_id = _case_id(obj, case_id)
-            if case_id in seen:
+            if broken is None and case_id in seen:
                 raise FormatError(f"the id is used already on line {seen[case_id]}")
-            seen[case_id] = number
+            if broken is None:
+                seen[case_id] = number
             question, answer = _CONVERTERS[family](obj, checker)
         except FormatError as exc:
             out.problems.append((number, case_id, str(exc)))
+            yield "", ""
             continue
         if "metadata" in obj:
             question["metadata"] = obj["metadata"]
-        out.questions[-1] = json.dumps({"id": case_id, **question}, ensure_ascii=False)
-        if answer is not None:
-            out.answers[-1] = json.dumps({"id": case_id, **answer}, ensure_ascii=False)
         out.max_functions = max(out.max_functions, len(question.get("function") or []))
         truth = (answer or {}).get("ground_truth")
         out.max_calls = max(out.max_calls, len(truth) if isinstance(truth, list) else 0)
-    return out
+        yield (json.dumps({"id": case_id, **question}, ensure_ascii=False),
+               json.dumps({"id": case_id, **answer}, ensure_ascii=False) if answer else "")
 
 
 def _parse(line: str) -> dict[str, Any]:

@@ -86,6 +86,20 @@ class Source:
         except OSError as exc:
             raise DataError(f"cannot read {self.root / relpath}: {exc}") from None
 
+    def stream(self, relpath: str) -> Iterator[str]:
+        """The file's lines as `text.split("\n")` gives them (a converted custom text is
+        produced a line at a time: `CustomSource`); DataError or UnicodeDecodeError as
+        `read` and decoding give them."""
+        return iter(self.read(relpath).decode("utf-8").split("\n"))
+
+    def stream_pair(self, first: str, second: str) -> tuple[Iterator[str], Iterator[str]]:
+        """Two files' lines to be read together (questions and answers), each opened at its
+        first read; a custom source converts a JSONL file once for both."""
+        return self._lazy(first), self._lazy(second)
+
+    def _lazy(self, relpath: str) -> Iterator[str]:
+        yield from self.stream(relpath)
+
     def stamp(self, relpath: str) -> tuple[str, int, int]:
         """An identity for caching: (path, size, mtime) of the file."""
         base = self.root if self.root is not None else release_dir(self.release) / "data"

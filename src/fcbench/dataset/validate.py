@@ -73,6 +73,7 @@ def validate_categories(
     """(findings, files read, cases) of some categories read from `src` (e.g. a custom
     dataset's own source, `validate_custom`)."""
     run = _Validation(src)
+    run.keep_ids = False  # no format-sensitivity selection to check: a million ids not kept
     for cat in rows:
         run.category(cat)
     return run.rec.findings, run.files + run.class_docs.files, run.cases
@@ -89,6 +90,7 @@ class _Validation:
         self.claimed: set[str] = set()
         self.ids: dict[str, set[str]] = {}
         """Category -> today's ids of its cases (for the format-sensitivity selection)."""
+        self.keep_ids = True
 
     def everything(self) -> None:
         for cat in categories.all_categories():
@@ -105,18 +107,37 @@ class _Validation:
         if qfile in self.claimed:  # web search and memory categories share their files
             return
         self.claimed.add(qfile)
-        questions = self.questions(cat, qfile)
-        if cat.has_possible_answer:
-            self.answers(cat, questions, qfile)
-
-    def questions(self, cat: Category, rel: str) -> dict[str, _Question]:
+        rel = self.naming.answer_file(cat)
+        paired = cat.has_possible_answer and self.src.has(rel)
+        qlines, alines = self.src.stream_pair(qfile, rel) if paired else (None, None)
+        questions = self.questions(cat, qfile, qlines)
+        if not cat.has_possible_answer:
+            for _ in questions:
+                pass
+            return
+        self.claimed.add(rel)
+        if alines is None:
+            count = sum(1 for _ in questions)
+            self.rec.error("missing-file", Place(rel),
+                           f"{cat.name} has no possible-answer file ({count} cases)")
+            return
         self.files += 1
-        rows: Iterable[tuple[int, dict[str, Any]]] = read_rows(self.src, rel, self.rec)
+        self.answers(cat, questions, qfile, rel, alines)
+
+    def questions(
+        self, cat: Category, rel: str, lines: Iterator[str] | None = None
+    ) -> Iterator[tuple[str, _Question]]:
+        """Each case of the question file, checked, one at a time (id, what its answer is
+        checked against)."""
+        self.files += 1
+        rows: Iterable[tuple[int, dict[str, Any]]] = read_rows(self.src, rel, self.rec, lines)
         if cat.name == "chatable":  # the legacy file has no ids; loading numbers its lines
             rows = [(n, {**e, "id": f"chatable_{i}"}) for i, (n, e) in enumerate(rows)]
-        found: dict[str, _Question] = {}
         prefix = self.naming.stem(cat) + "_"
-        for place, entry in self.identified(rel, rows):
+        ids: set[str] = set()
+        if self.keep_ids:
+            self.ids[cat.name] = ids
+        for place, entry in self.identified(rel, rows, self.rec):
             case_id = str(place.case_id)
             if not case_id.startswith(prefix):
                 self.rec.warning("id-prefix", place,
@@ -125,24 +146,24 @@ class _Validation:
             docs = self.question(cat, entry, place)
             if cat.checker in _AST:  # what answers are checked against: not the conversation
                 entry = {"function": entry.get("function")}
-            found[case_id] = _Question(place.line or 0, entry, docs)
-        self.ids[cat.name] = {self.naming.today_id(cat, i) for i in found}
-        return found
+            if self.keep_ids:
+                ids.add(self.naming.today_id(cat, case_id))
+            yield case_id, _Question(place.line or 0, entry, docs)
 
     def identified(
-        self, rel: str, rows: Iterable[tuple[int, dict[str, Any]]]
+        self, rel: str, rows: Iterable[tuple[int, dict[str, Any]]], rec: Recorder
     ) -> Iterator[tuple[Place, dict[str, Any]]]:
         """The rows with a string id not seen before in the file (the others are findings)."""
         seen: dict[str, int] = {}
         for number, entry in rows:
             case_id = entry.get("id")
             if not isinstance(case_id, str) or not case_id:
-                self.rec.error("missing-id", Place(rel, number), "the line has no string id")
+                rec.error("missing-id", Place(rel, number), "the line has no string id")
                 continue
             place = Place(rel, number, case_id)
             if case_id in seen:
-                self.rec.error("duplicate-id", place,
-                               f"the id is used already on line {seen[case_id]}")
+                rec.error("duplicate-id", place,
+                          f"the id is used already on line {seen[case_id]}")
                 continue
             seen[case_id] = number
             yield place, entry
@@ -205,29 +226,80 @@ class _Validation:
 
     # ----------------------------------------------------------------------- answers
 
-    def answers(self, cat: Category, questions: dict[str, _Question], qfile: str) -> None:
-        rel = self.naming.answer_file(cat)
-        self.claimed.add(rel)
-        if not self.src.has(rel):
-            self.rec.error("missing-file", Place(rel),
-                           f"{cat.name} has no possible-answer file ({len(questions)} cases)")
-            return
-        self.files += 1
-        seen: set[str] = set()
-        for place, raw in self.identified(rel, read_rows(self.src, rel, self.rec)):
-            answer_id = str(place.case_id)
-            seen.add(answer_id)
-            question = questions.get(answer_id)
+    def answers(
+        self,
+        cat: Category,
+        questions: Iterator[tuple[str, _Question]],
+        qfile: str,
+        rel: str,
+        lines: Iterator[str],
+    ) -> None:
+        """Questions and answers read together, a line of each in turn: a case is kept only
+        until its answer comes (line-aligned files keep one), so a file of a million cases
+        is checked in bounded memory. The findings come in the order of reading all
+        questions first, then all answers (each answer's findings are tagged with its
+        place in the answer file and sorted), then the unanswered cases."""
+        side = Recorder()
+        answers = self.identified(rel, read_rows(self.src, rel, side, lines), side)
+        pending: dict[str, _Question] = {}
+        """Cases read whose answer has not come yet."""
+        waiting: dict[str, tuple[int, Place, dict[str, Any]]] = {}
+        """Answers read whose case has not come yet (answer index, place, line)."""
+        tagged: list[tuple[int, Finding]] = []
+        index, more_questions, more_answers = 0, True, True
+        while more_questions or more_answers:
+            if more_questions:
+                item = next(questions, None)
+                more_questions = item is not None
+                if item is not None:
+                    early = waiting.pop(item[0], None)
+                    if early is None:
+                        pending[item[0]] = item[1]
+                    else:
+                        tagged += self.answered(cat, item[1], early, side)
+            if more_answers:
+                index += 1
+                row = next(answers, None)
+                more_answers = row is not None
+                tagged += [(index, f) for f in side.findings]
+                side.findings.clear()
+                if row is not None:
+                    question = pending.pop(str(row[0].case_id), None)
+                    if question is None and more_questions:
+                        waiting[str(row[0].case_id)] = (index, *row)
+                    else:
+                        tagged += self.answered(cat, question, (index, *row), side)
+        for early in waiting.values():
+            tagged += self.answered(cat, None, early, side)
+        tagged.sort(key=lambda pair: pair[0])
+        self.rec.findings.extend(finding for _, finding in tagged)
+        for case_id, question in pending.items():
+            self.rec.error("missing-answer", Place(qfile, question.line, case_id),
+                           f"no line of {rel} answers this case (loading it fails)")
+
+    def answered(
+        self,
+        cat: Category,
+        question: _Question | None,
+        answer: tuple[int, Place, dict[str, Any]],
+        side: Recorder,
+    ) -> list[tuple[int, Finding]]:
+        """The findings of one answer (None: no case has its id), tagged with its index."""
+        index, place, raw = answer
+        main, self.rec = self.rec, side
+        try:
             if question is None:
-                self.rec.warning("orphan-answer", place, f"no case of {qfile} has this id")
+                qfile = self.naming.question_file(cat)
+                side.warning("orphan-answer", place, f"no case of {qfile} has this id")
             elif "ground_truth" not in raw:
-                self.rec.error("schema", place, "the answer has no `ground_truth`")
+                side.error("schema", place, "the answer has no `ground_truth`")
             elif question.docs is not None:
                 self.answer(cat, raw["ground_truth"], question, place)
-        for case_id, question in questions.items():
-            if case_id not in seen:
-                self.rec.error("missing-answer", Place(qfile, question.line, case_id),
-                               f"no line of {rel} answers this case (loading it fails)")
+        finally:
+            self.rec = main
+        found = [(index, f) for f in side.findings]
+        side.findings.clear()
+        return found
 
     def answer(self, cat: Category, truth: Any, question: _Question, place: Place) -> None:
         docs = question.docs or {}
@@ -285,7 +357,8 @@ class _Validation:
                 continue
             self.claimed.add(rel)
             self.files += 1
-            for place, entry in self.identified(rel, read_rows(self.src, rel, self.rec)):
+            rows = read_rows(self.src, rel, self.rec)
+            for place, entry in self.identified(rel, rows, self.rec):
                 self.cases += 1
                 self.turns(categories.get("memory_kv"), entry.get("question"), place, multi=True)
                 if entry.get("scenario") != scenario:

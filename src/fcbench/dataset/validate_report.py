@@ -99,23 +99,24 @@ class Report:
         )
 
 
-def read_rows(src: Source, rel: str, rec: Recorder) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_rows(
+    src: Source, rel: str, rec: Recorder, lines: Iterator[str] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for every JSON-object line, one at a time (a large file's rows
     are never all held); each bad line is a finding, and the rest of the file is still read
-    (loading stops at the first)."""
+    (loading stops at the first). `lines`: the file's lines when they come from elsewhere
+    (`Source.stream_pair`)."""
     try:
-        text = src.read(rel).decode("utf-8")
+        lines = src.stream(rel) if lines is None else lines
+        for number, line in enumerate(lines, start=1):
+            for _, obj, error in json_lines(line):
+                if error is not None:
+                    rec.error("json", Place(rel, number), error)
+                elif not isinstance(obj, dict):
+                    rec.error("schema", Place(rel, number), "the line is not a JSON object")
+                else:
+                    yield number, obj
     except DataError as exc:
         rec.error("unreadable", Place(rel), str(exc))
-        return
     except UnicodeDecodeError as exc:
         rec.error("encoding", Place(rel), f"not UTF-8 text ({exc.reason})")
-        return
-    for number, obj, error in json_lines(text):
-        if error is not None:
-            rec.error("json", Place(rel, number), error)
-            continue
-        if not isinstance(obj, dict):
-            rec.error("schema", Place(rel, number), "the line is not a JSON object")
-            continue
-        yield number, obj
