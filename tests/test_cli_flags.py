@@ -50,7 +50,8 @@ def test_an_out_of_range_value_is_one_line_before_anything_is_asked(
 def test_the_edges_of_each_range_are_accepted(flag: str, value: str) -> None:
     """Parsed without complaint: the run then fails on its unknown category, not the flag."""
     outcome = CliRunner().invoke(
-        main, ["generate", "--model", "m", "--categories", "no_such_category", flag, value],
+        main, ["generate", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+              "--categories", "no_such_category", flag, value],
         prog_name="fcbench",
     )
     assert "Invalid value" not in outcome.stderr

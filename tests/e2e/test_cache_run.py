@@ -100,10 +100,12 @@ def test_errors_are_not_cached(fetched_home: Path, tmp_path: Path, cache_on: Pat
         return "500" if request["messages"][-1]["content"] == unlucky else None
 
     with FakeOpenAI(ScriptedModel(cases), faults=faults) as server:
-        first = run_shop(server, tmp_path, "first", "--max-attempts", "2")
+        # two servers in turn: declared interchangeable, as a cache belongs to its endpoints
+        first = run_shop(server, tmp_path, "first", "--max-attempts", "2",
+                         "--cache-scope", "model")
     assert first.exit_code == 1 and "1 error(s)" in first.stderr
     with FakeOpenAI(ScriptedModel(cases)) as server:
-        second = run_shop(server, tmp_path, "second")
+        second = run_shop(server, tmp_path, "second", "--cache-scope", "model")
         assert server.requests == 1  # only the case that failed; the rest from the cache
     assert second.exit_code == 0
     assert str(results(tmp_path / "first")["shop_irrelevance_0"]).startswith("Error during")

@@ -74,11 +74,11 @@ def test_compare_names_each_sides_profile(fetched_home: Path, tmp_path: Path) ->
     profiles = (profile_of(tmp_path / "score-None", "m"),
                 profile_of(tmp_path / "score-community-2026", "m"))
     assert profiles == ("none", "community-2026")
-    mixed = Comparison("a", "b", [], [], [], [], profiles)
+    mixed = Comparison("a", "b", [], [], [], [], corrections=profiles)
     out = StringIO()
     print_comparison(mixed, Console(file=out, width=200))
     assert ("corrections: A = none, B = community-2026 (different profiles: the delta "
             "includes the fixes)") in out.getvalue()
     assert as_json(mixed)["corrections"] == {"a": "none", "b": "community-2026"}
-    same = Comparison("a", "b", [], [], [], [], ("none", "none"))
+    same = Comparison("a", "b", [], [], [], [], corrections=("none", "none"))
     assert "corrections" not in as_json(same)  # the default's JSON is unchanged

@@ -63,7 +63,7 @@ NOT_SCORED = "N/A (not scored)"
 FORMULA_NOTE = (
     "Summaries follow the official formulas: Non-Live, Irrelevance Detection, Relevance "
     "Detection, Web Search, Memory and the v1 summaries are N/A when any category under them "
-    "has no results; Overall, Live, Multi-Turn and Agentic count such a category as 0 and are "
+    "has no results; V4 Overall, Live, Multi-Turn and Agentic count such a category as 0 and are "
     "N/A only when nothing under them was run. Per-category detail: fcbench report."
 )
 """The table's footnote: the rule the summaries apply (`score.formulas.Flavour`)."""

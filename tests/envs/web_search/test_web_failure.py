@@ -58,7 +58,7 @@ def test_provider_failures_keep_the_official_shape_and_carry_a_reason(web: FakeW
 
 def test_page_failures_are_the_networks_answers_are_the_sites(web: FakeWeb) -> None:
     pytest.importorskip("requests")
-    fetcher = PageFetcher(timeout=0.3)
+    fetcher = PageFetcher(timeout=0.3, allow_private=True)  # the test's pages are on loopback
     for path, reason in (("/boom", "page fetch HTTP 500"), ("/slow", "page fetch ReadTimeout")):
         answer = fetcher.fetch(web.url(path), "raw")
         assert isinstance(answer, ToolFailure) and answer.reason == reason
