@@ -7,7 +7,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fcbench.report.score_files import (
@@ -151,6 +151,8 @@ def raw_parsed(record: dict[str, object]) -> dict[str, object]:
     return {k: (json.loads(v) if isinstance(v, RawJSON) else v) for k, v in record.items()}
 
 
+# recursive values are slow to draw on a loaded machine: that is no failure of the rule
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(
     st.one_of(st.text(alphabet=st.sampled_from(["\x00", "a", "b", '"']), max_size=3),
               st.integers(), st.none()),
