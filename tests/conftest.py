@@ -27,10 +27,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import network_guard
 import official
 from user_weights import point_at_user_weights
+
+# Property tests judge rules, not speed: on a loaded 2-core machine (CI, xdist workers) drawing
+# and running examples is slow, which Hypothesis would otherwise report as a failure.
+settings.register_profile(
+    "fcbench", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("fcbench")
 
 OFFLINE_HUBS = {
     "HF_HUB_OFFLINE": "1",
