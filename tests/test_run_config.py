@@ -12,7 +12,7 @@ from typing import Any
 import click
 import pytest
 
-from fcbench import cli_run
+from fcbench.cli import run as cli_run
 from fcbench.models.base import DEFAULT_TEMPERATURE
 from fcbench.run_config import RunConfig
 from fcbench.runner import progress, serve

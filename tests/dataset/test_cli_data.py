@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 from click.testing import CliRunner
 
-from fcbench.cli_data import data
+from fcbench.cli.data import data
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 
 
@@ -22,7 +22,7 @@ def test_data_is_a_click_group() -> None:
 
 def test_import_is_cheap() -> None:
     code = (
-        "import sys, fcbench.cli_data; "
+        "import sys, fcbench.cli.data; "
         "print(sorted(m for m in ('rich', 'fcbench.dataset.fetch', 'fcbench.dataset.load') "
         "if m in sys.modules))"
     )

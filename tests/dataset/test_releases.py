@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from release_copies import V3_NAMES
 
-from fcbench.cli_data import data
+from fcbench.cli.data import data
 from fcbench.dataset import categories
 from fcbench.dataset.fetch import (
     DEFAULT_RELEASE,

@@ -113,7 +113,7 @@ def test_the_eta_follows_recent_cases_and_does_not_climb_while_waiting() -> None
 
 
 def test_the_summary_line_of_a_slow_run(tmp_path: Path, capsys: Any) -> None:
-    from fcbench.cli_run import _print_generation
+    from fcbench.cli.run import _print_generation
     from fcbench.runner.generate import GenerateReport
 
     slow = job(tmp_path, pending=20)

@@ -145,7 +145,7 @@ def test_requests_carry_the_sampling_parameters(fetched_home: Path, tmp_path: Pa
 def test_rich_progress_draws(tmp_path: Path) -> None:
     from rich.console import Console
 
-    from fcbench.cli_run import RichProgress
+    from fcbench.cli.run import RichProgress
     from fcbench.dataset import categories
     from fcbench.runner.generate import GenerationJob
     from fcbench.runner.store import CategoryStore

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from fcbench import __version__, redact
-from fcbench.cli_flags import (
+from fcbench.cli.flags import (
     corrections_option,
     report_option,
     selection_options,
@@ -23,14 +23,14 @@ if TYPE_CHECKING:
 
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module:attribute, one-line help shown by `fcbench --help`)
-    "cache": ("fcbench.cli_cache:cache", "Response cache: stats, prune."),
-    "compare": ("fcbench.cli_report:compare", "Compare two scored runs: deltas, p-values, flips."),
-    "data": ("fcbench.cli_data:data", "Fetch, list, validate and diff the BFCL data."),
-    "failures": ("fcbench.cli_report:failures", "A model's failed cases, in the terminal."),
-    "generate": ("fcbench.cli_run:generate", "Ask a model every test case; write result files."),
-    "leaderboard": ("fcbench.cli_report:leaderboard", "Official CSVs and a ranked table."),
-    "report": ("fcbench.cli_report:report", "A self-contained HTML report of score folders."),
-    "run": ("fcbench.cli_run:run", "Generate, then evaluate, then print the scores."),
+    "cache": ("fcbench.cli.cache:cache", "Response cache: stats, prune."),
+    "compare": ("fcbench.cli.report:compare", "Compare two scored runs: deltas, p-values, flips."),
+    "data": ("fcbench.cli.data:data", "Fetch, list, validate and diff the BFCL data."),
+    "failures": ("fcbench.cli.report:failures", "A model's failed cases, in the terminal."),
+    "generate": ("fcbench.cli.run:generate", "Ask a model every test case; write result files."),
+    "leaderboard": ("fcbench.cli.report:leaderboard", "Official CSVs and a ranked table."),
+    "report": ("fcbench.cli.report:report", "A self-contained HTML report of score folders."),
+    "run": ("fcbench.cli.run:run", "Generate, then evaluate, then print the scores."),
 }
 
 
@@ -268,6 +268,3 @@ def _family_encoding(output_format: str, fc_names: str | None) -> Encoding:
     encoding = output_encoding(output_format)
     return dataclasses.replace(encoding, fc_names=fc_names) if fc_names else encoding
 
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from fcbench.cli_flags import (
+from fcbench.cli.flags import (
     AT_LEAST_ONE,
     NON_NEGATIVE,
     POSITIVE,

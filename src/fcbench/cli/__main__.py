@@ -1,0 +1,5 @@
+"""`python -m fcbench.cli`: the `fcbench` command."""
+
+from fcbench.cli.app import main
+
+main()
