@@ -112,7 +112,7 @@ def _fcbench_check_only(result_dir: Path) -> float:
     from fcbench.check import registry
     from fcbench.check.registry import JudgeSettings
     from fcbench.check.single_turn import CheckMemo, judge
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.evaluation import model_encoding
     from fcbench.runner.results import find_model_dirs, find_result_files, read_result_file
 

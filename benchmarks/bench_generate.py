@@ -51,7 +51,7 @@ def load_cases(n: int) -> list[tuple[object, list[object]]]:
     """`n` single-turn cases (ids made unique when categories must repeat)."""
     from dataclasses import replace
 
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.dataset.load import load_category
 
     out = []

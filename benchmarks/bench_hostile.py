@@ -339,7 +339,7 @@ def _line_id(line: str) -> str | None:
 _ENVIRONMENT = r"""
 import json, sys
 from fcbench.check.multi_turn import judge_multi_turn
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.envs.scenario import Scenario
 

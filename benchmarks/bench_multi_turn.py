@@ -202,7 +202,7 @@ def fcbench_check_driver(result_dir: Path, out: Path) -> int:
     from fcbench.check import registry
     from fcbench.check.multi_turn import judge_multi_turn
     from fcbench.check.registry import JudgeSettings
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.envs.multi_turn import CLASSES, load_class
     from fcbench.evaluation import model_encoding
     from fcbench.runner.results import find_model_dirs, find_result_files, read_result_file

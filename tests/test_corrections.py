@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from fcbench import corrections
 from fcbench.check.single_turn import judge
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.dataset.load import load_category
 from fcbench.decode.encoding import Encoding
 from fcbench.envs.memory.kv import MemoryKV

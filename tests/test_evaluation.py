@@ -166,7 +166,7 @@ def test_parallel_jobs_match_sequential_and_carry_errors(
 
 def _judged_sample(category: str) -> tuple[list[Any], dict[str, Any]]:
     """Failures of every shape and oddity (plus a pass and a skip), and their prompts."""
-    from fcbench.dataset.model import TestCase, Verdict
+    from fcbench.core.model import TestCase, Verdict
     from fcbench.report.score_files import RawJSON
 
     answer = [{"f": {"x": [1, ""], "y": ["café"]}}]
@@ -200,7 +200,7 @@ def _expected_score_file(path: Path, category: Any, judged: list[Any], prompts: 
     """The score file as the general path writes it: dict records (possible answer as JSON
     text), the general encoder."""
     from fcbench.check.kinds.multi_turn import multi_turn_record
-    from fcbench.dataset.categories import Checker
+    from fcbench.core.categories import Checker
     from fcbench.dataset.slim import SlimCategory
     from fcbench.report.records import failure_record
     from fcbench.report.score_files import score_header, write_score_file
@@ -235,7 +235,7 @@ def test_score_files_are_the_general_paths_bytes(tmp_path: Path, name: str) -> N
     """What the job writes (lines built directly where possible) equals the general path."""
     from fcbench.check import registry
     from fcbench.check.registry import JudgeSettings
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.dataset.slim import SlimCategory
     from fcbench.evaluation import CategoryEvaluation

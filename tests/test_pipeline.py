@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 import fcbench
+from fcbench.core.model import TestCase
 from fcbench.dataset.load import load_category
-from fcbench.dataset.model import TestCase
 from fcbench.models.ground_truth import answer, parse_call, signatures
 
 CATEGORIES = ["simple_python", "multiple", "parallel", "multi_turn_base"]
@@ -161,7 +161,7 @@ def test_a_failing_function_fails_its_case_only(fetched_home: Path, tmp_path: Pa
 
 
 def test_format_sensitivity_is_generated_in_prompt_mode_only() -> None:
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.pipeline import can_generate, generation_categories
 
     row = categories.get("format_sensitivity")

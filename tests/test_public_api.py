@@ -49,6 +49,6 @@ def test_a_user_script_type_checks(tmp_path: Path) -> None:
     revealed = [line.split("Revealed type is ")[1] for line in result.stdout.splitlines()
                 if "Revealed type is" in line]
     assert revealed == ['"float"', '"float"', '"float"',
-                        '"list[fcbench.dataset.model.TestCase]"', '"int"'], result.stdout
+                        '"list[fcbench.core.model.TestCase]"', '"int"'], result.stdout
     errors = [line for line in result.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1 and 'Unexpected keyword argument "categoriez"' in errors[0]

@@ -31,7 +31,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from fcbench.api import evaluate, load_dataset
-    from fcbench.dataset.model import TestCase, Verdict
+    from fcbench.core.model import TestCase, Verdict
     from fcbench.decode.encoding import Encoding
     from fcbench.evaluation.types import Evaluation
     from fcbench.models.base import Backend, ChatRequest, Reply
@@ -43,8 +43,8 @@ _WHERE = {
     "run": "fcbench.pipeline",
     "generate": "fcbench.pipeline",
     "Evaluation": "fcbench.evaluation.types",
-    "TestCase": "fcbench.dataset.model",
-    "Verdict": "fcbench.dataset.model",
+    "TestCase": "fcbench.core.model",
+    "Verdict": "fcbench.core.model",
     "Backend": "fcbench.models.base",
     "ChatRequest": "fcbench.models.base",
     "Reply": "fcbench.models.base",

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fcbench.dataset import categories
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.dataset.custom import DataDirs, use_data_dirs
 from fcbench.dataset.fetch import DEFAULT_RELEASE
-from fcbench.dataset.model import TestCase
 from fcbench.dataset.selection import Selection
 from fcbench.decode.encoding import Encoding
 from fcbench.evaluation import Evaluation, ModelEvaluation

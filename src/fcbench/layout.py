@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from fcbench.dataset import categories
-from fcbench.dataset.categories import Category
+from fcbench.core import categories
+from fcbench.core.categories import Category
 
 VERSION_PREFIX = "BFCL_v4"
 """The file-name prefix of today's data, result and score files."""

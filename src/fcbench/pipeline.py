@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fcbench import redact
-from fcbench.dataset.categories import Category
-from fcbench.dataset.model import TestCase
+from fcbench.core.categories import Category
+from fcbench.core.model import TestCase
 from fcbench.dataset.selection import Selection, select_run
 from fcbench.evaluation.types import Evaluation
 from fcbench.layout import run_folder_name, score_path
@@ -203,7 +203,7 @@ def describe_web(services: Any, model_dir: Path) -> dict[str, Any]:
 
 def tool_failed_cases(model_dir: Path) -> int:
     """Cases of the folder's web-search result files recorded as errored by a failed tool."""
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.layout import result_path
     from fcbench.runner.conversation import TOOL_FAILED
 
@@ -255,7 +255,7 @@ def check_embeddings(prepared: Prepared) -> None:
 def web_services(prepared: Prepared, config: RunConfig, model_dir: Path) -> Any:
     """The web-search services of a run that asks web-search cases of a real model (the
     ground truth never searches), checked before the first case (ValueError: why not)."""
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.models.registry import GROUND_TRUTH
 
     wanted = any(c.name in categories.WEB_SEARCH and cases for c, cases in prepared.cases)
@@ -362,7 +362,7 @@ def served_identity(plan: ServePlan) -> str:
 
 def generation_categories(names: Sequence[str] | str, mode: Mode = "fc") -> list[Category]:
     """The chosen categories that can be generated in `mode` (ValueError when none can)."""
-    from fcbench.dataset import categories
+    from fcbench.core import categories
 
     chosen = categories.resolve([names] if isinstance(names, str) else list(names))
     if not chosen:
@@ -381,7 +381,7 @@ def can_generate(category: Category, mode: Mode = "fc") -> bool:
     mode only (FC models skip it: N/A, as upstream); every category of the original benchmark
     (v1: the retired executable, REST, SQL and chatting ones included; they are asked like the
     AST categories, as the official tool asked them); the executable ones of custom datasets."""
-    from fcbench.dataset.categories import Checker
+    from fcbench.core.categories import Checker
 
     if category.checker == Checker.FORMAT_SENSITIVITY:
         return mode == "prompt"
@@ -400,7 +400,7 @@ def _load_cases(
     conversations first, then web search, single-turn, multi-turn, memory questions (which
     wait for their scenario's prerequisites); in a smoke run only the selected cases and
     what they depend on (`dataset.selection.select_run`)."""
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.dataset.load import load_category
     from fcbench.runner.agentic import question_dependencies
 
@@ -418,7 +418,7 @@ def _load_cases(
 
 
 def _schedule_rank(category: Category) -> int:
-    from fcbench.dataset import categories
+    from fcbench.core import categories
 
     if category.prerequisite:
         return 0

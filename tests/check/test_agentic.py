@@ -19,7 +19,7 @@ from fcbench.check.agentic import (
     judge_agentic,
     standardize,
 )
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.decode.encoding import Encoding
 
 PROMPT = Encoding()
@@ -135,7 +135,7 @@ def test_ground_truth_message_skips_answers_the_checker_cannot_match() -> None:
 def test_ground_truth_messages_pass_every_real_case(fetched_home: Path) -> None:
     """The ground-truth model's answer passes every agentic case in both modes, and only
     web_search_51 (both categories) needs an answer other than the first."""
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.dataset.load import load_category
 
     not_first = []

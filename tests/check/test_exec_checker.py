@@ -10,8 +10,8 @@ import pytest
 
 from fcbench.check.exec import SKIPPED, ExecRunner, as_stored, is_skipped, judge_exec
 from fcbench.check.exec_sandbox import Outcome
-from fcbench.dataset import categories
-from fcbench.dataset.model import TestCase, Verdict
+from fcbench.core import categories
+from fcbench.core.model import TestCase, Verdict
 from fcbench.decode.encoding import Encoding
 from fcbench.envs.exec_functions.backends import HttpResponse
 

@@ -21,7 +21,7 @@ from fcbench.check.exec_preflight import (
     needs_web_apis,
     planned_request,
 )
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.dataset.load import load_category
 from fcbench.pipeline import web_api_check
 from fcbench.run_config import RunConfig

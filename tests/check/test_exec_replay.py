@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from fcbench.check.exec import ExecRunner, is_skipped, judge_exec
 from fcbench.check.exec_sandbox import Limits
-from fcbench.dataset import categories
-from fcbench.dataset.model import TestCase
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.envs.exec_functions.backends import HttpRequest, HttpResponse, ReplayServices
 

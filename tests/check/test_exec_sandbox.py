@@ -17,8 +17,8 @@ import pytest
 from fcbench.check import exec_wire
 from fcbench.check.exec import ExecRunner, judge_exec
 from fcbench.check.exec_sandbox import Limits, Outcome, Sandbox, UnsafeCall, parse_call
-from fcbench.dataset import categories
-from fcbench.dataset.model import TestCase
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.envs.exec_functions import ALL_NAMES, OFFICIAL_NAMES
 from fcbench.envs.exec_functions.backends import HttpResponse

@@ -18,7 +18,7 @@ from fcbench.check.multi_turn import (
     STATE_MISMATCH,
     judge_multi_turn,
 )
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.envs.multi_turn import CLASSES
 from fcbench.envs.scenario import is_long_context
@@ -230,7 +230,7 @@ def test_real_math_api(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_failure_records_have_the_official_multi_turn_shape() -> None:
     from fcbench.check.kinds.multi_turn import multi_turn_record as failure_record
-    from fcbench.dataset import categories
+    from fcbench.core import categories
 
     category = categories.get("multi_turn_base")
     scenario = case([["increment(by=2)"]])

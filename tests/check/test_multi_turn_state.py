@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from fcbench.check.multi_turn import STATE_MISMATCH, judge_multi_turn, state_differences
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.envs.multi_turn import CLASSES
 from fcbench.envs.scenario import STATELESS_CLASSES, environment_class, public_state

@@ -12,9 +12,9 @@ import pytest
 
 from fcbench.check import registry
 from fcbench.check.registry import CheckerKind, CheckSession, JudgeSettings, RecordBuilder
-from fcbench.dataset import categories
-from fcbench.dataset.categories import Category, Language
-from fcbench.dataset.model import TestCase, Verdict
+from fcbench.core import categories
+from fcbench.core.categories import Category, Language
+from fcbench.core.model import TestCase, Verdict
 from fcbench.dataset.slim import SlimCategory, load_slim
 from fcbench.decode.encoding import Encoding
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from fcbench.check.single_turn import judge
-from fcbench.dataset import categories
-from fcbench.dataset.model import TestCase
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.decode.encoding import Encoding
 
 PROMPT = Encoding("prompt")

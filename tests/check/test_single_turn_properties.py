@@ -22,9 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fcbench.check.single_turn import CHECKER_CRASH, CheckMemo, judge
-from fcbench.dataset import categories
-from fcbench.dataset.categories import Checker, Language
-from fcbench.dataset.model import TestCase, Verdict
+from fcbench.core import categories
+from fcbench.core.categories import Checker, Language
+from fcbench.core.model import TestCase, Verdict
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.python_calls import ReturnFormat
 

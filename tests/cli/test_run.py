@@ -146,7 +146,7 @@ def test_rich_progress_draws(tmp_path: Path) -> None:
     from rich.console import Console
 
     from fcbench.cli.run import RichProgress
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.runner.generate import GenerationJob
     from fcbench.runner.store import CategoryStore
 

@@ -17,8 +17,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from fcbench.core.model import TestCase
 from fcbench.dataset.format_sensitivity import CONFIGS, PromptConfig, split_id
-from fcbench.dataset.model import TestCase
 from fcbench.models.answer_formats import in_format
 from fcbench.models.ground_truth import answer
 

@@ -33,7 +33,7 @@ import pytest
 
 from fcbench._json import RawJSON
 from fcbench.check.agentic import CHECKER_CRASH, failure_record, judge_agentic
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.dataset.agentic import eval_prompt, memory_dependencies
 from fcbench.dataset.load import load_category
 from fcbench.decode.encoding import Encoding

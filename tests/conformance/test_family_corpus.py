@@ -35,7 +35,7 @@ from family_handlers import (
     theirs_ast,
 )
 
-from fcbench.dataset.categories import Language
+from fcbench.core.categories import Language
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.execute import decode_execute
 from fcbench.models.families import output_encoding
@@ -98,7 +98,7 @@ def official(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 
 def _language(category: str) -> Language:
-    from fcbench.dataset import categories
+    from fcbench.core import categories
 
     return categories.get(category).language
 

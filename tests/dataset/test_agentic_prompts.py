@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from fcbench.dataset import categories
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.dataset.agentic import (
     AgenticPromptError,
     answer_format_text,
@@ -27,7 +28,6 @@ from fcbench.dataset.agentic import (
 )
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.load import load_category, load_memory_prereqs
-from fcbench.dataset.model import TestCase
 from fcbench.models.prompts import build_request, load_texts
 from official_bfcl import official_package
 

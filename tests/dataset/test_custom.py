@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.dataset.custom import datasets_in, is_custom, run_identity, use_data_dirs
 from fcbench.dataset.fetch import DataError
 from fcbench.dataset.load import dataset_size, has_category, load_category

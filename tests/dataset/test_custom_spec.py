@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fcbench.dataset.categories import Language
+from fcbench.core.categories import Language
 from fcbench.dataset.custom_spec import CategorySpec, read_spec
 
 

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from fcbench.cli.data import data
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.dataset.diff import DatasetDiff, DataSpec, diff_datasets
 from fcbench.dataset.fetch import DEFAULT_RELEASE, release_dir
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.dataset.fetch import DataError, release_dir
 from fcbench.dataset.format_sensitivity import (
     CONFIGS,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.dataset.fetch import load_constants
 from fcbench.dataset.literals import CONSTANT_MODULES, ELLIPSIS_JSON, extract_literals
 from fcbench.dataset.load import FUNC_DOC_FILES, VERSION_PREFIX

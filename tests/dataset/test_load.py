@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.dataset.fetch import DataError, read_data_file
 from fcbench.dataset.load import (
     FUNC_DOC_FILES,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.dataset.naming import CURRENT, detect
 
 

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from release_copies import V3_NAMES
 
 from fcbench.cli.data import data
-from fcbench.dataset import categories
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.dataset.fetch import (
     DEFAULT_RELEASE,
     DataError,
@@ -26,7 +27,6 @@ from fcbench.dataset.fetch import (
     release_sort_key,
 )
 from fcbench.dataset.load import dataset_size, has_category, load_category
-from fcbench.dataset.model import TestCase
 from shared_corpus import V1, needs_corpus
 
 OLD = "2025.1.1"

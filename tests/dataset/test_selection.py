@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.dataset.selection import Selection, SelectionError, category_of
 
 IDS = [f"simple_python_{i}" for i in range(50)]
@@ -70,7 +70,7 @@ def test_dependencies_come_along() -> None:
 
 
 def test_a_run_keeps_the_prerequisites_its_chosen_questions_need() -> None:
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.dataset.selection import select_run
 
     prereq, questions = categories.get("memory_kv_prereq"), categories.get("memory_kv")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from fcbench.dataset import categories
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.dataset.fetch import DEFAULT_RELEASE, clear_caches
-from fcbench.dataset.model import TestCase
 from fcbench.dataset.slim import SlimCategory, load_slim, load_slim_cached
 from fcbench.report.records import prompt_of
 

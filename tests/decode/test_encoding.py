@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fcbench.dataset.categories import Language
+from fcbench.core.categories import Language
 from fcbench.decode.encoding import Encoding, EncodingError, contains_call, decode_ast
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.execute import decode_execute

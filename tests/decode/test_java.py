@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from fcbench.dataset.model import Call
+from fcbench.core.model import Call
 from fcbench.decode._treesitter import prompt_call_body
 from fcbench.decode.errors import DECODER_FAILED, WRONG_OUTPUT_FORMAT, DecodeError
 from fcbench.decode.java import decode_java

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from fcbench.dataset.model import Call
+from fcbench.core.model import Call
 from fcbench.decode.errors import DECODER_FAILED, WRONG_OUTPUT_FORMAT, DecodeError
 from fcbench.decode.tool_calls import ArgsEncoding, decode_tool_calls
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from fake_openai import _tool_call
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.models.ground_truth import answer, parse_call, signatures
 
 TOOL_RESULTS = "[{'role': 'tool'"

@@ -22,7 +22,7 @@ from test_multi_turn_http import data_folder_of
 
 from fake_openai import FakeOpenAI
 from fcbench.cli import main
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.models import families
 from fcbench.models.ground_truth import parse_call, signatures
 

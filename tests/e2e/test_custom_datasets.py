@@ -62,7 +62,7 @@ KINDS = {"ast_simple", "ast_multiple", "ast_parallel", "irrelevance", "relevance
 
 def all_cases() -> list[Any]:
     import fcbench
-    from fcbench.dataset import categories
+    from fcbench.core import categories
 
     cases = []
     for name in SIZES:

@@ -107,7 +107,7 @@ def needs_web(case: Any) -> bool:
 
 @pytest.mark.parametrize("mode", ["fc", "prompt"])
 def test_ground_truth_v1_offline(fetched_home: Path, tmp_path: Path, mode: str) -> None:
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.dataset.load import load_category
 
     result = cli(*run_args(tmp_path, "--model", "ground-truth", "--mode", mode,

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from fcbench.check.multi_turn import judge_multi_turn
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.envs import scenario
 from fcbench.envs.budget import BUDGET_ERROR_TYPE, CaseOverBudget, case_budget
@@ -33,7 +33,7 @@ MEMORY = 500 * 1024 * 1024
 _CHILD = r"""
 import json, resource, sys, time
 from fcbench.check.multi_turn import judge_multi_turn, preload
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.envs.scenario import Scenario
 

@@ -135,7 +135,7 @@ BY_NAME = {entry.name: entry for entry in [*HOSTILE, NORMAL]}
 
 def decode(route: str, raw: Any) -> Any:
     """Decode `raw` the way `route` says; returns the decoded calls (raises DecodeError)."""
-    from fcbench.dataset.categories import Language
+    from fcbench.core.categories import Language
     from fcbench.decode.encoding import Encoding, decode_ast
     from fcbench.decode.execute import decode_execute
     from fcbench.decode.python_calls import ReturnFormat

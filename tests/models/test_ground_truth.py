@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from fcbench.dataset import categories
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.dataset.load import load_category
-from fcbench.dataset.model import TestCase
 from fcbench.models.base import Backend, ChatRequest, StepContext
 from fcbench.models.ground_truth import REFUSAL, GroundTruthBackend, answer
 from fcbench.runner.generate import GenerateSettings, generate

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.execute import decode_execute
 from fcbench.models.ground_truth import CHAT_REPLY, answer

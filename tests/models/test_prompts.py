@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from fcbench.dataset.categories import Language
-from fcbench.dataset.model import TestCase
+from fcbench.core.categories import Language
+from fcbench.core.model import TestCase
 from fcbench.models.prompts import (
     HINTS,
     PromptConfig,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fcbench.dataset.categories import ALL_SCORING
+from fcbench.core.categories import ALL_SCORING
 from fcbench.report.csv_files import ModelEntry, unknown_model, write_csvs
 from fcbench.report.custom_csv import custom_lines
 from fcbench.score.aggregate import CategoryScore, with_missing

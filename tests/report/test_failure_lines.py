@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fcbench.dataset import categories
-from fcbench.dataset.model import TestCase, Verdict
+from fcbench.core import categories
+from fcbench.core.model import TestCase, Verdict
 from fcbench.report.records import FailureLines, failure_record
 from fcbench.report.score_files import RawJSON, _dumps
 

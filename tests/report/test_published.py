@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from fcbench.cli import main
-from fcbench.dataset import categories as reg
+from fcbench.core import categories as reg
 from fcbench.report import published as pub
 from fcbench.report.csv_files import ModelEntry, unknown_model
 from fcbench.score.aggregate import CategoryScore, with_missing

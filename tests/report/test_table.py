@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.report.score_files import read_score_headers
 from fcbench.report.table import print_scores, ranked_table
 from fcbench.score.aggregate import CategoryScore, with_missing

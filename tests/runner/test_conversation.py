@@ -36,7 +36,7 @@ class HostileForOneCase(GroundTruthBackend):
 
 
 def _generate(folder: Path, backend: GroundTruthBackend, cases: list[Any]) -> dict[str, Any]:
-    from fcbench.dataset import categories
+    from fcbench.core import categories
 
     settings = GenerateSettings(mode="prompt", model_name="m", concurrency=2,
                                 policy=RetryPolicy(max_attempts=1))

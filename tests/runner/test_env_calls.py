@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from fake_openai import FakeOpenAI
-from fcbench.dataset import categories
-from fcbench.dataset.model import TestCase
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.envs import budget, scenario
 from fcbench.envs.budget import BudgetExceeded
 from fcbench.envs.scenario import Scenario

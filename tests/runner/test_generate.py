@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from fcbench.dataset import categories
-from fcbench.dataset.model import TestCase
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.layout import result_path
 from fcbench.models.base import (
     ChatRequest,

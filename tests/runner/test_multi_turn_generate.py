@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.models.base import ChatRequest, Reply
 from fcbench.models.ground_truth import GroundTruthBackend, parse_call, signatures
 from fcbench.runner.generate import CallFailed, GenerateSettings, RetryPolicy, generate
@@ -76,7 +76,7 @@ def _generate(
     folder: Path, cases: list[TestCase],
     failures: dict[tuple[str, int, int], BaseException] | None = None,
 ) -> Any:
-    from fcbench.dataset import categories
+    from fcbench.core import categories
 
     settings = GenerateSettings(mode="fc", model_name="m", concurrency=1,
                                 policy=RetryPolicy(max_attempts=1))

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from fcbench.dataset import categories
-from fcbench.dataset.model import TestCase
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.layout import result_path
 from fcbench.models.base import PreflightError
 from fcbench.runner.preflight import check_backend, has_pending, key_hint

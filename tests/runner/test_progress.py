@@ -10,7 +10,7 @@ from typing import Any
 from click.testing import CliRunner
 
 from fake_openai import FakeOpenAI
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.runner.failures import Wait
 from fcbench.runner.generate import GenerationJob
 from fcbench.runner.progress import (
@@ -24,7 +24,7 @@ from fcbench.runner.store import CategoryStore
 
 
 def job(tmp_path: Path, pending: int = 10) -> GenerationJob:
-    from fcbench.dataset.model import TestCase
+    from fcbench.core.model import TestCase
 
     cases = [TestCase(f"simple_python_{i}", "simple_python", [[]], [], None)
              for i in range(pending)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.runner.queue import WorkQueue
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from click.testing import CliRunner
 
 from fake_openai import FakeOpenAI
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.runner.tool_use import FIRST_REPLIES, ToolUseWatch, holds_calls
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fcbench.dataset.categories import ALL_SCORING
+from fcbench.core.categories import ALL_SCORING
 from fcbench.dataset.custom import use_data_dirs
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.custom_groups import custom_groups, custom_summaries, is_custom_name

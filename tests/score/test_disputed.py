@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.dataset.load import load_category
 from fcbench.score.disputed import Disputed, DisputedCase, accuracy_without, load_disputed
 

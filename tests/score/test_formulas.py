@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fcbench.dataset import categories as reg
-from fcbench.dataset.model import Verdict
+from fcbench.core import categories as reg
+from fcbench.core.model import Verdict
 from fcbench.score.aggregate import CategoryScore, score_verdicts, with_missing
 from fcbench.score.formulas import (
     Flavour,

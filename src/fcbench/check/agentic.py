@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fcbench._json import RawJSON
-from fcbench.dataset.model import TestCase, Verdict
+from fcbench.core.model import TestCase, Verdict
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.execute import decode_execute, is_empty_execution

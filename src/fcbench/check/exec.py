@@ -33,8 +33,8 @@ from fcbench.check.exec_runner import (
     skip_if_unavailable,
 )
 from fcbench.check.exec_sandbox import Outcome
-from fcbench.dataset.categories import Category, Checker
-from fcbench.dataset.model import TestCase, Verdict
+from fcbench.core.categories import Category, Checker
+from fcbench.core.model import TestCase, Verdict
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.execute import decode_execute

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from fcbench.check.exec import ExecRunner, Unanswerable, check_result, limits_for, rest_verdict
 from fcbench.check.exec_sandbox import UnsafeCall, parse_call
-from fcbench.dataset.categories import EXECUTABLE_CHECKERS, Category
+from fcbench.core.categories import EXECUTABLE_CHECKERS, Category
 from fcbench.dataset.exec_probes import Probe, executable_probes, rest_probes
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.envs.exec_functions import ALL_NAMES, REST_NAME, call

@@ -15,7 +15,7 @@ import contextlib
 import importlib
 from typing import Any
 
-from fcbench.dataset.model import TestCase, Verdict
+from fcbench.core.model import TestCase, Verdict
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.execute import decode_execute, is_empty_execution

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from fcbench._json import RawJSON
-from fcbench.dataset.categories import Category
-from fcbench.dataset.model import TestCase, Verdict
+from fcbench.core.categories import Category
+from fcbench.core.model import TestCase, Verdict
 from fcbench.dataset.slim import SlimCategory
 from fcbench.decode.encoding import Encoding
 

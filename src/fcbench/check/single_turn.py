@@ -13,8 +13,8 @@ from typing import Any
 
 from fcbench import corrections
 from fcbench.check.ast.checker import CaseChecker, Setting
-from fcbench.dataset.categories import Category, Checker
-from fcbench.dataset.model import Call, TestCase, Verdict
+from fcbench.core.categories import Category, Checker
+from fcbench.core.model import Call, TestCase, Verdict
 from fcbench.decode.calls import calls_as_decoded
 from fcbench.decode.encoding import Encoding, contains_call, decode_ast
 from fcbench.decode.errors import DecodeError

@@ -199,7 +199,7 @@ def evaluate(
 ) -> None:
     """Score result files against the official checkers and write score files."""
     from fcbench import api
-    from fcbench.dataset.categories import UnknownCategoryError
+    from fcbench.core.categories import UnknownCategoryError
     from fcbench.dataset.fetch import DataError
     from fcbench.dataset.selection import Selection, SelectionError
     from fcbench.decode.encoding import Encoding, EncodingError
@@ -253,7 +253,7 @@ def evaluate(
 
 def _check_categories(names: Sequence[str]) -> None:
     """`--categories ''` is a mistake, not "every category"."""
-    from fcbench.dataset import categories
+    from fcbench.core import categories
 
     if names and not categories.resolve(names):
         _fail("--categories names no category (it is empty)")

@@ -87,7 +87,7 @@ def list_command(release: str | None, data_dirs: tuple[Path, ...]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.dataset.custom import use_data_dirs
     from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError, release_dir
     from fcbench.dataset.load import dataset_size, has_category
@@ -260,7 +260,7 @@ def diff_command(a: str, b: str, names: tuple[str, ...], as_json: bool) -> None:
     """
     import json
 
-    from fcbench.dataset.categories import UnknownCategoryError
+    from fcbench.core.categories import UnknownCategoryError
     from fcbench.dataset.diff import diff_datasets
     from fcbench.dataset.fetch import DataError
 

@@ -239,7 +239,7 @@ def _config(kwargs: dict[str, Any]) -> RunConfig:
 def _check_web_apis(config: RunConfig) -> None:
     """Before a live run: each web API asked once; what it found is printed."""
     from fcbench.check.registry import JudgeSettings
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.dataset.fetch import DataError
     from fcbench.pipeline import web_api_check
 
@@ -266,7 +266,7 @@ def _progress(interval: float) -> ProgressSink:
 
 
 def _run_generation(model: str, config: RunConfig) -> tuple[Prepared, GenerateReport]:
-    from fcbench.dataset.categories import UnknownCategoryError
+    from fcbench.core.categories import UnknownCategoryError
     from fcbench.dataset.fetch import DataError
     from fcbench.models.base import PreflightError
     from fcbench.models.registry import BackendSetupError

@@ -25,9 +25,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from fcbench.dataset import categories
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.dataset.fetch import DEFAULT_RELEASE
-from fcbench.dataset.model import TestCase
 
 __all__ = [
     "ANSWER_FORMAT",

@@ -31,8 +31,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from fcbench.dataset import categories
-from fcbench.dataset.categories import Category, Checker
+from fcbench.core import categories
+from fcbench.core.categories import Category, Checker
 from fcbench.dataset.custom_spec import (
     AUTO_CHECKERS,
     NO_ANSWERS,

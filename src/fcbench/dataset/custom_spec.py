@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from fcbench.dataset import categories
-from fcbench.dataset.categories import Checker, Language
+from fcbench.core import categories
+from fcbench.core.categories import Checker, Language
 from fcbench.layout import CUSTOM_DATASET_MANIFEST, VERSION_PREFIX
 
 __all__ = ["AUTO_CHECKERS", "CategorySpec", "DatasetSpec", "read_spec"]

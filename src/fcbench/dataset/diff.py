@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fcbench.dataset import categories
-from fcbench.dataset.categories import Category
+from fcbench.core import categories
+from fcbench.core.categories import Category
+from fcbench.core.model import TestCase
 from fcbench.dataset.fetch import DataError
 from fcbench.dataset.load import has_category, load_category
-from fcbench.dataset.model import TestCase
 from fcbench.dataset.source import has_own_source, source
 
 __all__ = ["CaseChange", "CategoryDiff", "DataSpec", "DatasetDiff", "diff_datasets"]

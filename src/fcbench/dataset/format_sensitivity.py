@@ -23,10 +23,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from fcbench.dataset import categories
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.dataset.fetch import DataError
 from fcbench.dataset.hints import with_language_hints
-from fcbench.dataset.model import TestCase
 from fcbench.dataset.source import Source, source
 
 CATEGORY = "format_sensitivity"

@@ -15,7 +15,7 @@ import json
 import marshal
 from typing import Any
 
-from fcbench.dataset.categories import Language
+from fcbench.core.categories import Language
 
 HINTS: dict[Language, str] = {
     Language.PYTHON: " Note that the provided function is in Python 3 syntax.",

@@ -36,10 +36,10 @@ from pathlib import Path
 from typing import Any
 
 from fcbench import corrections
-from fcbench.dataset import categories
-from fcbench.dataset.categories import Category, Checker
+from fcbench.core import categories
+from fcbench.core.categories import Category, Checker
+from fcbench.core.model import TestCase
 from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError
-from fcbench.dataset.model import TestCase
 from fcbench.dataset.naming import Naming
 from fcbench.dataset.source import FUNC_DOC_FILES, Source, has_own_source, source, source_for
 from fcbench.layout import VERSION_PREFIX

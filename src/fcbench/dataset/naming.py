@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from fcbench import layout
-from fcbench.dataset.categories import Category
+from fcbench.core.categories import Category
 
 __all__ = ["CURRENT", "Naming", "detect"]
 

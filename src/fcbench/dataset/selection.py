@@ -18,9 +18,9 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from fcbench.dataset import categories
-from fcbench.dataset.categories import Category, UnknownCategoryError
-from fcbench.dataset.model import TestCase, id_order
+from fcbench.core import categories
+from fcbench.core.categories import Category, UnknownCategoryError
+from fcbench.core.model import TestCase, id_order
 
 
 class SelectionError(ValueError):

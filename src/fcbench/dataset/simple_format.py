@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from fcbench.dataset.categories import Checker
+from fcbench.core.categories import Checker
 from fcbench.dataset.source import json_lines
 
 __all__ = ["Converted", "Family", "convert_jsonl", "converted_lines", "family_of", "gorilla_doc"]

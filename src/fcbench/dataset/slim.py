@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from fcbench._json import RawJSON
-from fcbench.dataset.categories import Category
+from fcbench.core.categories import Category
+from fcbench.core.model import TestCase, id_order
 from fcbench.dataset.derived import cached
 from fcbench.dataset.load import answer_file, load_category, question_file
-from fcbench.dataset.model import TestCase, id_order
 from fcbench.dataset.source import has_own_source
 
 PromptOf = Callable[[TestCase], dict[str, Any]]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fcbench.dataset.categories import Category
+from fcbench.core.categories import Category
 from fcbench.dataset.fetch import DataError, data_files, read_data_file, release_dir
 from fcbench.dataset.naming import Naming, detect
 from fcbench.layout import func_doc_file

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fcbench.dataset import categories
-from fcbench.dataset.categories import Category, Checker
+from fcbench.core import categories
+from fcbench.core.categories import Category, Checker
 from fcbench.dataset.fetch import DEFAULT_RELEASE, data_files
 from fcbench.dataset.source import FUNC_DOC_FILES, Source, source
 from fcbench.dataset.validate_calls import Docs, check_docs, check_expected_calls

@@ -14,7 +14,7 @@ import ast
 import copy
 from typing import Any
 
-from fcbench.dataset.categories import Language
+from fcbench.core.categories import Language
 from fcbench.dataset.source import FUNC_DOC_FILES, Source
 from fcbench.dataset.validate_calls import Docs, check_docs
 from fcbench.dataset.validate_report import Place, Recorder, read_rows

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
-from fcbench.dataset.model import Call
+from fcbench.core.model import Call
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.python_calls import bracketed, tool_call_body
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fcbench.dataset.model import Call
+from fcbench.core.model import Call
 from fcbench.decode.errors import WRONG_OUTPUT_FORMAT, DecodeError
 
 

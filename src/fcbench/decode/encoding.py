@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fcbench.dataset.categories import Language
-from fcbench.dataset.model import Call
+from fcbench.core.categories import Language
+from fcbench.core.model import Call
 from fcbench.decode.budget import check_raw
 from fcbench.decode.calls import calls_from_decoded
 from fcbench.decode.errors import DecodeError

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fcbench.dataset.model import Call
+from fcbench.core.model import Call
 from fcbench.decode._treesitter import (
     POSITIONAL_KEY,
     decode_prompt_text,

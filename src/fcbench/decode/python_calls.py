@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from enum import Enum
 from typing import Any
 
-from fcbench.dataset.model import Call
+from fcbench.core.model import Call
 from fcbench.decode import arithmetic, spans
 from fcbench.decode.budget import Budget, check_raw
 from fcbench.decode.calls import calls_from_decoded

@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any
 
 from fcbench import _json as fast_json
-from fcbench.dataset.model import Call
+from fcbench.core.model import Call
 from fcbench.decode.calls import calls_from_decoded
 from fcbench.decode.errors import DecodeError
 

@@ -23,7 +23,7 @@ import marshal
 from collections.abc import Mapping
 from typing import Any
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.envs.multi_turn import CLASSES
 from fcbench.envs.multi_turn.dispatch import Dispatcher, instance_label
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from fcbench.check.registry import JudgeSettings
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.load import scoring_sizes
 from fcbench.dataset.selection import Selection

@@ -15,8 +15,8 @@ from typing import Any
 from fcbench import corrections
 from fcbench.check import registry
 from fcbench.check.registry import JudgeSettings
-from fcbench.dataset.categories import Category
-from fcbench.dataset.model import TestCase, Verdict
+from fcbench.core.categories import Category
+from fcbench.core.model import TestCase, Verdict
 from fcbench.decode.encoding import Encoding
 
 Judged = Sequence[tuple[TestCase, dict[str, Any], Verdict]]

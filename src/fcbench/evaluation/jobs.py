@@ -18,8 +18,8 @@ from typing import Any
 
 from fcbench.check import registry
 from fcbench.check.registry import CheckSession, JudgeSettings, Record
-from fcbench.dataset.categories import Category
-from fcbench.dataset.model import TestCase, Verdict
+from fcbench.core.categories import Category
+from fcbench.core.model import TestCase, Verdict
 from fcbench.dataset.selection import Selection
 from fcbench.dataset.slim import SlimCategory
 from fcbench.evaluation.corrected import upstream_side

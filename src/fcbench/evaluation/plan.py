@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fcbench.check import registry
-from fcbench.dataset import categories
-from fcbench.dataset.categories import Category
+from fcbench.core import categories
+from fcbench.core.categories import Category
 from fcbench.decode.encoding import Encoding
 from fcbench.evaluation.types import EvaluationError, ModelEvaluation
 from fcbench.layout import manifest_path, model_dir_name

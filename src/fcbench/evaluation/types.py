@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fcbench.dataset.categories import Category
-from fcbench.dataset.model import Verdict
+from fcbench.core.categories import Category
+from fcbench.core.model import Verdict
 from fcbench.decode.encoding import Encoding
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.formulas import V1Summary, V4Summary, v1_overall, v4_summary

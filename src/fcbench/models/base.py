@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 
 DEFAULT_TEMPERATURE = 0.001
 """The official default since August 2024 (spec §8.6)."""

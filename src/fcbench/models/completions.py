@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.models.base import (
     OSS_MAX_TOKENS,

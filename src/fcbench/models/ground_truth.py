@@ -29,10 +29,10 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from fcbench.dataset import categories
-from fcbench.dataset.categories import EXECUTABLE_CHECKERS, Checker, Language
+from fcbench.core import categories
+from fcbench.core.categories import EXECUTABLE_CHECKERS, Checker, Language
+from fcbench.core.model import TestCase
 from fcbench.dataset.format_sensitivity import split_id
-from fcbench.dataset.model import TestCase
 from fcbench.models.answer_formats import in_format
 from fcbench.models.base import ChatRequest, FcArgs, Mode, PermanentError, Reply
 from fcbench.models.ground_truth_exec import exec_answer

@@ -19,7 +19,7 @@ import ast
 import json
 from typing import Any
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.decode.arithmetic import UnsafeExpression, evaluate
 from fcbench.decode.budget import OverBudget, check_raw
 from fcbench.models.base import Mode

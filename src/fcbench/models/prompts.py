@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from fcbench.dataset import categories
-from fcbench.dataset.categories import Language
+from fcbench.core import categories
+from fcbench.core.categories import Language
+from fcbench.core.model import TestCase
 from fcbench.dataset.format_sensitivity import PromptConfig, PromptConfigError, split_id
 from fcbench.dataset.hints import HINTS, with_language_hints
-from fcbench.dataset.model import TestCase
 from fcbench.models.base import ChatRequest, Mode, StepContext, TurnLayout, plain_copy
 from fcbench.models.doc_formats import render_docs
 from fcbench.models.tools import convert_tools

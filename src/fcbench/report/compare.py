@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from fcbench.dataset import categories as reg
+from fcbench.core import categories as reg
 from fcbench.report.corrections import compare_line, profile_of
 from fcbench.report.runs import CategoryRun, ModelRun
 from fcbench.report.table import displayed_summaries

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from fcbench.dataset import categories
+from fcbench.core import categories
 
 if TYPE_CHECKING:
     from rich.console import Console

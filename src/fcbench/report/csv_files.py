@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from fcbench import redact
-from fcbench.dataset import categories as reg
+from fcbench.core import categories as reg
+from fcbench.core.model import UNENCODABLE
 from fcbench.dataset.format_sensitivity import config_names
-from fcbench.dataset.model import UNENCODABLE
 from fcbench.layout import model_dir_name
 from fcbench.report.corrections import corrections_of
 from fcbench.report.score_files import read_score_headers

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fcbench import redact
-from fcbench.dataset.model import UNENCODABLE
+from fcbench.core.model import UNENCODABLE
 from fcbench.score.aggregate import CategoryScore
 from fcbench.score.custom_groups import custom_groups, custom_summaries
 from fcbench.score.formulas import format_percent

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fcbench import redact
-from fcbench.dataset import categories as reg
-from fcbench.dataset.model import UNENCODABLE
+from fcbench.core import categories as reg
+from fcbench.core.model import UNENCODABLE
 from fcbench.report.corrections import corrections_json
 from fcbench.report.csv_files import (
     ModelEntry,

@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from fcbench.dataset import categories as reg
+from fcbench.core import categories as reg
 from fcbench.report.csv_files import TABLES, ModelEntry, Table
 from fcbench.report.table import UNDERNEATH
 from fcbench.score.formulas import format_percent

@@ -11,8 +11,8 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from fcbench._json import RawJSON
-from fcbench.dataset.categories import Category
-from fcbench.dataset.model import TestCase, Verdict
+from fcbench.core.categories import Category
+from fcbench.core.model import TestCase, Verdict
 from fcbench.dataset.slim import SlimCategory
 from fcbench.report.score_files import Encode, new_encoder
 

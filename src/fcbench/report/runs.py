@@ -67,7 +67,7 @@ AnsweredIds = Callable[[str, str], "set[str] | None"]
 
 def dataset_ids(release: str, data_root: Path | None = None) -> DatasetIds:
     """Ids read from the fetched data set (memoised per category)."""
-    from fcbench.dataset.categories import UnknownCategoryError
+    from fcbench.core.categories import UnknownCategoryError
     from fcbench.dataset.load import load_category
 
     cache: dict[str, list[str]] = {}

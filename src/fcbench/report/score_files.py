@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover - Pythons without the C accelerator
 
 from fcbench import layout, redact
 from fcbench._json import RawJSON
-from fcbench.dataset.model import UNENCODABLE
+from fcbench.core.model import UNENCODABLE
 from fcbench.layout import SCORE_FILE_GLOB, category_of_file
 from fcbench.score.aggregate import CategoryScore
 

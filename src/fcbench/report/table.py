@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.score.aggregate import CategoryScore
 from fcbench.score.custom_groups import NOTE as CUSTOM_NOTE
 from fcbench.score.custom_groups import custom_summaries

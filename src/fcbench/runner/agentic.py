@@ -19,8 +19,8 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from fcbench.dataset import categories
-from fcbench.dataset.model import TestCase
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.envs.scenario import Scenario
 from fcbench.models.prompts import PromptTexts
 

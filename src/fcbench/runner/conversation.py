@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench import redact
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.execute import decode_execute, is_empty_execution

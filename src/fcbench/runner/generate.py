@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fcbench.dataset.categories import Category
-from fcbench.dataset.model import TestCase
+from fcbench.core.categories import Category
+from fcbench.core.model import TestCase
 from fcbench.layout import result_path
 from fcbench.models.base import Backend, Mode, Response
 from fcbench.models.prompts import PromptTexts

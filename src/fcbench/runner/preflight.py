@@ -16,8 +16,8 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from fcbench.dataset.categories import Category
-from fcbench.dataset.model import TestCase
+from fcbench.core.categories import Category
+from fcbench.core.model import TestCase
 from fcbench.layout import result_path
 from fcbench.models.base import Backend, PreflightError, SupportsPreflight, unwrapped
 from fcbench.runner.store import is_error

@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Generic, TypeVar
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 
 Job = TypeVar("Job")
 

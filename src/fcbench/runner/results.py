@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench import _json as fast_json
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.layout import manifest_path
 
 _RESULT_FILE = re.compile(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.models.base import Backend, Response, layout_of
 from fcbench.models.prompts import PromptTexts, build_request
 from fcbench.runner.conversation import LoopSettings, has_environments, run_conversation

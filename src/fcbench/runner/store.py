@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench import redact
-from fcbench.dataset.model import UNENCODABLE, id_order
+from fcbench.core.model import UNENCODABLE, id_order
 
 ERROR_PREFIX = "Error during inference: "
 

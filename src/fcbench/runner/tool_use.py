@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fcbench.dataset.categories import Category, Checker
+from fcbench.core.categories import Category, Checker
 
 FIRST_REPLIES = 10
 """How many replies to cases that expect calls are looked at before deciding."""

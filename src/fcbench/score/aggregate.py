@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fcbench.dataset.model import Verdict
+from fcbench.core.model import Verdict
 
 
 @dataclass(frozen=True)

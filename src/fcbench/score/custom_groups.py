@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from fcbench.dataset import categories
+from fcbench.core import categories
 from fcbench.dataset.custom import is_custom
 from fcbench.score.aggregate import CategoryScore
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import Enum
 
-from fcbench.dataset import categories as reg
+from fcbench.core import categories as reg
 from fcbench.score.aggregate import CategoryScore
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from fcbench.check.ast.checker import CaseChecker, Setting, check_calls, check_function
-from fcbench.dataset.categories import Checker
-from fcbench.dataset.model import Call
+from fcbench.core.categories import Checker
+from fcbench.core.model import Call
 
 DOC: dict[str, Any] = {
     "name": "math.area",

@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fcbench.check.ast.checker import Setting, check_function
-from fcbench.dataset.categories import Language
-from fcbench.dataset.model import Call
+from fcbench.core.categories import Language
+from fcbench.core.model import Call
 
 PYTHON = Setting(Language.PYTHON)
 JAVA = Setting(Language.JAVA)

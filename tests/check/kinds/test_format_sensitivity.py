@@ -17,9 +17,9 @@ from fcbench.check.kinds.format_sensitivity import (
     checker_for,
 )
 from fcbench.check.registry import JudgeSettings
-from fcbench.dataset import categories
+from fcbench.core import categories
+from fcbench.core.model import TestCase
 from fcbench.dataset.format_sensitivity import CONFIGS, PromptConfig, case_id
-from fcbench.dataset.model import TestCase
 from fcbench.decode.encoding import Encoding
 
 CATEGORY = categories.get("format_sensitivity")

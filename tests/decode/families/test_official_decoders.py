@@ -35,8 +35,8 @@ from family_handlers import (
 )
 from make_pr_golden import PR_DECODERS
 
-from fcbench.dataset.categories import Language
-from fcbench.dataset.model import TestCase
+from fcbench.core.categories import Language
+from fcbench.core.model import TestCase
 from fcbench.decode import families as decoders
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DecodeError
@@ -62,7 +62,7 @@ def official(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 @pytest.fixture(scope="module")
 def cases(fetched_home: Path) -> list[tuple[TestCase, Language]]:
-    from fcbench.dataset import categories
+    from fcbench.core import categories
     from fcbench.dataset.load import load_category
 
     return [(case, categories.get(name).language)

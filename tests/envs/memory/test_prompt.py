@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from fcbench.core.model import TestCase
 from fcbench.dataset.agentic import AgenticPromptError, first_turn, memory_system_prompt
-from fcbench.dataset.model import TestCase
 from fcbench.envs.memory import MEMORY_CLASSES
 from fcbench.envs.memory.base import initial_config
 from fcbench.envs.memory.rec_sum import MemoryRecSum

@@ -19,7 +19,7 @@ from typing import Any
 
 from make_pr_golden import PR_HANDLERS
 
-from fcbench.dataset.categories import Language
+from fcbench.core.categories import Language
 from fcbench.decode.encoding import Encoding, decode_ast
 from fcbench.decode.errors import DECODER_FAILED, WRONG_OUTPUT_FORMAT, DecodeError
 from official_bfcl import bare, official_package

@@ -32,7 +32,7 @@ from family_handlers import (
     writer,
 )
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.execute import decode_execute
 from fcbench.decode.python_calls import bracketed, python_calls

@@ -21,8 +21,8 @@ from family_handlers import ours_ast, python_list
 from make_pr_golden import PR_DECODERS, PR_HANDLERS, digest
 from test_official_prompts import MULTI_TURN, SINGLE_TURN, backend_of, scripted_call
 
-from fcbench.dataset.categories import Language
-from fcbench.dataset.model import TestCase
+from fcbench.core.categories import Language
+from fcbench.core.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DECODER_FAILED, DecodeError
 from fcbench.decode.execute import decode_execute

@@ -243,7 +243,7 @@ def test_placement_on_the_published_board_in_the_report(
     """A perfect score folder and a partial one (simple_python only) placed among the 109
     published rows of an offline copy; the partial one is flagged."""
     from fcbench.api import dataset_sizes
-    from fcbench.dataset import categories as reg
+    from fcbench.core import categories as reg
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.report.published import load_published
     from fcbench.report.score_files import write_category_score

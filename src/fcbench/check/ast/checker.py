@@ -14,8 +14,8 @@ from typing import Any
 
 from fcbench.check.ast import values
 from fcbench.check.ast.types import PYTHON_NESTED, PYTHON_TYPES, answer_type, check_type
-from fcbench.dataset.categories import Checker, Language
-from fcbench.dataset.model import Call, Verdict
+from fcbench.core.categories import Checker, Language
+from fcbench.core.model import Call, Verdict
 
 NESTED_CONVERSION = ("Array", "ArrayList", "array")
 

@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from fcbench.dataset.model import Verdict
+from fcbench.core.model import Verdict
 
 _IGNORED = re.compile(r"[ ,./\-_*^]")
 

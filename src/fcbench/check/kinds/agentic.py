@@ -22,8 +22,8 @@ from fcbench.check.registry import (
     Record,
     RecordBuilder,
 )
-from fcbench.dataset.categories import Category
-from fcbench.dataset.model import TestCase, Verdict
+from fcbench.core.categories import Category
+from fcbench.core.model import TestCase, Verdict
 from fcbench.dataset.slim import SlimCategory, load_slim
 from fcbench.decode.encoding import Encoding
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from fcbench.check.registry import CheckerKind, CheckSession, JudgeSettings, RecordBuilder
 from fcbench.check.single_turn import CheckMemo, judge
-from fcbench.dataset.categories import Category, Language
-from fcbench.dataset.model import TestCase, Verdict
+from fcbench.core.categories import Category, Language
+from fcbench.core.model import TestCase, Verdict
 from fcbench.dataset.slim import SlimCategory, load_slim_cached
 from fcbench.decode.encoding import Encoding
 from fcbench.report.records import prompt_of, single_turn_records

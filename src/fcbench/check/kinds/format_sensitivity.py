@@ -23,9 +23,9 @@ from typing import Any
 from fcbench.check.kinds.ast import AstKind, AstSession
 from fcbench.check.registry import CheckSession, JudgeSettings
 from fcbench.check.single_turn import judge
-from fcbench.dataset.categories import Category, Checker
+from fcbench.core.categories import Category, Checker
+from fcbench.core.model import TestCase, Verdict
 from fcbench.dataset.format_sensitivity import source_files, split_id
-from fcbench.dataset.model import TestCase, Verdict
 from fcbench.dataset.slim import SlimCategory, load_slim_cached
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.python_calls import ReturnFormat

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fcbench.check.kinds.ast import AstKind, AstSession
 from fcbench.check.registry import CheckSession, JudgeSettings
-from fcbench.dataset.categories import Category
+from fcbench.core.categories import Category
 
 
 class RelevanceKind(AstKind):

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from fcbench.dataset.categories import Language
+    from fcbench.core.categories import Language
 
 __all__ = ["DECODERS", "FamilyDecoder", "UnknownFamily", "decoder", "names"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fcbench.dataset.categories import Language
+from fcbench.core.categories import Language
 from fcbench.decode.families import FamilyDecoder
 from fcbench.decode.families.default import default_ast, default_execute
 

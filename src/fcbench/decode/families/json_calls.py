@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fcbench.dataset.categories import Language
+from fcbench.core.categories import Language
 from fcbench.decode.families import FamilyDecoder
 from fcbench.decode.families.common import call_string, literal_eval, paired
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fcbench.dataset.categories import Language
+from fcbench.core.categories import Language
 from fcbench.decode.families import FamilyDecoder
 from fcbench.decode.families.common import call_string, convert_to_function_call
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from fcbench.dataset.categories import Language
+from fcbench.core.categories import Language
 from fcbench.decode.budget import Budget, OverBudget
 from fcbench.decode.families import FamilyDecoder
 from fcbench.decode.families.common import call_string

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fcbench.dataset.categories import Language
+from fcbench.core.categories import Language
 from fcbench.decode.families import FamilyDecoder
 from fcbench.decode.families.common import convert_to_function_call, require_list_of_dicts
 

@@ -12,7 +12,7 @@ import contextlib
 import json
 from typing import Any
 
-from fcbench.dataset.categories import Language
+from fcbench.core.categories import Language
 from fcbench.decode.families import FamilyDecoder
 from fcbench.decode.families.common import convert_to_function_call, paired
 from fcbench.decode.spans import tagged_bodies

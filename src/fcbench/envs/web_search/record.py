@@ -40,7 +40,7 @@ from typing import Any
 
 from fcbench import redact
 from fcbench._atomic import replace_file
-from fcbench.dataset.model import UNENCODABLE
+from fcbench.core.model import UNENCODABLE
 
 try:
     import fcntl

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.models.base import plain_copy
 
 Message = dict[str, Any]

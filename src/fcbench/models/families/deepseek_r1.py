@@ -11,7 +11,7 @@ handler records (it cuts the already-cut answer again).
 
 from __future__ import annotations
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.models.families.base import (
     Doc,
     Family,

@@ -6,7 +6,7 @@ roles (`assistant`, `tool`), as in the handler."""
 
 from __future__ import annotations
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.models.families.base import (
     Doc,
     Family,

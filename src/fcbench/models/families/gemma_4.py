@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.models.families.base import (
     Doc,
     Family,

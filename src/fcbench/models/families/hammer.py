@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fcbench.dataset.model import TestCase
+from fcbench.core.model import TestCase
 from fcbench.models.base import plain_copy
 from fcbench.models.families.base import (
     Doc,

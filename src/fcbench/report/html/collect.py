@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from fcbench import __version__
-from fcbench.dataset import categories as reg
-from fcbench.dataset.categories import Category, Checker
+from fcbench.core import categories as reg
+from fcbench.core.categories import Category, Checker
 from fcbench.report.html.cases import multi_turn_detail, shown, single_turn_detail
 from fcbench.report.runs import CategoryRun, ModelRun, RunError, iter_runs
 from fcbench.report.score_files import error_type_of
