@@ -114,7 +114,7 @@ def _fcbench_check_only(result_dir: Path) -> float:
     from fcbench.check.single_turn import CheckMemo, judge
     from fcbench.core import categories
     from fcbench.evaluation import model_encoding
-    from fcbench.runner.results import find_model_dirs, find_result_files, read_result_file
+    from fcbench.results.read import find_model_dirs, find_result_files, read_result_file
 
     settings = JudgeSettings("2026.3.23", details=False)
     work: dict[str, list[tuple[Any, Any, Any]]] = {}

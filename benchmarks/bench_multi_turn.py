@@ -205,7 +205,7 @@ def fcbench_check_driver(result_dir: Path, out: Path) -> int:
     from fcbench.core import categories
     from fcbench.envs.multi_turn import CLASSES, load_class
     from fcbench.evaluation import model_encoding
-    from fcbench.runner.results import find_model_dirs, find_result_files, read_result_file
+    from fcbench.results.read import find_model_dirs, find_result_files, read_result_file
 
     for name in CLASSES:
         load_class(name)

@@ -157,7 +157,7 @@ def test_multi_turn_doc_typos_fixed_only_with_the_profile(fetched_home: Path) ->
 
 def test_a_folder_holds_one_profile() -> None:
     """model.json's `corrections` is a configuration field: another profile is refused."""
-    from fcbench.runner.manifest import configuration_clash
+    from fcbench.results.manifest import configuration_clash
 
     clash = configuration_clash({"model": "m", "corrections": "none"},
                                 {"model": "m", "corrections": PROFILE})

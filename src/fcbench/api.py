@@ -102,7 +102,7 @@ def _live_preflight(
     """The web API check's lines when executable results are to be scored and some API is
     not healthy (nothing when all answer)."""
     from fcbench.check.exec_preflight import check_web_apis, needs_web_apis
-    from fcbench.runner.results import find_model_dirs, find_result_files
+    from fcbench.results.read import find_model_dirs, find_result_files
 
     wanted = list(names)
     if wanted:

@@ -226,11 +226,11 @@ def tool_failed_cases(model_dir: Path) -> int:
 def check_configuration(prepared: Prepared, config: RunConfig, model_dir: Path) -> None:
     """A folder holds one configuration's results: resuming it with another model, sampling,
     format, mode or release is refused (ManifestError) before anything is asked or written
-    (`runner.manifest.check_resumable`); `overwrite` starts the chosen categories afresh."""
+    (`results.manifest.check_resumable`); `overwrite` starts the chosen categories afresh."""
     if config.overwrite:
         return
     from fcbench.dataset.custom import run_identity
-    from fcbench.runner.manifest import check_resumable
+    from fcbench.results.manifest import check_resumable
 
     names = [category.name for category, _ in prepared.cases]
     check_resumable(model_dir, model=prepared.model_name, mode=config.mode,

@@ -147,8 +147,8 @@ def test_rich_progress_draws(tmp_path: Path) -> None:
 
     from fcbench.cli.run import RichProgress
     from fcbench.core import categories
+    from fcbench.results.store import CategoryStore
     from fcbench.runner.generate import GenerationJob
-    from fcbench.runner.store import CategoryStore
 
     buffer = io.StringIO()
     progress = RichProgress(Console(file=buffer, force_terminal=True, width=150))

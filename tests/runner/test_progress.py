@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from fake_openai import FakeOpenAI
 from fcbench.core import categories
+from fcbench.results.store import CategoryStore
 from fcbench.runner.failures import Wait
 from fcbench.runner.generate import GenerationJob
 from fcbench.runner.progress import (
@@ -20,7 +21,6 @@ from fcbench.runner.progress import (
     eta_text,
     rate_text,
 )
-from fcbench.runner.store import CategoryStore
 
 
 def job(tmp_path: Path, pending: int = 10) -> GenerationJob:

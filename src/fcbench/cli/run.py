@@ -271,8 +271,8 @@ def _run_generation(model: str, config: RunConfig) -> tuple[Prepared, GenerateRe
     from fcbench.models.base import PreflightError
     from fcbench.models.registry import BackendSetupError
     from fcbench.pipeline import RunStopped, generate_prepared, prepare
+    from fcbench.results.store import StoreBusyError
     from fcbench.runner.serve import ServeError
-    from fcbench.runner.store import StoreBusyError
 
     try:
         prepared = prepare(model, config)

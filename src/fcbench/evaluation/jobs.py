@@ -25,7 +25,7 @@ from fcbench.dataset.slim import SlimCategory
 from fcbench.evaluation.corrected import upstream_side
 from fcbench.evaluation.plan import CategoryJob, ModelAnswers
 from fcbench.evaluation.types import CaseVerdict, CategoryEvaluation
-from fcbench.runner.results import read_result_file
+from fcbench.results.read import read_result_file
 from fcbench.score.usage import Usage
 
 FILE_COST = 10_000

@@ -13,7 +13,7 @@ from fcbench.core.categories import Category
 from fcbench.decode.encoding import Encoding
 from fcbench.evaluation.types import EvaluationError, ModelEvaluation
 from fcbench.layout import manifest_path, model_dir_name
-from fcbench.runner.results import ResultFile, find_model_dirs, find_result_files
+from fcbench.results.read import ResultFile, find_model_dirs, find_result_files
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def _note_profile(model: ModelEvaluation, folder: Path) -> None:
     one problem line (its answers carry the generation-time fixes of the profile it records,
     the verdicts the ground-truth fixes of the active one)."""
     from fcbench.corrections import DEFAULT_PROFILE, active_profile
-    from fcbench.runner.manifest import read_manifest
+    from fcbench.results.manifest import read_manifest
 
     recorded = read_manifest(folder).get("corrections", DEFAULT_PROFILE)
     if recorded != active_profile():

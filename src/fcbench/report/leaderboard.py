@@ -115,7 +115,7 @@ def _merge(
 def usage_of(result_dirs: Sequence[Path]) -> dict[str, Usage]:
     """The usage (tokens, latencies) recorded in the result files under each folder, by model
     directory: the CSVs' cost and latency columns come from it, as in the official tool."""
-    from fcbench.runner.results import find_model_dirs, find_result_files
+    from fcbench.results.read import find_model_dirs, find_result_files
     from fcbench.score.usage import usage_from_result_files
 
     found: dict[str, Usage] = {}

@@ -13,7 +13,7 @@ environments is a conversation (`runner.conversation`) that makes one guarded st
 turn, each retried under the same policy, rate limit and counters (`runner.solvers` picks).
 Scheduling, the store, resume and progress are the same for both. Every generation keeps the
 model folder's manifest (`model.json`: how the outputs are encoded, endpoint, sampling,
-dataset identity, run history) up to date, whoever starts it (`runner.manifest`).
+dataset identity, run history) up to date, whoever starts it (`results.manifest`).
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from fcbench.core.model import TestCase
 from fcbench.layout import result_path
 from fcbench.models.base import Backend, Mode, Response
 from fcbench.models.prompts import PromptTexts
+from fcbench.results.store import ERROR_PREFIX, CategoryStore, is_error
 from fcbench.runner.failures import DEFAULT_STOP_AFTER, Outcomes, Wait, merged
 from fcbench.runner.queue import WorkQueue, dependencies
 from fcbench.runner.retry import CallFailed, Guard, RateLimiter, RetryPolicy, call_with_retries
-from fcbench.runner.store import ERROR_PREFIX, CategoryStore, is_error
 
 __all__ = [
     "CallFailed",
@@ -370,8 +370,8 @@ def generate(
     """
     from fcbench.dataset.custom import run_identity
     from fcbench.dataset.fetch import DEFAULT_RELEASE
-    from fcbench.runner.manifest import finish_manifest, start_manifest
-    from fcbench.runner.store import FolderLock
+    from fcbench.results.manifest import finish_manifest, start_manifest
+    from fcbench.results.store import FolderLock
 
     release = settings.release or DEFAULT_RELEASE
     report = GenerateReport(model_dir, [], now_iso())

@@ -20,7 +20,7 @@ from fcbench.core.categories import Category
 from fcbench.core.model import TestCase
 from fcbench.layout import result_path
 from fcbench.models.base import Backend, PreflightError, SupportsPreflight, unwrapped
-from fcbench.runner.store import is_error
+from fcbench.results.store import is_error
 
 
 def check_backend(backend: Backend) -> None:

@@ -75,7 +75,7 @@ class AgenticSession(CheckSession):
 
 def _web_search_of(result_file: Path) -> dict[str, Any]:
     """The manifest's `web_search` description of the run that wrote a web-search file."""
-    from fcbench.runner.manifest import read_manifest
+    from fcbench.results.manifest import read_manifest
 
     if "web_search" not in result_file.name:
         return {}

@@ -48,7 +48,7 @@ class Sources:
 
     @classmethod
     def find(cls, result_dirs: Sequence[Path]) -> Sources:
-        from fcbench.runner.results import find_model_dirs
+        from fcbench.results.read import find_model_dirs
 
         found = cls()
         for result_dir in result_dirs:
@@ -60,7 +60,7 @@ class Sources:
     def run_warnings(self, model: str) -> list[str]:
         """The warnings of the model's last generation (`model.json`'s run log), e.g. an FC
         server that ignored `tools`."""
-        from fcbench.runner.manifest import read_manifest
+        from fcbench.results.manifest import read_manifest
 
         folder = self.folders.get(model)
         runs = read_manifest(folder).get("runs") if folder is not None else None
@@ -80,7 +80,7 @@ class Sources:
         return self._read[model]
 
     def _read_entries(self, model: str) -> tuple[dict[str, dict[str, dict[str, Any]]], Usage]:
-        from fcbench.runner.results import find_result_files, read_result_file
+        from fcbench.results.read import find_result_files, read_result_file
 
         folder = self.folders.get(model)
         found: dict[str, dict[str, dict[str, Any]]] = {}

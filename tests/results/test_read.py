@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fcbench.runner.results import (
+from fcbench.results.read import (
     ResultFile,
     find_model_dirs,
     find_result_files,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fcbench.runner.store import CategoryStore, FolderLock, StoreBusyError, id_order, is_error
+from fcbench.results.store import CategoryStore, FolderLock, StoreBusyError, id_order, is_error
 
 
 def lines(path: Path) -> list[dict[str, object]]:
@@ -108,7 +108,7 @@ def test_a_known_key_never_reaches_a_result_line(
 
 
 def test_base_url_credentials_are_stored_masked(tmp_path: Path) -> None:
-    from fcbench.runner.store import write_json_atomic
+    from fcbench.results.store import write_json_atomic
 
     path = tmp_path / "model.json"
     write_json_atomic(path, {"endpoints": ["http://me:pw-9876@h:1/v1?api_key=k-5432&x=1"]})

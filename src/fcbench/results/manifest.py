@@ -16,7 +16,7 @@ from typing import Any
 
 from fcbench.layout import manifest_path
 from fcbench.models.base import Backend, Mode, layout_of
-from fcbench.runner.store import write_json_atomic
+from fcbench.results.store import write_json_atomic
 
 
 class ManifestError(ValueError):

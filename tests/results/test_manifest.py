@@ -1,4 +1,4 @@
-"""`runner.manifest`: which differences between a folder's manifest and a run refuse it."""
+"""`results.manifest`: which differences between a folder's manifest and a run refuse it."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from fcbench.runner.manifest import ManifestError, check_resumable, configuration_clash
-from fcbench.runner.store import write_json_atomic
+from fcbench.results.manifest import ManifestError, check_resumable, configuration_clash
+from fcbench.results.store import write_json_atomic
 
 
 class Described:
