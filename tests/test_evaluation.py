@@ -167,7 +167,7 @@ def test_parallel_jobs_match_sequential_and_carry_errors(
 def _judged_sample(category: str) -> tuple[list[Any], dict[str, Any]]:
     """Failures of every shape and oddity (plus a pass and a skip), and their prompts."""
     from fcbench.core.model import TestCase, Verdict
-    from fcbench.report.score_files import RawJSON
+    from fcbench.results.score_files import RawJSON
 
     answer = [{"f": {"x": [1, ""], "y": ["café"]}}]
     rows = [
@@ -200,10 +200,10 @@ def _expected_score_file(path: Path, category: Any, judged: list[Any], prompts: 
     """The score file as the general path writes it: dict records (possible answer as JSON
     text), the general encoder."""
     from fcbench.check.kinds.multi_turn import multi_turn_record
+    from fcbench.check.records import failure_record
     from fcbench.core.categories import Checker
     from fcbench.dataset.slim import SlimCategory
-    from fcbench.report.records import failure_record
-    from fcbench.report.score_files import score_header, write_score_file
+    from fcbench.results.score_files import score_header, write_score_file
 
     texts = SlimCategory({c.id: c for c, _, _ in judged}, prompts)
     records = []

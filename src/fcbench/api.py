@@ -150,7 +150,7 @@ def write_leaderboards(
     """
     from fcbench.layout import usage_path
     from fcbench.report.csv_files import write_leaderboard
-    from fcbench.report.score_files import read_score_headers
+    from fcbench.results.score_files import read_score_headers
     from fcbench.score.usage import load_usage, save_usage
 
     usage = {m.model: m.usage for m in report.models.values() if m.categories}

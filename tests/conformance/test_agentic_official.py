@@ -15,7 +15,7 @@ runner's `_evaluate_single_agentic_entry` (taken from `eval_runner.py`, which ca
 imported whole without every vendor SDK), on the prompt entries its own `load_dataset_entry`
 builds. Every case must agree on valid and error_type, an official crash must be an
 `fcbench:checker_crash`, and every failure record must be byte-identical once JSON-encoded
-(fcbench's `report.score_files` encoder, with the prompt given as a dict and as `RawJSON`; the
+(fcbench's `results.score_files` encoder, with the prompt given as a dict and as `RawJSON`; the
 official `make_json_serializable` + `json.dumps`).
 """
 
@@ -38,7 +38,7 @@ from fcbench.dataset.agentic import eval_prompt, memory_dependencies
 from fcbench.dataset.load import load_category
 from fcbench.decode.encoding import Encoding
 from fcbench.models.prompts import load_texts
-from fcbench.report.score_files import _dumps, new_encoder
+from fcbench.results.score_files import _dumps, new_encoder
 from official_bfcl import bare, official_function, official_package
 
 MODEL = "oracle-model"

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from fcbench.check.records import prompt_of
 from fcbench.core import categories
 from fcbench.core.model import TestCase
 from fcbench.dataset.fetch import DEFAULT_RELEASE, clear_caches
 from fcbench.dataset.slim import SlimCategory, load_slim, load_slim_cached
-from fcbench.report.records import prompt_of
 
 
 @pytest.mark.parametrize(

@@ -148,7 +148,7 @@ def test_runs_that_skipped_different_cases_are_compared_on_the_shared_ones(
     from rich.console import Console
 
     from fcbench.report.compare import as_json, print_comparison
-    from fcbench.report.score_files import write_category_score
+    from fcbench.results.score_files import write_category_score
     from fcbench.score.aggregate import CategoryScore
 
     ids = [f"exec_simple_{i}" for i in range(5)]
@@ -197,7 +197,7 @@ def test_summary_deltas_get_an_interval_from_their_categories_flips(tmp_path: Pa
     from rich.console import Console
 
     from fcbench.report.compare import as_json, print_comparison
-    from fcbench.report.score_files import write_category_score
+    from fcbench.results.score_files import write_category_score
     from fcbench.score.aggregate import CategoryScore
 
     ids = [f"simple_python_{i}" for i in range(10)]

@@ -18,7 +18,7 @@ from fcbench.report.csv_files import (
     unknown_model,
     write_leaderboard,
 )
-from fcbench.report.score_files import write_category_score
+from fcbench.results.score_files import write_category_score
 from fcbench.score.aggregate import CategoryScore, score_verdicts
 from fcbench.score.usage import Usage, percentile, usage_from_result_files
 from shared_corpus import V4_RUN, needs_corpus
@@ -263,7 +263,7 @@ def _hand_v1(counts: dict[str, tuple[int, int]]) -> dict[str, float]:
 
 
 def test_v1_overall_of_the_2024_corpus_matches_a_hand_computation(v1_scores: Path) -> None:
-    from fcbench.report.score_files import read_score_headers
+    from fcbench.results.score_files import read_score_headers
 
     table = rows(v1_scores / "data_v1.csv")
     header, body = table[0], table[1:]

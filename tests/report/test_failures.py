@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from fcbench.cli import main
-from fcbench.report.score_files import write_category_score
+from fcbench.results.score_files import write_category_score
 from fcbench.score.aggregate import CategoryScore
 
 MARKUP = "[bold red]x[/] <b>y</b> \x1b[31m"

@@ -158,7 +158,7 @@ def test_every_published_rank_is_reproduced_from_its_published_scores(
 
 def write_perfect_folder(score_dir: Path, sizes: dict[str, int]) -> None:
     """What a ground-truth run of every V4 category scores: every case right."""
-    from fcbench.report.score_files import write_category_score
+    from fcbench.results.score_files import write_category_score
 
     for name in reg.ALL_SCORING:
         write_category_score(score_dir, "ground-truth", CategoryScore(name, sizes[name],

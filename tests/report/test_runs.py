@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fcbench.report.runs import RunError, parse_target, read_run
-from fcbench.report.score_files import write_category_score
+from fcbench.results.score_files import write_category_score
 from fcbench.score.aggregate import CategoryScore
 
 IDS = {"multiple": [f"multiple_{i}" for i in range(4)],

@@ -9,8 +9,8 @@ from pathlib import Path
 from rich.console import Console
 
 from fcbench.core import categories
-from fcbench.report.score_files import read_score_headers
 from fcbench.report.table import print_scores, ranked_table
+from fcbench.results.score_files import read_score_headers
 from fcbench.score.aggregate import CategoryScore, with_missing
 
 SIZES = {name: 100 for name in (*categories.ALL_SCORING, *categories.V1)}

@@ -163,7 +163,7 @@ def failure_record(
     `prompt` is the entry as the official evaluator loads it (`dataset.agentic.eval_prompt`),
     as a dict or as its JSON text (`RawJSON`, written as is): not-found records show only its
     `question`, the others the whole entry. Key order and values are the official ones, so
-    `report.score_files` writes the same bytes.
+    `results.score_files` writes the same bytes.
     """
     record: dict[str, Any] = {
         "id": case.id,

@@ -179,7 +179,7 @@ def _write_score_file(
     """The official score file: header, then one record per failed case (skipped cases are
     listed in the header instead); under a corrections profile, the profile and `upstream`
     (the category scored as upstream does, see `evaluation.corrected`)."""
-    from fcbench.report.score_files import write_category_score
+    from fcbench.results.score_files import write_category_score
 
     category = evaluation.category
     build = session.records(model, category, data)

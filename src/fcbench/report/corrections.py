@@ -68,7 +68,7 @@ def profile_of(score_dir: Path, model: str) -> str:
     """The corrections profile a model's score files name ("none" when none does)."""
     from fcbench.corrections import DEFAULT_PROFILE
     from fcbench.layout import model_dir_name
-    from fcbench.report.score_files import read_score_headers
+    from fcbench.results.score_files import read_score_headers
 
     headers = read_score_headers(score_dir).get(model_dir_name(model), {})
     return str(corrections_of(headers).get("profile", DEFAULT_PROFILE))

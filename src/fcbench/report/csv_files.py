@@ -34,7 +34,7 @@ from fcbench.core.model import UNENCODABLE
 from fcbench.dataset.format_sensitivity import config_names
 from fcbench.layout import model_dir_name
 from fcbench.report.corrections import corrections_of
-from fcbench.report.score_files import read_score_headers
+from fcbench.results.score_files import read_score_headers
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.formulas import (
     Flavour,

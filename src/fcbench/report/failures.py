@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench.report.runs import ModelRun
-from fcbench.report.score_files import error_type_of
+from fcbench.results.score_files import error_type_of
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 """Control characters (a terminal escape sequence starts with one) are shown as `\\xNN`."""

@@ -148,7 +148,7 @@ def board_table(
 
 def skipped_counts(score_dirs: Sequence[Path], models: Sequence[str] = ()) -> dict[str, int]:
     """Cases each model's score files list as skipped (not judged), summed over the folders."""
-    from fcbench.report.score_files import read_score_headers
+    from fcbench.results.score_files import read_score_headers
 
     counts: dict[str, int] = {}
     for score_dir in score_dirs:

@@ -281,7 +281,7 @@ def _names(names: Sequence[str], shown: int = 4) -> str:
 def header_flags(score_dirs: Sequence[Path]) -> dict[str, list[str]]:
     """Per model, what its score headers say limits the comparison: searches answered by
     another provider than SerpAPI, skipped cases."""
-    from fcbench.report.score_files import read_score_headers
+    from fcbench.results.score_files import read_score_headers
 
     found: dict[str, list[str]] = {}
     for score_dir in score_dirs:

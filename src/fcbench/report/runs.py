@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fcbench.report.score_files import (
+from fcbench.results.score_files import (
     Record,
     error_type_of,
     iter_score_files,

@@ -191,7 +191,7 @@ def test_skipped_cases_are_never_a_score(
     reasons in the notes; the Markdown summary likewise."""
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.report.runs import dataset_ids
-    from fcbench.report.score_files import write_category_score
+    from fcbench.results.score_files import write_category_score
     from fcbench.score.aggregate import CategoryScore
 
     ids = dataset_ids(DEFAULT_RELEASE)
@@ -246,7 +246,7 @@ def test_placement_on_the_published_board_in_the_report(
     from fcbench.core import categories as reg
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.report.published import load_published
-    from fcbench.report.score_files import write_category_score
+    from fcbench.results.score_files import write_category_score
     from fcbench.score.aggregate import CategoryScore
     from shared_corpus import SHARED
 
@@ -278,7 +278,7 @@ def test_placement_on_the_published_board_in_the_report(
 
 def hundred_models(score_dir: Path) -> list[str]:
     """100 models on three categories, accuracies spread so that the ranking is known."""
-    from fcbench.report.score_files import write_category_score
+    from fcbench.results.score_files import write_category_score
     from fcbench.score.aggregate import CategoryScore
 
     names = [f"model-{i:03d}" for i in range(100)]

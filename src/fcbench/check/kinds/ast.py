@@ -13,13 +13,13 @@ from __future__ import annotations
 import gc
 from typing import Any
 
+from fcbench.check.records import prompt_of, single_turn_records
 from fcbench.check.registry import CheckerKind, CheckSession, JudgeSettings, RecordBuilder
 from fcbench.check.single_turn import CheckMemo, judge
 from fcbench.core.categories import Category, Language
 from fcbench.core.model import TestCase, Verdict
 from fcbench.dataset.slim import SlimCategory, load_slim_cached
 from fcbench.decode.encoding import Encoding
-from fcbench.report.records import prompt_of, single_turn_records
 
 TREE_SITTER_COST = 2.0
 """Java and JavaScript answers go through tree-sitter: about twice Python's cost per byte."""

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from fcbench.check.records import prompt_of, single_turn_records
 from fcbench.check.registry import CheckerKind, CheckSession, JudgeSettings, RecordBuilder
 from fcbench.core.categories import Category
 from fcbench.core.model import TestCase, Verdict
 from fcbench.dataset.slim import SlimCategory, load_slim
 from fcbench.decode.encoding import Encoding
-from fcbench.report.records import prompt_of, single_turn_records
 
 
 class ExecSession(CheckSession):

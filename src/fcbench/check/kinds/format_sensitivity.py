@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench.check.kinds.ast import AstKind, AstSession
+from fcbench.check.records import prompt_of
 from fcbench.check.registry import CheckSession, JudgeSettings
 from fcbench.check.single_turn import judge
 from fcbench.core.categories import Category, Checker
@@ -29,7 +30,6 @@ from fcbench.dataset.format_sensitivity import source_files, split_id
 from fcbench.dataset.slim import SlimCategory, load_slim_cached
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.python_calls import ReturnFormat
-from fcbench.report.records import prompt_of
 from fcbench.score.sensitivity import count_by_config, header_fields
 
 NOT_FORMAT_SENSITIVITY = "fcbench:not_format_sensitivity_id"

@@ -17,6 +17,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from fcbench._json import RawJSON
+from fcbench.check.records import multi_turn_prompt_of
 from fcbench.check.registry import (
     CheckerKind,
     CheckSession,
@@ -28,7 +29,6 @@ from fcbench.core.categories import Category
 from fcbench.core.model import TestCase, Verdict
 from fcbench.dataset.slim import SlimCategory, load_slim
 from fcbench.decode.encoding import Encoding
-from fcbench.report.records import multi_turn_prompt_of
 
 
 def multi_turn_record(

@@ -20,7 +20,6 @@ from fcbench.core import categories as reg
 from fcbench.core.categories import Category, Checker
 from fcbench.report.html.cases import multi_turn_detail, shown, single_turn_detail
 from fcbench.report.runs import CategoryRun, ModelRun, RunError, iter_runs
-from fcbench.report.score_files import error_type_of
 from fcbench.report.table import (
     SHOWN,
     UNDERNEATH,
@@ -28,6 +27,7 @@ from fcbench.report.table import (
     displayed_summaries,
     partial_summaries,
 )
+from fcbench.results.score_files import error_type_of
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.disputed import Disputed, accuracy_without
 from fcbench.score.formulas import format_percent, summary_rows, v1_rows

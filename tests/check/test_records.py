@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fcbench.check.records import FailureLines, failure_record
 from fcbench.core import categories
 from fcbench.core.model import TestCase, Verdict
-from fcbench.report.records import FailureLines, failure_record
-from fcbench.report.score_files import RawJSON, _dumps
+from fcbench.results.score_files import RawJSON, _dumps
 
 SINGLE_TURN = ["simple_python", "multiple", "parallel_multiple", "irrelevance",
                "live_relevance", "exec_simple", "rest"]

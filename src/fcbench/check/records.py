@@ -14,7 +14,7 @@ from fcbench._json import RawJSON
 from fcbench.core.categories import Category
 from fcbench.core.model import TestCase, Verdict
 from fcbench.dataset.slim import SlimCategory
-from fcbench.report.score_files import Encode, new_encoder
+from fcbench.results.score_files import Encode, new_encoder
 
 
 def prompt_of(case: TestCase) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fcbench.report.score_files import (
+from fcbench.results.score_files import (
     RawJSON,
     _dumps,
     iter_score_files,
