@@ -31,6 +31,7 @@ from hypothesis import HealthCheck, settings
 
 import network_guard
 import official
+from release_copies import write_v3_copy
 from user_weights import point_at_user_weights
 
 # Property tests judge rules, not speed: on a loaded 2-core machine (CI, xdist workers) drawing
@@ -186,6 +187,23 @@ def fetched_home(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> 
             mp.setenv("FCBENCH_HOME", str(home))
             fetch(DEFAULT_RELEASE, source=bfcl_wheel)  # a no-op once a worker has fetched it
         yield home
+
+
+@pytest.fixture
+def home(fetched_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The session's fetched home, with FCBENCH_HOME pointing at it for this test."""
+    monkeypatch.setenv("FCBENCH_HOME", str(fetched_home))
+    return fetched_home
+
+
+@pytest.fixture(scope="session")
+def v3_data(fetched_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default release's data laid out as a v3-era release (built once per session;
+    the data-layer and validation tests read it)."""
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+
+    data = fetched_home / "releases" / DEFAULT_RELEASE / "data"
+    return write_v3_copy(data, tmp_path_factory.mktemp("v3-release") / "data")
 
 
 @pytest.fixture(autouse=True)

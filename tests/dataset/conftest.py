@@ -7,16 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from release_copies import write_v3_copy
 
 from fcbench.dataset.fetch import clear_caches
-
-
-@pytest.fixture
-def home(fetched_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The session's fetched home, with FCBENCH_HOME pointing at it for this test."""
-    monkeypatch.setenv("FCBENCH_HOME", str(fetched_home))
-    return fetched_home
 
 
 @pytest.fixture
@@ -45,12 +37,3 @@ def offline_pip(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/")
     for name in ("PIP_FIND_LINKS", "PIP_EXTRA_INDEX_URL"):
         monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture(scope="session")
-def v3_data(fetched_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The default release's data laid out as a v3-era release (built once per session)."""
-    from fcbench.dataset.fetch import DEFAULT_RELEASE
-
-    data = fetched_home / "releases" / DEFAULT_RELEASE / "data"
-    return write_v3_copy(data, tmp_path_factory.mktemp("v3-release") / "data")

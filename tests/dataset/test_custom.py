@@ -201,7 +201,7 @@ def test_a_jsonl_file_is_converted_once_for_its_questions_and_answers(
     """Validation reads a JSONL category's questions and answers from one conversion; a
     reader left far behind is cut loose and converts again, to the same lines."""
     from fcbench.dataset import custom
-    from fcbench.dataset.validate_custom import validate_custom
+    from fcbench.validate.custom import validate_custom
 
     folder = copy_of(tmp_path, "custom_shop")
     runs: list[str] = []

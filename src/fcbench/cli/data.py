@@ -203,8 +203,8 @@ def validate_command(
     import json
 
     from fcbench.dataset.fetch import DataError
-    from fcbench.dataset.validate import validate
     from fcbench.layout import CUSTOM_DATASET_MANIFEST
+    from fcbench.validate.official import validate
 
     custom = folder is not None and (folder / CUSTOM_DATASET_MANIFEST).is_file()
     if folder is not None and release is not None and not custom:
@@ -213,7 +213,7 @@ def validate_command(
         folder = folder / "bfcl_eval" / "data"  # an unpacked wheel
     try:
         if custom and folder is not None:
-            from fcbench.dataset.validate_custom import validate_custom
+            from fcbench.validate.custom import validate_custom
 
             report = validate_custom(folder, release)  # --release: its multi-turn docs
         else:

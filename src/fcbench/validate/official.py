@@ -8,13 +8,13 @@ first). What is checked, in order:
 * each line is a JSON object; each case has a string id, unique in its file, starting with
   its category's name; its `question` is a list of turns of `{role, content}` messages;
 * function docs: name, description, `parameters.properties` and `required`, each property's
-  type known to the language's Gorilla type table, `items` for arrays (`validate_calls`);
+  type known to the language's Gorilla type table, `items` for arrays (`calls`);
 * possible answers: one per case and no more, each expected call naming a documented
   function (the first doc for simple categories), documented parameters, every required
-  one, acceptable values of the declared type and inside the enum (`validate_calls`);
+  one, acceptable values of the declared type and inside the enum (`calls`);
 * multi-turn cases: known classes, initial configs that load into fcbench's environments,
   held-out functions, one ground-truth turn per question turn, call strings that parse and
-  call documented functions (`validate_multi_turn`);
+  call documented functions (`multi_turn`);
 * agentic answers, memory prerequisite conversations, the format-sensitivity selection;
 * data files that no category claims (warnings: they are not checked).
 """
@@ -30,15 +30,15 @@ from fcbench.core import categories
 from fcbench.core.categories import Category, Checker
 from fcbench.dataset.fetch import DEFAULT_RELEASE, data_files
 from fcbench.dataset.source import FUNC_DOC_FILES, Source, source
-from fcbench.dataset.validate_calls import Docs, check_docs, check_expected_calls
-from fcbench.dataset.validate_multi_turn import (
+from fcbench.layout import func_doc_file
+from fcbench.validate.calls import Docs, check_docs, check_expected_calls
+from fcbench.validate.findings import Finding, Place, Recorder, Report, read_rows
+from fcbench.validate.multi_turn import (
     ClassDocs,
     check_call_string,
     check_multi_turn_answer,
     check_multi_turn_question,
 )
-from fcbench.dataset.validate_report import Finding, Place, Recorder, Report, read_rows
-from fcbench.layout import func_doc_file
 
 __all__ = ["validate", "validate_categories"]
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from release_copies import V3_NAMES
 
 from fcbench.cli.data import data
 from fcbench.dataset.fetch import DEFAULT_RELEASE
-from fcbench.dataset.validate import validate
-from fcbench.dataset.validate_report import Report
+from fcbench.validate.findings import Report
+from fcbench.validate.official import validate
+from release_copies import V3_NAMES
 
 SMALL = {
     "simple_python": 12,

@@ -1,6 +1,6 @@
 """`fcbench data validate DIR` for a custom dataset (a folder with `fcbench.json`).
 
-Everything `validate.py` checks in official data, per category of the manifest, plus what is
+Everything `official.py` checks in official data, per category of the manifest, plus what is
 particular to custom data; each finding names its file (relative to the dataset folder), line
 and case id, the simple format's included (its findings point at the JSONL lines):
 
@@ -27,9 +27,9 @@ from fcbench.dataset.custom_spec import (
 )
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.source import json_lines
-from fcbench.dataset.validate import validate_categories
-from fcbench.dataset.validate_report import Finding, Place, Recorder, Report
 from fcbench.layout import CUSTOM_DATASET_MANIFEST
+from fcbench.validate.findings import Finding, Place, Recorder, Report
+from fcbench.validate.official import validate_categories
 
 __all__ = ["validate_custom"]
 

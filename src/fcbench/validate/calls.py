@@ -20,7 +20,7 @@ from fcbench.check.ast.js_types import JS_TYPE_TO_PYTHON
 from fcbench.check.ast.types import PYTHON_NESTED, PYTHON_TYPES
 from fcbench.check.ast.values import standardize
 from fcbench.core.categories import Category, Checker, Language
-from fcbench.dataset.validate_report import Place, Recorder
+from fcbench.validate.findings import Place, Recorder
 
 __all__ = ["Docs", "check_docs", "check_expected_calls", "type_table"]
 

@@ -16,9 +16,9 @@ from typing import Any
 
 from fcbench.core.categories import Language
 from fcbench.dataset.source import FUNC_DOC_FILES, Source
-from fcbench.dataset.validate_calls import Docs, check_docs
-from fcbench.dataset.validate_report import Place, Recorder, read_rows
 from fcbench.layout import func_doc_file
+from fcbench.validate.calls import Docs, check_docs
+from fcbench.validate.findings import Place, Recorder, read_rows
 
 __all__ = [
     "ClassDocs",

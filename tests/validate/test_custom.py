@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from fcbench.cli import main
-from fcbench.dataset.validate_custom import validate_custom
+from fcbench.validate.custom import validate_custom
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
