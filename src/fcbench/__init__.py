@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from fcbench._version import __version__ as __version__
+
 __all__ = [
     "Backend",
     "ChatRequest",

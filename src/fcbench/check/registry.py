@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench._json import RawJSON
+from fcbench.core import categories
 from fcbench.core.categories import Category
 from fcbench.core.model import TestCase, Verdict
 from fcbench.dataset.slim import SlimCategory
@@ -183,6 +184,7 @@ _LOADED: dict[str, CheckerKind] = {}
 def register(kind: CheckerKind) -> CheckerKind:
     """Make `kind` the checker of every category whose row names `kind.name`."""
     _LOADED[kind.name] = kind
+    categories.add_checker_name(kind.name)  # the data layer checks names without importing us
     return kind
 
 

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from fcbench import __version__, redact
+from fcbench import redact
+from fcbench._version import __version__
 from fcbench.cli.flags import (
     corrections_option,
     report_option,

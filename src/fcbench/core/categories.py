@@ -37,6 +37,25 @@ class Checker:
     NONE = "none"
 
 
+_BUILTIN_CHECKERS = frozenset(
+    value for name, value in vars(Checker).items() if name.isupper() and value != Checker.NONE
+)
+_CHECKERS_AT_RUN_TIME: set[str] = set()
+
+
+def add_checker_name(name: str) -> None:
+    """Record the name of a checker kind registered at run time. `check.registry.register`
+    calls it, so that the layers below checking (a custom dataset's manifest names its
+    checker) know every checker name without importing the checkers."""
+    _CHECKERS_AT_RUN_TIME.add(name)
+
+
+def is_checker_name(name: str) -> bool:
+    """Whether a checker kind has this name: a built-in one (every `Checker` name but
+    `none`, which judges nothing) or one registered at run time."""
+    return name in _BUILTIN_CHECKERS or name in _CHECKERS_AT_RUN_TIME
+
+
 EXECUTABLE_CHECKERS = (Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL,
                        Checker.REST)
 """The checkers that run calls (exec_* and rest): they may need web services."""

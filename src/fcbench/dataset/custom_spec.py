@@ -202,11 +202,7 @@ def _category(entry: Any, index: int, dataset: str, say: _Problems) -> CategoryS
 
 
 def _known_checker(name: str) -> bool:
-    if name in CHECKERS or name in AUTO_CHECKERS:
-        return True
-    from fcbench.check import registry  # a kind a user registered (the one look down the chain)
-
-    return registry.is_registered(name)
+    return name in CHECKERS or name in AUTO_CHECKERS or categories.is_checker_name(name)
 
 
 def _language(raw: Any, where: str, say: _Problems) -> Language:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from fcbench import __version__
+from fcbench._version import __version__
 from fcbench.dataset.fetch import data_file_checksum, release_dir, sha256_hex
 
 T = TypeVar("T")

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from fcbench._version import __version__
 from fcbench.layout import manifest_path
 from fcbench.models.base import Backend, Mode, layout_of
 from fcbench.results.store import write_json_atomic
@@ -71,8 +72,6 @@ def start_manifest(
     """Write the manifest at the start of a run (the run history of earlier runs kept);
     ManifestError when the folder records another configuration, unless `overwrite` (the
     run discards its categories' results: the manifest takes the new configuration)."""
-    from fcbench import __version__
-
     old = read_manifest(model_dir)
     fields = planned_fields(model=model, mode=mode, backend=backend, dataset=dataset)
     clash = None if overwrite else configuration_clash(old, fields)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 try:
     from _json import encode_basestring, make_encoder
@@ -22,7 +22,6 @@ from fcbench import layout, redact
 from fcbench._json import RawJSON
 from fcbench.core.model import UNENCODABLE
 from fcbench.layout import SCORE_FILE_GLOB, category_of_file
-from fcbench.score.aggregate import CategoryScore
 
 __all__ = [
     "SCORE_FILE_GLOB",
@@ -41,6 +40,18 @@ __all__ = [
 
 Header = dict[str, Any]
 Record = dict[str, Any]
+
+
+class Counted(Protocol):
+    """What a score file's header is made of: a category's counts (`score.aggregate`'s
+    CategoryScore is one; results sit below the scorer, so they name only what they read)."""
+
+    @property
+    def category(self) -> str: ...
+    @property
+    def correct(self) -> int: ...
+    @property
+    def total(self) -> int: ...
 
 
 score_file_path = layout.score_path
@@ -144,7 +155,7 @@ def _dumps_item_by_item(entry: Mapping[str, Any], encode: Encode) -> str:
 def write_category_score(
     score_dir: Path,
     model: str,
-    score: CategoryScore,
+    score: Counted,
     failures: Iterable[Mapping[str, Any] | str],
     extra_header: Mapping[str, Any] | None = None,
 ) -> Path:

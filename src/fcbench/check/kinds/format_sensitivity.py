@@ -9,7 +9,7 @@ official evaluator's since the fix of its issue #1215 (until then every item wen
 simple checker, failing every multiple and parallel answer); 2026.3.23 has the fix.
 
 The score file's header adds each configuration's accuracy and the spreads across them
-(`score/sensitivity.py`); its records have the AST shape under the category name
+(`check/sensitivity.py`); its records have the AST shape under the category name
 `format_sensitivity`.
 """
 
@@ -23,6 +23,7 @@ from typing import Any
 from fcbench.check.kinds.ast import AstKind, AstSession
 from fcbench.check.records import prompt_of
 from fcbench.check.registry import CheckSession, JudgeSettings
+from fcbench.check.sensitivity import count_by_config, header_fields
 from fcbench.check.single_turn import judge
 from fcbench.core.categories import Category, Checker
 from fcbench.core.model import TestCase, Verdict
@@ -30,7 +31,6 @@ from fcbench.dataset.format_sensitivity import source_files, split_id
 from fcbench.dataset.slim import SlimCategory, load_slim_cached
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.python_calls import ReturnFormat
-from fcbench.score.sensitivity import count_by_config, header_fields
 
 NOT_FORMAT_SENSITIVITY = "fcbench:not_format_sensitivity_id"
 

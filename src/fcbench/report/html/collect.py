@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fcbench import __version__
+from fcbench._version import __version__
 from fcbench.core import categories as reg
 from fcbench.core.categories import Category, Checker
 from fcbench.report.html.cases import multi_turn_detail, shown, single_turn_detail

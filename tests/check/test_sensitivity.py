@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fcbench.score.sensitivity import count_by_config, header_fields
+from fcbench.check.sensitivity import count_by_config, header_fields
 
 
 def test_counts_keep_the_order_configurations_first_appear_in() -> None:
