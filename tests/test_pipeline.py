@@ -18,7 +18,7 @@ import pytest
 import fcbench
 from fcbench.core.model import TestCase
 from fcbench.dataset.load import load_category
-from fcbench.models.ground_truth import answer, parse_call, signatures
+from fcbench.ground_truth.backend import answer, parse_call, signatures
 
 CATEGORIES = ["simple_python", "multiple", "parallel", "multi_turn_base"]
 FEEDBACK = "[{'role': 'tool'"

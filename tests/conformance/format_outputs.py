@@ -19,8 +19,8 @@ from typing import Any
 
 from fcbench.core.model import TestCase
 from fcbench.dataset.format_sensitivity import CONFIGS, PromptConfig, split_id
+from fcbench.ground_truth.backend import answer
 from fcbench.models.answer_formats import in_format
-from fcbench.models.ground_truth import answer
 
 Calls = list[tuple[str, dict[str, Any]]]
 _OMIT = object()

@@ -15,7 +15,7 @@ from typing import Any
 
 from fake_openai import _tool_call
 from fcbench.core.model import TestCase
-from fcbench.models.ground_truth import answer, parse_call, signatures
+from fcbench.ground_truth.backend import answer, parse_call, signatures
 
 TOOL_RESULTS = "[{'role': 'tool'"
 WrongAnswer = dict[str, Any]

@@ -23,8 +23,8 @@ from test_multi_turn_http import data_folder_of
 from fake_openai import FakeOpenAI
 from fcbench.cli import main
 from fcbench.core.model import TestCase
+from fcbench.ground_truth.backend import parse_call, signatures
 from fcbench.models import families
-from fcbench.models.ground_truth import parse_call, signatures
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models" / "families"))
 from family_handlers import writer

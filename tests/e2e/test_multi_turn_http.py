@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from fake_openai import FakeOpenAI, _tool_call
 from fcbench.cli import main
 from fcbench.core.model import TestCase
-from fcbench.models.ground_truth import parse_call, signatures
+from fcbench.ground_truth.backend import parse_call, signatures
 
 TOOL_RESULTS_PREFIX = "[{'role': 'tool'"
 

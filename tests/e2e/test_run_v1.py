@@ -100,7 +100,7 @@ def needs_web(case: Any) -> bool:
     """Whether a case's ground truth calls a web-service function (judged independently of
     the checker: by the names in the calls)."""
     from fcbench.envs.exec_functions import needs_service
-    from fcbench.models.ground_truth_exec import ground_truth_calls
+    from fcbench.ground_truth.executable import ground_truth_calls
 
     return any(needs_service(call.split("(", 1)[0]) for call in ground_truth_calls(case))
 

@@ -170,7 +170,7 @@ def _model_layer_or_checker(kind: str, value_type: str, raw: str) -> list[Any]:
 
         return parse_hermes(raw) or []
     if kind == "exec_ground_truth":
-        from fcbench.models.ground_truth_exec import GroundTruthCallError, read_call
+        from fcbench.ground_truth.executable import GroundTruthCallError, read_call
 
         try:
             return [read_call(raw, [])]

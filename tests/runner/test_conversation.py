@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from fcbench.ground_truth.backend import GroundTruthBackend
 from fcbench.models.base import ChatRequest, Reply
-from fcbench.models.ground_truth import GroundTruthBackend
 from fcbench.runner.generate import GenerateSettings, RetryPolicy, generate
 
 HOSTILE_REPLIES = [

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from fcbench.core.model import TestCase
+from fcbench.ground_truth.backend import GroundTruthBackend, parse_call, signatures
 from fcbench.models.base import ChatRequest, Reply
-from fcbench.models.ground_truth import GroundTruthBackend, parse_call, signatures
 from fcbench.runner.generate import CallFailed, GenerateSettings, RetryPolicy, generate
 
 CATEGORIES = [

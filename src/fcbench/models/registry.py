@@ -73,7 +73,7 @@ BACKENDS: dict[str, BackendSpec] = {
         BackendSpec("completions", "fcbench.models.completions:from_options",
                     "an OpenAI-compatible /v1/completions endpoint prompted in an official "
                     "open-model format (--prompt-format)", key_variable="OPENAI_API_KEY"),
-        BackendSpec("ground-truth", "fcbench.models.ground_truth:from_options",
+        BackendSpec("ground-truth", "fcbench.ground_truth.backend:from_options",
                     "the benchmark's own answers (a self-check; no endpoint)"),
     )
 }

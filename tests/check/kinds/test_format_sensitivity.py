@@ -116,7 +116,7 @@ def test_scored_through_evaluate(fetched_home: Path, tmp_path: Path) -> None:
     """A partial result file: the cases present are judged, the header counts them."""
     import fcbench
     from fcbench.dataset.load import load_category
-    from fcbench.models.ground_truth import answer
+    from fcbench.ground_truth.backend import answer
 
     cases = load_category("format_sensitivity")[:52]  # two items, every configuration
     folder = tmp_path / "result" / "gt" / "format_sensitivity"

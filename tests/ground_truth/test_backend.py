@@ -17,8 +17,8 @@ import pytest
 from fcbench.core import categories
 from fcbench.core.model import TestCase
 from fcbench.dataset.load import load_category
+from fcbench.ground_truth.backend import REFUSAL, GroundTruthBackend, answer
 from fcbench.models.base import Backend, ChatRequest, StepContext
-from fcbench.models.ground_truth import REFUSAL, GroundTruthBackend, answer
 from fcbench.runner.generate import GenerateSettings, generate
 
 BOTH_MODES = {

@@ -10,8 +10,8 @@ import pytest
 from fcbench.core.model import TestCase
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.execute import decode_execute
-from fcbench.models.ground_truth import CHAT_REPLY, answer
-from fcbench.models.ground_truth_exec import GroundTruthCallError, exec_answer, read_call
+from fcbench.ground_truth.backend import CHAT_REPLY, answer
+from fcbench.ground_truth.executable import GroundTruthCallError, exec_answer, read_call
 
 MEAN = {"name": "calculate_mean", "parameters": {"type": "dict", "properties": {
     "numbers": {"type": "array", "items": {"type": "float"}}}, "required": ["numbers"]}}

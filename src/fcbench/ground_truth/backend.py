@@ -10,7 +10,7 @@ the first acceptable value of each parameter; a parameter whose first value is `
 allowed) or whose list is empty is left out; dict values (`{key: [acceptable]}`) and lists of
 them are resolved the same way, key by key. Irrelevance cases get a refusal in text; relevance
 cases (no possible answer) a call of the first function without arguments; chatting cases a
-text reply. Executable and REST cases get their ground-truth calls (`ground_truth_exec`).
+text reply. Executable and REST cases get their ground-truth calls (`executable`).
 
 Rendering: FC mode sends `{name_with_underscores: json_args}`. Prompt mode writes the
 `[f(a=1, b='x')]` text: Python values as Python literals (a string given for a non-string
@@ -33,9 +33,9 @@ from fcbench.core import categories
 from fcbench.core.categories import EXECUTABLE_CHECKERS, Checker, Language
 from fcbench.core.model import TestCase
 from fcbench.dataset.format_sensitivity import split_id
+from fcbench.ground_truth.executable import exec_answer
 from fcbench.models.answer_formats import in_format
 from fcbench.models.base import ChatRequest, FcArgs, Mode, PermanentError, Reply
-from fcbench.models.ground_truth_exec import exec_answer
 from fcbench.models.prompts import language_of
 from fcbench.models.text_formats import as_tool_calls
 from fcbench.models.tools import fc_name
