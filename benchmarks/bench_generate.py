@@ -193,7 +193,8 @@ def compare_with_official(url: str, concurrency: int) -> tuple[int, float, float
 def ensure_data() -> None:
     """Use the fetched data if there is some; otherwise fetch it into the benchmark's own home
     (from ../shared/wheels when present, else with pip), as bench_evaluate.py does."""
-    from fcbench.dataset.fetch import fetch, is_fetched
+    from fcbench.dataset.fetch import is_fetched
+    from fcbench.dataset.install import fetch
 
     if is_fetched():
         return

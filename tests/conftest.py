@@ -180,7 +180,8 @@ def fetched_home(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     FCBENCH_HOME points at it from first use until the end of the session; tests that need a
     different home set their own with `monkeypatch`, which restores this one afterwards.
     """
-    from fcbench.dataset.fetch import DEFAULT_RELEASE, fetch
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.dataset.install import fetch
 
     with pytest.MonkeyPatch.context() as mp:
         with _run_wide(tmp_path_factory, "fcbench_home") as home:

@@ -179,9 +179,10 @@ def test_missing_embedding_weights_fail_before_any_case(
     """memory_vector without the encoder is one error before the run, not an error per case
     (a fresh core install once wrote 192 errored cases), the ground truth included."""
     from fcbench.envs.memory import embedding
+    from fcbench.envs.memory.weights import EmbeddingUnavailable
 
     def unavailable(*args: Any, **kwargs: Any) -> Any:
-        raise embedding.EmbeddingUnavailable("no weights here")
+        raise EmbeddingUnavailable("no weights here")
 
     monkeypatch.setattr(embedding, "load_encoder", unavailable)
     with pytest.raises(ValueError, match=r"^memory_vector: no weights here$"):

@@ -18,8 +18,7 @@ def point_at_user_weights() -> str | None:
     if os.environ.get("FCBENCH_EMBEDDING_MODEL"):
         return os.environ["FCBENCH_EMBEDDING_MODEL"]
     try:
-        from fcbench.envs.memory.embedding import EmbeddingUnavailable
-        from fcbench.envs.memory.weights import locate_model
+        from fcbench.envs.memory.weights import EmbeddingUnavailable, locate_model
     except ImportError:  # no `memory` extra: the tests that need it say so
         return None
     try:

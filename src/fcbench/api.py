@@ -149,7 +149,7 @@ def write_leaderboards(
     beside its score files) instead of turning N/A.
     """
     from fcbench.layout import usage_path
-    from fcbench.report.csv_files import write_leaderboard
+    from fcbench.report.leaderboard import write_leaderboard
     from fcbench.results.score_files import read_score_headers
     from fcbench.score.usage import load_usage, save_usage
 

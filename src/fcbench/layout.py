@@ -107,6 +107,10 @@ def usage_path(score_dir: Path, model: str) -> Path:
     return Path(score_dir) / model_dir_name(model) / USAGE_FILE
 
 
+REPORT_NAME = "report.html"
+"""The HTML report `evaluate` leaves in a score folder (the compare page links to it)."""
+
+
 SERVE_LOG = "serve.log"
 """The output of a server fcbench started for a run (`--serve`, `--serve-cmd`)."""
 

@@ -244,7 +244,8 @@ def check_embeddings(prepared: Prepared) -> None:
     truth too: its calls run in the same memory environment."""
     if not any(c.name == "memory_vector" and cases for c, cases in prepared.cases):
         return
-    from fcbench.envs.memory.embedding import EmbeddingUnavailable, load_encoder
+    from fcbench.envs.memory.embedding import load_encoder
+    from fcbench.envs.memory.weights import EmbeddingUnavailable
 
     try:
         load_encoder()

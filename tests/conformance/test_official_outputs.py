@@ -42,7 +42,8 @@ import official
 from fcbench.api import dataset_sizes
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.layout import USAGE_FILE
-from fcbench.report.csv_files import ModelInfo, write_leaderboard
+from fcbench.report.csv_files import ModelInfo
+from fcbench.report.leaderboard import write_leaderboard
 from fcbench.score.usage import Usage
 from shared_corpus import V1, V4_RUN, needs_corpus
 

@@ -17,12 +17,12 @@ from fcbench.dataset.fetch import (
     DataError,
     clear_caches,
     fcbench_home,
-    fetch,
     is_fetched,
     load_constants,
     read_data_file,
     release_dir,
 )
+from fcbench.dataset.install import fetch
 from fcbench.dataset.literals import CONSTANT_MODULES
 from fcbench.dataset.wheel import wheel_release
 

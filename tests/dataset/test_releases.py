@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from release_copies import V3_NAMES
 
 from fcbench.cli.data import data
 from fcbench.core import categories
@@ -20,13 +19,14 @@ from fcbench.dataset.fetch import (
     DEFAULT_RELEASE,
     DataError,
     dataset_identity,
-    fetch,
     fetched_releases,
     is_fetched,
     release_dir,
     release_sort_key,
 )
+from fcbench.dataset.install import fetch
 from fcbench.dataset.load import dataset_size, has_category, load_category
+from release_copies import V3_NAMES
 from shared_corpus import V1, needs_corpus
 
 OLD = "2025.1.1"

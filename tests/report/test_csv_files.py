@@ -16,8 +16,8 @@ from fcbench.report.csv_files import (
     format_sensitivity_configs,
     load_entries,
     unknown_model,
-    write_leaderboard,
 )
+from fcbench.report.leaderboard import write_leaderboard
 from fcbench.results.score_files import write_category_score
 from fcbench.score.aggregate import CategoryScore, score_verdicts
 from fcbench.score.usage import Usage, percentile, usage_from_result_files

@@ -15,7 +15,7 @@ from fcbench import corrections
 from fcbench.api import dataset_sizes
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.evaluation import evaluate
-from fcbench.report.csv_files import write_leaderboard
+from fcbench.report.leaderboard import write_leaderboard
 
 
 @pytest.fixture(autouse=True)

@@ -37,14 +37,8 @@ def data() -> None:
 @click.option("--force", is_flag=True, help="Fetch again even if the data is already present.")
 def fetch_command(release: str | None, source: Path | None, force: bool) -> None:
     """Download (or copy) the data into the fcbench cache and verify it."""
-    from fcbench.dataset.fetch import (
-        DEFAULT_RELEASE,
-        DataError,
-        check_source,
-        fetch,
-        is_fetched,
-        release_dir,
-    )
+    from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError, is_fetched, release_dir
+    from fcbench.dataset.install import check_source, fetch
     from fcbench.dataset.wheel import wheel_release
 
     if release is None:
@@ -291,7 +285,8 @@ def diff_command(a: str, b: str, names: tuple[str, ...], as_json: bool) -> None:
 def _data_spec(text: str) -> Any:
     """A folder if one is there, else a release (fetched with pip if absent)."""
     from fcbench.dataset.diff import DataSpec
-    from fcbench.dataset.fetch import DEFAULT_RELEASE, fetch, is_fetched
+    from fcbench.dataset.fetch import DEFAULT_RELEASE, is_fetched
+    from fcbench.dataset.install import fetch
 
     path = Path(text)
     if path.is_dir():

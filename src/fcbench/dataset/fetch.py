@@ -1,6 +1,6 @@
 """Obtain, cache and verify the official BFCL data files.
 
-fcbench ships no benchmark data. `fetch()` takes it from the official `bfcl-eval` wheel
+fcbench ships no benchmark data. `install.fetch()` takes it from the official `bfcl-eval` wheel
 (downloaded with pip, whose own configuration chooses the index, or given as a local wheel or
 folder) and installs one release under `<home>/releases/<release>/`:
 
@@ -39,7 +39,6 @@ __all__ = [
     "data_files",
     "dataset_identity",
     "fcbench_home",
-    "fetch",
     "fetched_releases",
     "is_fetched",
     "load_constants",
@@ -89,7 +88,7 @@ def fcbench_home() -> Path:
     return Path.home() / ".cache" / "fcbench"
 
 
-def _release_path(release: str) -> Path:
+def release_path(release: str) -> Path:
     """Where a release lives; the name is checked so it can never escape the cache."""
     if not re.fullmatch(r"[0-9A-Za-z][0-9A-Za-z.+_-]*", release):
         raise DataError(f"invalid release name {release!r}")
@@ -111,101 +110,26 @@ def _missing_message(release: str) -> str:
 # --------------------------------------------------------------------------- fetching
 
 
-def fetch(
-    release: str = DEFAULT_RELEASE, source: Path | str | None = None, *, force: bool = False
-) -> Path:
-    """Install a release into the cache and return its directory.
-
-    Does nothing when the release is already present and intact, unless `force`. `source` may
-    be a wheel file, a folder laid out like the wheel's `bfcl_eval/data/`, or a folder holding
-    `bfcl_eval/data/`; without it pip downloads the wheel.
-    """
-    import tempfile
-
-    from fcbench.dataset.wheel import extract_source, extract_wheel, pip_download
-
-    check_source(source)
-    target = _release_path(release)
-    if not force and _is_intact(target, release):
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=f".tmp-{release}-", dir=target.parent) as tmp:
-        staging = Path(tmp) / "release"
-        (staging / "data").mkdir(parents=True)
-        if source is None:
-            wheel = pip_download(release, Path(tmp) / "download")
-            description = f"pip download {PACKAGE}=={release}"
-            extract_wheel(wheel, staging, release)
-        else:
-            description = str(Path(source).resolve())
-            extract_source(Path(source), staging, release)
-        _write_manifest(staging, release, description)
-        _install(staging, target, Path(tmp), release)
-    _forget(target)
-    return target
-
-
-def check_source(source: Path | str | None) -> None:
-    """A named source must exist, even when the data is already installed: "already
-    present" would hide a mistyped path (DataError)."""
-    if source is not None and not Path(source).exists():
-        raise DataError(f"--from {source}: the file or folder does not exist")
-
-
 def is_fetched(release: str = DEFAULT_RELEASE) -> bool:
     """Whether the release is installed and every file still matches its checksum."""
-    return _is_intact(_release_path(release), release)
+    return is_intact(release_path(release), release)
 
 
-def _is_intact(target: Path, release: str) -> bool:
+def is_intact(target: Path, release: str) -> bool:
     """Present, for this release, and every file (constants included) matches the manifest."""
     try:
         manifest = json.loads((target / MANIFEST).read_bytes())
         if manifest.get("release") != release or manifest.get("format") != FORMAT:
             return False
-        if _sha256_file(target / CONSTANTS) != manifest["constants_sha256"]:
+        if sha256_file(target / CONSTANTS) != manifest["constants_sha256"]:
             return False
         files: dict[str, str] = manifest["files"]
-        return all(_sha256_file(target / "data" / rel) == digest for rel, digest in files.items())
+        return all(sha256_file(target / "data" / rel) == digest for rel, digest in files.items())
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
 
 
-def _write_manifest(staging: Path, release: str, source: str) -> None:
-    from datetime import datetime, timezone
-
-    data = staging / "data"
-    files = {
-        path.relative_to(data).as_posix(): _sha256_file(path)
-        for path in sorted(data.rglob("*"))
-        if path.is_file()
-    }
-    if not files:
-        raise DataError(f"no data files found in {source}")
-    manifest = {
-        "format": FORMAT,
-        "release": release,
-        "source": source,
-        "fetched_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "constants_sha256": _sha256_file(staging / CONSTANTS),
-        "files": files,
-    }
-    (staging / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-
-
-def _install(staging: Path, target: Path, tmp: Path, release: str) -> None:
-    """Swap the staging directory in by rename; an old copy moves into tmp to be deleted."""
-    if target.exists():
-        target.rename(tmp / "previous")
-    try:
-        staging.rename(target)
-    except OSError:
-        # Another process installed the release between our two renames: keep theirs if sound.
-        if not _is_intact(target, release):
-            raise DataError(f"could not install the data into {target}") from None
-
-
-def _sha256_file(path: Path) -> str:
+def sha256_file(path: Path) -> str:
     return sha256_hex(path.read_bytes())
 
 
@@ -243,7 +167,7 @@ def _sha256() -> Any:
 
 def release_dir(release: str = DEFAULT_RELEASE) -> Path:
     """The installed release's directory; DataError (saying how to fetch) when absent."""
-    target = _release_path(release)
+    target = release_path(release)
     if not (target / MANIFEST).is_file():
         raise DataError(_missing_message(release))
     return target
@@ -327,7 +251,7 @@ def clear_caches() -> None:
     _MANIFESTS.clear()
 
 
-def _forget(root: Path) -> None:
+def forget_verified(root: Path) -> None:
     """Drop cache entries under a directory that was just replaced."""
     prefix = str(root) + os.sep
     for cache in (_VERIFIED, _MANIFESTS):
@@ -374,7 +298,7 @@ def dataset_identity(
         if not root.is_dir():
             raise DataError(f"{root} is not a folder")
         files = {
-            path.relative_to(root).as_posix(): _sha256_file(path)
+            path.relative_to(root).as_posix(): sha256_file(path)
             for path in sorted(root.rglob("*"))
             if path.is_file() and not any(p.startswith(".") for p in path.relative_to(root).parts)
         }

@@ -21,12 +21,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from fcbench.core import categories
-from fcbench.core.model import TestCase
 from fcbench.dataset.fetch import DataError
-from fcbench.dataset.hints import with_language_hints
 from fcbench.dataset.source import Source, source
 
 CATEGORY = "format_sensitivity"
@@ -105,54 +102,19 @@ def case_id(index: int, config: PromptConfig, original_id: str) -> str:
     return f"{CATEGORY}_{index}:{config}:{original_id}"
 
 
-def load_format_sensitivity(
-    release: str, data_root: Path | str | None = None
-) -> list[TestCase]:
-    """The 200 selected items x 26 configurations, ground truth repeated per configuration.
-
-    Items come in the order of the selection's categories, and within a category in its
-    file's order (not the selection's), as upstream; a selected id the category lacks is
-    left out, as upstream. The 26 cases of an item share its question, docs and answer
-    objects (read them, do not edit them).
-    """
-    from fcbench.dataset.load import load_category
-
-    src = source(release, data_root)
-    cases: list[TestCase] = []
-    for name, ids in _selection(src).items():
-        if not ids:
-            continue
-        try:
-            category = categories.get(name)
-        except categories.UnknownCategoryError:
-            label = src.label(src.naming.format_sensitivity_file())
-            raise DataError(f"{label}: selects from an unknown category {name!r}") from None
-        wanted = set(ids)
-        for item in load_category(category, release, data_root):
-            if item.id not in wanted:
-                continue
-            docs = with_language_hints(item.functions, category.language)
-            for config in CONFIGS:
-                cases.append(TestCase(
-                    case_id(len(cases), config, item.id), CATEGORY, item.question, docs,
-                    item.possible_answer, dict(item.extras),
-                ))
-    return cases
-
-
 def source_files(release: str) -> list[str]:
     """The fetched release's files the cases are built from (the selection, and the question
     and answer files of the categories it selects from), for caching what is derived."""
     src = source(release, None)
     files = [src.naming.format_sensitivity_file()]
-    for name, ids in _selection(src).items():
+    for name, ids in selected_ids(src).items():
         if ids and name in categories.BY_NAME:
             category = categories.get(name)
             files += [src.naming.question_file(category), src.naming.answer_file(category)]
     return files
 
 
-def _selection(src: Source) -> dict[str, list[str]]:
+def selected_ids(src: Source) -> dict[str, list[str]]:
     """The selection file: category -> ids (a clear DataError when it is anything else)."""
     rel = src.naming.format_sensitivity_file()
     try:

@@ -22,7 +22,8 @@ What a `TestCase` holds (the evaluator's view of an entry, §2 of the spec):
   official `initial_config` `{"WebSearchAPI": {"show_snippet": ...}}`; `rest` entries get
   `reference_call`, the request that answers them (see `exec_probes`).
 
-`format_sensitivity` is assembled from other categories (`format_sensitivity.py`).
+`format_sensitivity` is assembled from other categories (`load_format_sensitivity`, from the
+selection and configurations of `format_sensitivity.py`).
 
 Not done here (generation-side steps, §2.5): the agentic answer-format system message, the
 language hints in function descriptions (except, as upstream, in format-sensitivity cases),
@@ -40,6 +41,8 @@ from fcbench.core import categories
 from fcbench.core.categories import Category, Checker
 from fcbench.core.model import TestCase
 from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError
+from fcbench.dataset.format_sensitivity import CATEGORY, CONFIGS, case_id, selected_ids
+from fcbench.dataset.hints import with_language_hints
 from fcbench.dataset.naming import Naming
 from fcbench.dataset.source import FUNC_DOC_FILES, Source, has_own_source, source, source_for
 from fcbench.layout import VERSION_PREFIX
@@ -118,8 +121,6 @@ def load_category(
     if cat.prerequisite:
         return load_memory_prereqs(categories.prerequisite_of(cat), release, data_root)
     if cat.name == "format_sensitivity":
-        from fcbench.dataset.format_sensitivity import load_format_sensitivity
-
         return load_format_sensitivity(release, data_root)
     src = source_for(cat, release, data_root)
     qfile = src.naming.question_file(cat)
@@ -360,3 +361,36 @@ def scoring_sizes(release: str = DEFAULT_RELEASE, data_root: Path | str | None =
                     raise
                 sizes[category.name] = 0
     return sizes
+
+
+def load_format_sensitivity(
+    release: str, data_root: Path | str | None = None
+) -> list[TestCase]:
+    """The 200 selected items x 26 configurations, ground truth repeated per configuration.
+
+    Items come in the order of the selection's categories, and within a category in its
+    file's order (not the selection's), as upstream; a selected id the category lacks is
+    left out, as upstream. The 26 cases of an item share its question, docs and answer
+    objects (read them, do not edit them).
+    """
+    src = source(release, data_root)
+    cases: list[TestCase] = []
+    for name, ids in selected_ids(src).items():
+        if not ids:
+            continue
+        try:
+            category = categories.get(name)
+        except categories.UnknownCategoryError:
+            label = src.label(src.naming.format_sensitivity_file())
+            raise DataError(f"{label}: selects from an unknown category {name!r}") from None
+        wanted = set(ids)
+        for item in load_category(category, release, data_root):
+            if item.id not in wanted:
+                continue
+            docs = with_language_hints(item.functions, category.language)
+            for config in CONFIGS:
+                cases.append(TestCase(
+                    case_id(len(cases), config, item.id), CATEGORY, item.question, docs,
+                    item.possible_answer, dict(item.extras),
+                ))
+    return cases

@@ -1,6 +1,6 @@
 """Getting a release's files out of the official `bfcl-eval` wheel (or an unpacked copy).
 
-`fetch.fetch()` stages a release with these: pip downloads the wheel (pip's own configuration
+`install.fetch()` stages a release with these: pip downloads the wheel (pip's own configuration
 chooses the index), its `bfcl_eval/data/` tree is copied as is, and the literal constants of
 the official modules are parsed (never imported) into `constants.json`. Kept apart from
 `fetch` because reading a cached release, which every evaluation does, needs none of it.

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from fcbench.core import categories as reg
+from fcbench.layout import REPORT_NAME
 from fcbench.report.corrections import compare_line, profile_of
 from fcbench.report.runs import CategoryRun, ModelRun
 from fcbench.report.table import displayed_summaries
@@ -162,8 +163,6 @@ def report_link(run: ModelRun) -> dict[str, str] | None:
     """The run's report (the `report.html` that `evaluate` leaves in its score folder) as a
     file URI and the model's name in it: the compare page links a flipped case to
     `uri#case=<model>/<id>`, which the report opens. None: no report there."""
-    from fcbench.report.html import REPORT_NAME
-
     page = run.score_dir / REPORT_NAME
     if not page.is_file():
         return None

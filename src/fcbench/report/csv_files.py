@@ -34,6 +34,7 @@ from fcbench.core.model import UNENCODABLE
 from fcbench.dataset.format_sensitivity import config_names
 from fcbench.layout import model_dir_name
 from fcbench.report.corrections import corrections_of
+from fcbench.report.custom_csv import write_custom_csv
 from fcbench.results.score_files import read_score_headers
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.formulas import (
@@ -373,33 +374,5 @@ def write_csvs(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
         text = redact.values("\n".join(table_lines(table, ordered)))
         path.write_text(text, encoding="utf-8", errors=UNENCODABLE, newline="\n")
         paths.append(path)
-    from fcbench.report.custom_csv import write_custom_csv  # custom datasets' categories
-
     custom = write_custom_csv(ordered, Path(out_dir))
     return [*paths, custom] if custom is not None else paths
-
-
-# -- Entry point ----------------------------------------------------------------------------
-
-
-def write_leaderboard(
-    score_dir: Path,
-    dataset_sizes: Mapping[str, int],
-    *,
-    usage: Mapping[str, Usage] | None = None,
-    model_info: Callable[[str], ModelInfo] = unknown_model,
-    leaderboard_json: bool = True,
-) -> list[Path]:
-    """Re-read every score header in `score_dir` and write the leaderboard files there.
-
-    `dataset_sizes` gives each category's number of cases (a missing category counts as 0 over
-    that many); `usage` maps model directory names to the usage of the result files evaluated
-    in this run.
-    """
-    from fcbench.report.leaderboard import write_leaderboard_json  # it builds on this module
-
-    entries = load_entries(score_dir, dataset_sizes, usage=usage, model_info=model_info)
-    paths = write_csvs(entries, score_dir)
-    if leaderboard_json:
-        paths.append(write_leaderboard_json(entries, Path(score_dir) / "leaderboard.json"))
-    return paths

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from fcbench import redact
 from fcbench.core.model import UNENCODABLE
@@ -21,15 +21,22 @@ from fcbench.score.aggregate import CategoryScore
 from fcbench.score.custom_groups import custom_groups, custom_summaries
 from fcbench.score.formulas import format_percent
 
-if TYPE_CHECKING:
-    from fcbench.report.csv_files import ModelEntry
-
 __all__ = ["FILE_NAME", "custom_lines", "write_custom_csv"]
 
 FILE_NAME = "data_custom.csv"
 
 
-def custom_lines(entries: Sequence[ModelEntry]) -> list[str] | None:
+class Scored(Protocol):
+    """What this table reads of a leaderboard entry (`csv_files.ModelEntry`, which writes
+    this table with the official ones and so sits above it)."""
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def scores(self) -> Mapping[str, CategoryScore]: ...
+
+
+def custom_lines(entries: Sequence[Scored]) -> list[str] | None:
     """The CSV's lines; None when no entry has a custom category's score."""
     scored = [n for e in entries for n, s in e.scores.items() if s.evaluated]
     groups = custom_groups(dict.fromkeys(scored))
@@ -53,7 +60,7 @@ def custom_lines(entries: Sequence[ModelEntry]) -> list[str] | None:
     return lines
 
 
-def _sizes(entries: Sequence[ModelEntry], names: Sequence[str]) -> dict[str, int]:
+def _sizes(entries: Sequence[Scored], names: Sequence[str]) -> dict[str, int]:
     """Each category's size: the registered dataset's, else the largest a score file gives."""
     from fcbench.dataset.custom import is_custom
     from fcbench.dataset.load import dataset_size
@@ -85,7 +92,7 @@ def _cell(value: float | None) -> str:
     return "N/A" if value is None else format_percent(value)
 
 
-def write_custom_csv(entries: Sequence[ModelEntry], out_dir: Path) -> Path | None:
+def write_custom_csv(entries: Sequence[Scored], out_dir: Path) -> Path | None:
     """Write `data_custom.csv` when there is something to write; its path, or None."""
     lines = custom_lines(sorted(entries, key=lambda e: e.model))
     if lines is None:

@@ -226,3 +226,27 @@ def write_leaderboard_json(entries: Sequence[ModelEntry], path: Path) -> Path:
     text = json.dumps({"models": models}, indent=2, ensure_ascii=False) + "\n"
     Path(path).write_text(redact.values(text), encoding="utf-8", errors=UNENCODABLE)
     return Path(path)
+
+
+# -- Entry point ----------------------------------------------------------------------------
+
+
+def write_leaderboard(
+    score_dir: Path,
+    dataset_sizes: Mapping[str, int],
+    *,
+    usage: Mapping[str, Usage] | None = None,
+    model_info: Callable[[str], ModelInfo] = unknown_model,
+    leaderboard_json: bool = True,
+) -> list[Path]:
+    """Re-read every score header in `score_dir` and write the leaderboard files there.
+
+    `dataset_sizes` gives each category's number of cases (a missing category counts as 0 over
+    that many); `usage` maps model directory names to the usage of the result files evaluated
+    in this run.
+    """
+    entries = load_entries(score_dir, dataset_sizes, usage=usage, model_info=model_info)
+    paths = write_csvs(entries, score_dir)
+    if leaderboard_json:
+        paths.append(write_leaderboard_json(entries, Path(score_dir) / "leaderboard.json"))
+    return paths

@@ -58,7 +58,7 @@ from fcbench.models.prompts import (
 from fcbench.models.tools import convert_tools
 from fcbench.runner import agentic
 from fcbench.runner.env_calls import CaseCalls
-from fcbench.runner.generate import CallFailed, Guard
+from fcbench.runner.retry import CallFailed, Guard
 
 __all__ = ["Conversation", "LoopSettings", "has_environments", "run_conversation", "step_limit"]
 

@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,11 +31,12 @@ from fcbench.core.categories import Category
 from fcbench.core.model import TestCase
 from fcbench.layout import result_path
 from fcbench.models.base import Backend, Mode, Response
-from fcbench.models.prompts import PromptTexts
+from fcbench.models.prompts import PromptTexts, load_texts
 from fcbench.results.store import ERROR_PREFIX, CategoryStore, is_error
 from fcbench.runner.failures import DEFAULT_STOP_AFTER, Outcomes, Wait, merged
 from fcbench.runner.queue import WorkQueue, dependencies
 from fcbench.runner.retry import CallFailed, Guard, RateLimiter, RetryPolicy, call_with_retries
+from fcbench.runner.solvers import Solver, case_solver, loop_settings
 
 __all__ = [
     "CallFailed",
@@ -46,7 +47,6 @@ __all__ = [
     "ProgressSink",
     "RateLimiter",
     "RetryPolicy",
-    "Solver",
     "Stats",
     "call_with_retries",
     "generate",
@@ -68,11 +68,6 @@ class Stats:
     """Failed cases by reason (`runner.failures`)."""
     wait: Wait | None = None
     """The latest wait before a retry (shown while it lasts)."""
-
-
-Solver = Callable[[TestCase, Guard], Awaitable[tuple[Response, int]]]
-"""Answers one case: (response, attempts). Single-turn is one guarded call; a multi-turn
-solver makes one guarded call per step and returns the whole conversation's response."""
 
 
 @dataclass
@@ -404,9 +399,6 @@ def _backend_summary(backend: Backend) -> dict[str, Any]:
 def _default_solver(
     backend: Backend, settings: GenerateSettings, release: str, model_dir: Path
 ) -> Solver:
-    from fcbench.models.prompts import load_texts
-    from fcbench.runner.solvers import case_solver, loop_settings
-
     texts = settings.texts or load_texts(release)
     loop = loop_settings(settings.mode, texts, settings.model_name, release, model_dir)
     return case_solver(backend, loop)

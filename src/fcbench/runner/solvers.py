@@ -8,13 +8,18 @@ guard retries each step under the run's policy.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from fcbench.core.model import TestCase
 from fcbench.models.base import Backend, Response, layout_of
 from fcbench.models.prompts import PromptTexts, build_request
 from fcbench.runner.conversation import LoopSettings, has_environments, run_conversation
-from fcbench.runner.generate import Guard, Solver
+from fcbench.runner.retry import Guard
+
+Solver = Callable[[TestCase, Guard], Awaitable[tuple[Response, int]]]
+"""Answers one case: (response, attempts). Single-turn is one guarded call; a multi-turn
+solver makes one guarded call per step and returns the whole conversation's response."""
 
 
 def case_solver(backend: Backend, settings: LoopSettings) -> Solver:

@@ -45,8 +45,7 @@ def installed(*modules: str) -> bool:
 def minilm_dir() -> Path:
     """The all-MiniLM-L6-v2 folder fcbench finds here (never downloads)."""
     pytest.importorskip("numpy")
-    from fcbench.envs.memory.embedding import EmbeddingUnavailable
-    from fcbench.envs.memory.weights import locate_model
+    from fcbench.envs.memory.weights import EmbeddingUnavailable, locate_model
 
     try:
         return locate_model(download=False)
@@ -144,8 +143,7 @@ def _vector_missing() -> str | None:
         return "the official vector backend needs sentence-transformers, torch and faiss-cpu"
     if not installed("numpy"):
         return "numpy is missing"
-    from fcbench.envs.memory.embedding import EmbeddingUnavailable
-    from fcbench.envs.memory.weights import locate_model
+    from fcbench.envs.memory.weights import EmbeddingUnavailable, locate_model
 
     try:
         locate_model(download=False)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from fcbench.envs.memory.embedding import EmbeddingUnavailable, Encoder, _gelu
+from fcbench.envs.memory.embedding import Encoder, _gelu
+from fcbench.envs.memory.weights import EmbeddingUnavailable
 
 from .conftest import Oracle
 

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from fcbench.envs.memory import weights
-from fcbench.envs.memory.embedding import EmbeddingUnavailable
-from fcbench.envs.memory.weights import fetch_model, locate_model
+from fcbench.envs.memory.weights import EmbeddingUnavailable, fetch_model, locate_model
 
 FILES = ("config.json", "tokenizer.json", "model.safetensors")
 

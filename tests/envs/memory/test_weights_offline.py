@@ -10,8 +10,12 @@ from pathlib import Path
 import pytest
 
 from fcbench.envs.memory import weights
-from fcbench.envs.memory.embedding import EmbeddingUnavailable
-from fcbench.envs.memory.weights import HUB_VAR, cached_model_dir, locate_model
+from fcbench.envs.memory.weights import (
+    HUB_VAR,
+    EmbeddingUnavailable,
+    cached_model_dir,
+    locate_model,
+)
 from user_weights import point_at_user_weights
 
 

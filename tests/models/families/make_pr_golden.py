@@ -199,7 +199,8 @@ def main(mirror: Path) -> None:
 
     from family_handlers import bare
 
-    from fcbench.dataset.fetch import DEFAULT_RELEASE, fetch
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.dataset.install import fetch
     from fcbench.models.prompts import load_texts
     from official_bfcl import official_package
 

@@ -29,21 +29,19 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fcbench.envs.memory.weights import EmbeddingUnavailable, locate_model
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
     Vector = npt.NDArray[np.float32]
 
-__all__ = ["EmbeddingUnavailable", "Encoder", "load_encoder"]
+__all__ = ["Encoder", "load_encoder"]
 
 EXTRA_HINT = "pip install 'fcbench[memory]'"
 _CACHE_SIZE = 20_000
 _DEFAULT_MAX_SEQ_LENGTH = 256
-
-
-class EmbeddingUnavailable(RuntimeError):
-    """The embedding model cannot be used here (one line saying what to install or set)."""
 
 
 def _numpy() -> Any:
@@ -255,8 +253,6 @@ _ENCODERS_LOCK = threading.Lock()
 
 def load_encoder(model_dir: Path | str | None = None) -> Encoder:
     """The process-wide encoder for a model folder (`weights.locate_model` finds the default)."""
-    from fcbench.envs.memory.weights import locate_model
-
     key = locate_model(model_dir).resolve()
     with _ENCODERS_LOCK:
         encoder = _ENCODERS.get(key)

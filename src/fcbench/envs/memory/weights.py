@@ -36,17 +36,21 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from fcbench.envs.memory.embedding import EmbeddingUnavailable
-
 __all__ = [
     "ENV_VAR",
     "HUB_VAR",
     "MODEL_ID",
     "WEIGHTS_PACKAGE",
+    "EmbeddingUnavailable",
     "cached_model_dir",
     "fetch_model",
     "locate_model",
 ]
+
+
+class EmbeddingUnavailable(RuntimeError):
+    """The embedding model cannot be used here (one line saying what to install or set)."""
+
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 ENV_VAR = "FCBENCH_EMBEDDING_MODEL"

@@ -30,9 +30,12 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from fcbench.envs.web_search.pages import PageRefused
+__all__ = ["Fetch", "PageRefused", "refusal"]
 
-__all__ = ["Fetch", "refusal"]
+
+class PageRefused(Exception):
+    """A page that is not fetched or not read to its end: an address the host policy refuses,
+    a body over the cap, a fetch over its deadline. The message is the tool's error text."""
 
 CHUNK = 1 << 16
 """Bytes asked of urllib3 per read (it decodes gzip, deflate and br in pieces this size)."""

@@ -23,10 +23,11 @@ from __future__ import annotations
 from typing import Any
 
 from fcbench import redact
+from fcbench.envs.web_search import guard
 from fcbench.envs.web_search.extra import missing
 from fcbench.envs.web_search.failure import ToolFailure, failure_reason, is_transient
 
-__all__ = ["BROWSER_HEADERS", "MODES", "PageFetcher", "PageRefused", "convert_page"]
+__all__ = ["BROWSER_HEADERS", "MODES", "PageFetcher", "convert_page"]
 
 MODES = ("raw", "markdown", "truncate")
 TIMEOUT = 20.0
@@ -60,11 +61,6 @@ DEADLINE = 60.0
 which a server sending one byte every few seconds never trips)."""
 MAX_REDIRECTS = 30
 """As `requests` allows; each hop is followed here, by hand, and checked like the first."""
-
-
-class PageRefused(Exception):
-    """A page that is not fetched or not read to its end: an address the host policy refuses,
-    a body over the cap, a fetch over its deadline. The message is the tool's error text."""
 
 
 class PageFetcher:
@@ -107,8 +103,6 @@ class PageFetcher:
 
     def page_text(self, url: str) -> str:
         """The page's text as `requests` decodes it, after the redirects (each checked)."""
-        from fcbench.envs.web_search import guard
-
         with guard.Fetch(self.allow_private, self.deadline) as fetch:
             response = fetch.get_following_redirects(url, BROWSER_HEADERS, self.timeout,
                                                      MAX_REDIRECTS)

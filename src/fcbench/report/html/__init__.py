@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fcbench import redact
+from fcbench.layout import REPORT_NAME
 from fcbench.report.compare import Comparison, as_json
 from fcbench.report.html.page import render, write_page
 
@@ -18,8 +19,6 @@ if TYPE_CHECKING:
     from fcbench.report.published import PublishedBoard
 
 __all__ = ["report_after_run", "write_compare_page", "write_report"]
-
-REPORT_NAME = "report.html"
 
 
 def write_report(
