@@ -73,8 +73,8 @@ def load_cases(n: int) -> list[tuple[object, list[object]]]:
 def run_fcbench(url: str, cases: list, concurrency: int, mode: str) -> float:
     """Cases/s of the full generation path (backend + scheduler + store)."""
     from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.dataset.prompt_texts import load_texts
     from fcbench.models.openai_compat import OpenAICompatBackend
-    from fcbench.models.prompts import load_texts
     from fcbench.runner.generate import GenerateSettings, generate
 
     backend = OpenAICompatBackend(
@@ -91,7 +91,8 @@ def run_fcbench(url: str, cases: list, concurrency: int, mode: str) -> float:
 def run_sequential(url: str, cases: list, mode: str) -> float:
     """Cases/s of a plain client: build the same request, await it, one at a time."""
     from fcbench.dataset.fetch import DEFAULT_RELEASE
-    from fcbench.models.prompts import build_request, load_texts
+    from fcbench.dataset.prompt_texts import load_texts
+    from fcbench.models.prompts import build_request
 
     texts = load_texts(DEFAULT_RELEASE)
     flat = [case for _, group in cases for case in group]

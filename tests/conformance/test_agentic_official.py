@@ -36,8 +36,8 @@ from fcbench.check.agentic import CHECKER_CRASH, failure_record, judge_agentic
 from fcbench.core import categories
 from fcbench.dataset.agentic import eval_prompt, memory_dependencies
 from fcbench.dataset.load import load_category
+from fcbench.dataset.prompt_texts import load_texts
 from fcbench.decode.encoding import Encoding
-from fcbench.models.prompts import load_texts
 from fcbench.results.score_files import _dumps, new_encoder
 from official_bfcl import bare, official_function, official_package
 

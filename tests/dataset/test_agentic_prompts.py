@@ -28,7 +28,8 @@ from fcbench.dataset.agentic import (
 )
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.load import load_category, load_memory_prereqs
-from fcbench.models.prompts import build_request, load_texts
+from fcbench.dataset.prompt_texts import load_texts
+from fcbench.models.prompts import build_request
 from official_bfcl import official_package
 
 CORE_MEMORY = '{\n    "name": "Michael"\n}'

@@ -49,7 +49,7 @@ def test_tool_schemas_become_gorilla_docs() -> None:
 def test_docs_go_back_to_the_same_tools(fetched_home: Path) -> None:
     """Gorilla docs made from OpenAI tools are sent as those tools again (numbers get the
     official float note), so the model sees what the author wrote."""
-    from fcbench.models.prompts import load_texts
+    from fcbench.dataset.prompt_texts import load_texts
     from fcbench.models.tools import FLOAT_NOTE, convert_tools
 
     tool = {"type": "function", "function": {

@@ -107,8 +107,9 @@ def test_requests_equal_the_official_gemini_handler(
 
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.dataset.load import load_category
+    from fcbench.dataset.prompt_texts import load_texts
     from fcbench.models.google_native import GoogleBackend
-    from fcbench.models.prompts import build_request, load_texts
+    from fcbench.models.prompts import build_request
 
     monkeypatch.setenv("GOOGLE_API_KEY", "unused")
     handler = GeminiHandler("gemini-x", 0.001, "gemini-x-FC", True)
@@ -142,8 +143,9 @@ def test_wire_bodies_equal_the_official_handlers(
 
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.dataset.load import load_category
+    from fcbench.dataset.prompt_texts import load_texts
     from fcbench.models.google_native import GoogleBackend
-    from fcbench.models.prompts import build_request, load_texts
+    from fcbench.models.prompts import build_request
 
     monkeypatch.setenv("GOOGLE_API_KEY", "unused")
     texts = load_texts(DEFAULT_RELEASE)

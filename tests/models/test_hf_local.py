@@ -126,9 +126,10 @@ def test_a_prompt_beyond_the_context_is_a_permanent_error(
 ) -> None:
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.dataset.load import load_category
+    from fcbench.dataset.prompt_texts import load_texts
     from fcbench.models.base import PermanentError
     from fcbench.models.hf_local import HFLocalBackend
-    from fcbench.models.prompts import build_request, load_texts
+    from fcbench.models.prompts import build_request
 
     backend = HFLocalBackend(tiny_model)
     backend.load()

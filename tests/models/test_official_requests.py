@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from fcbench.dataset.load import load_category
-from fcbench.models.prompts import build_request, load_texts
+from fcbench.dataset.prompt_texts import load_texts
+from fcbench.models.prompts import build_request
 
 CATEGORIES = ["simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
               "parallel_multiple", "irrelevance", "live_simple", "live_multiple",

@@ -9,12 +9,11 @@ import pytest
 
 from fcbench.core.categories import Language
 from fcbench.core.model import TestCase
+from fcbench.dataset.prompt_texts import PromptTexts, load_texts
 from fcbench.models.prompts import (
     HINTS,
     PromptConfig,
-    PromptTexts,
     build_request,
-    load_texts,
     system_prompt,
     with_language_hints,
 )

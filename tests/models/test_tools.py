@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fcbench.models.prompts import PromptTexts, load_texts
+from fcbench.dataset.prompt_texts import PromptTexts, load_texts
 from fcbench.models.tools import FLOAT_NOTE, convert_tools, fc_name
 
 

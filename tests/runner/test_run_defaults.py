@@ -25,7 +25,7 @@ def test_the_step_limit_is_the_releases_else_twenty() -> None:
 
 def test_the_fetched_release_says_twenty(fetched_home: Path) -> None:
     from fcbench.dataset.fetch import DEFAULT_RELEASE
-    from fcbench.models.prompts import load_texts
+    from fcbench.dataset.prompt_texts import load_texts
 
     assert conversation.step_limit(load_texts(DEFAULT_RELEASE)) == 20
 

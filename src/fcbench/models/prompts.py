@@ -16,15 +16,14 @@ never from fcbench's source, so a new benchmark release brings its own wording. 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from fcbench.core import categories
 from fcbench.core.categories import Language
 from fcbench.core.model import TestCase
-from fcbench.dataset.format_sensitivity import PromptConfig, PromptConfigError, split_id
+from fcbench.dataset.format_sensitivity import PromptConfig, split_id
 from fcbench.dataset.hints import HINTS, with_language_hints
+from fcbench.dataset.prompt_texts import PromptError, PromptTexts
 from fcbench.models.base import ChatRequest, Mode, StepContext, TurnLayout, plain_copy
 from fcbench.models.doc_formats import render_docs
 from fcbench.models.tools import convert_tools
@@ -32,53 +31,12 @@ from fcbench.models.tools import convert_tools
 __all__ = [
     "HINTS",
     "PromptConfig",
-    "PromptError",
-    "PromptTexts",
     "build_request",
     "language_of",
-    "load_texts",
     "prompt_config",
     "system_prompt",
     "with_language_hints",
 ]
-
-
-class PromptError(ValueError):
-    """The release's constants lack a prompt piece, or a configuration is not supported."""
-
-
-@dataclass(frozen=True)
-class PromptTexts:
-    """The release's prompt constants and FC type table, as fetched."""
-
-    prompts: dict[str, Any]
-    type_map: dict[str, str]
-
-    @classmethod
-    def from_constants(cls, constants: dict[str, Any]) -> PromptTexts:
-        prompts = constants.get("default_prompts")
-        types = (constants.get("type_mappings") or {}).get("GORILLA_TO_OPENAPI")
-        if not isinstance(prompts, dict) or "PROMPT_STYLE_TEMPLATES" not in prompts:
-            raise PromptError("the fetched constants hold no default prompts; refetch the data")
-        if not isinstance(types, dict):
-            raise PromptError("the fetched constants hold no GORILLA_TO_OPENAPI type table")
-        return cls(prompts, types)
-
-    @property
-    def default_config(self) -> PromptConfig:
-        text = str(self.prompts.get("DEFAULT_SYSTEM_PROMPT_FORMAT", ""))
-        try:
-            return PromptConfig.parse(text)
-        except PromptConfigError as exc:
-            raise PromptError(f"the fetched default prompt format is unusable: {exc}") from None
-
-
-@lru_cache(maxsize=8)
-def load_texts(release: str) -> PromptTexts:
-    """The prompt texts of a fetched release (cached per process)."""
-    from fcbench.dataset.fetch import load_constants
-
-    return PromptTexts.from_constants(load_constants(release))
 
 
 def system_prompt(

@@ -21,8 +21,8 @@ from typing import Any
 
 from fcbench.core import categories
 from fcbench.core.model import TestCase
+from fcbench.dataset.prompt_texts import PromptTexts
 from fcbench.envs.scenario import Scenario
-from fcbench.models.prompts import PromptTexts
 
 
 def is_agentic(case: TestCase) -> bool:

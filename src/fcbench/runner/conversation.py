@@ -33,6 +33,7 @@ from typing import Any
 
 from fcbench import redact
 from fcbench.core.model import TestCase
+from fcbench.dataset.prompt_texts import PromptTexts
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.execute import decode_execute, is_empty_execution
@@ -48,13 +49,7 @@ from fcbench.models.base import (
     layout_of,
     plain_copy,
 )
-from fcbench.models.prompts import (
-    PromptTexts,
-    build_request,
-    language_of,
-    layout_request,
-    with_language_hints,
-)
+from fcbench.models.prompts import build_request, language_of, layout_request, with_language_hints
 from fcbench.models.tools import convert_tools
 from fcbench.runner import agentic
 from fcbench.runner.env_calls import CaseCalls

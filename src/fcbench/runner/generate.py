@@ -29,9 +29,9 @@ from typing import Any
 
 from fcbench.core.categories import Category
 from fcbench.core.model import TestCase
+from fcbench.dataset.prompt_texts import PromptTexts, load_texts
 from fcbench.layout import result_path
 from fcbench.models.base import Backend, Mode, Response
-from fcbench.models.prompts import PromptTexts, load_texts
 from fcbench.results.store import ERROR_PREFIX, CategoryStore, is_error
 from fcbench.runner.failures import DEFAULT_STOP_AFTER, Outcomes, Wait, merged
 from fcbench.runner.queue import WorkQueue, dependencies

@@ -12,8 +12,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from fcbench.core.model import TestCase
+from fcbench.dataset.prompt_texts import PromptTexts
 from fcbench.models.base import Backend, Response, layout_of
-from fcbench.models.prompts import PromptTexts, build_request
+from fcbench.models.prompts import build_request
 from fcbench.runner.conversation import LoopSettings, has_environments, run_conversation
 from fcbench.runner.retry import Guard
 

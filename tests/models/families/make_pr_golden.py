@@ -201,7 +201,7 @@ def main(mirror: Path) -> None:
 
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.dataset.install import fetch
-    from fcbench.models.prompts import load_texts
+    from fcbench.dataset.prompt_texts import load_texts
     from official_bfcl import official_package
 
     with tempfile.TemporaryDirectory() as tmp:

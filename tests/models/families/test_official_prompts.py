@@ -33,12 +33,13 @@ from family_handlers import (
 )
 
 from fcbench.core.model import TestCase
+from fcbench.dataset.prompt_texts import PromptTexts, load_texts
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.execute import decode_execute
 from fcbench.decode.python_calls import bracketed, python_calls
 from fcbench.models import families
 from fcbench.models.completions import CompletionsBackend
-from fcbench.models.prompts import PromptTexts, build_request, load_texts
+from fcbench.models.prompts import build_request
 from fcbench.runner.conversation import Conversation
 
 SINGLE_TURN = ["simple_python", "simple_java", "simple_javascript", "multiple", "parallel",

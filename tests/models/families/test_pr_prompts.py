@@ -23,11 +23,12 @@ from test_official_prompts import MULTI_TURN, SINGLE_TURN, backend_of, scripted_
 
 from fcbench.core.categories import Language
 from fcbench.core.model import TestCase
+from fcbench.dataset.prompt_texts import PromptTexts, load_texts
 from fcbench.decode.encoding import Encoding
 from fcbench.decode.errors import DECODER_FAILED, DecodeError
 from fcbench.decode.execute import decode_execute
 from fcbench.models import families
-from fcbench.models.prompts import PromptTexts, build_request, load_texts
+from fcbench.models.prompts import build_request
 from fcbench.runner.conversation import Conversation
 
 GOLDEN = Path(__file__).parent / "pr_golden"

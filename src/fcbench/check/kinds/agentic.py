@@ -92,7 +92,7 @@ class AgenticKind(CheckerKind):
 
     def load(self, category: Category, settings: JudgeSettings) -> SlimCategory:
         from fcbench.dataset.agentic import eval_prompt, memory_dependencies
-        from fcbench.models.prompts import load_texts
+        from fcbench.dataset.prompt_texts import load_texts
 
         prompts = load_texts(settings.release).prompts
         depends = (
