@@ -16,6 +16,10 @@ import click
 if TYPE_CHECKING:
     from fcbench.dataset.custom import DataDirs
 
+    _StrChoice = click.Choice[str]
+else:
+    _StrChoice = click.Choice  # generic only from click 8.2; the project takes click>=8.1
+
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 # The ranges numeric flags accept, defined once: a value outside is a one-line usage error
@@ -31,7 +35,7 @@ AT_LEAST_ONE = click.IntRange(min=1)
 """Counts of things that must happen at least once: tokens, workers, attempts."""
 
 
-class RegistryChoice(click.Choice[str]):
+class RegistryChoice(_StrChoice):
     """A choice among a registry's names, read from the registry whenever the flag is parsed
     or shown, never at import: `fcbench --help` imports no registry, and a name registered
     at run time or by an installed plugin is offered like a built-in one.
