@@ -103,7 +103,7 @@ run_control_options = _apply([
 
 
 serve_options = _apply([
-    click.option("--serve", type=click.Choice(["vllm", "sglang"]), default=None,
+    click.option("--serve", type=RegistryChoice("fcbench.runner.serve:ENGINES"), default=None,
                  help="Start this engine (your install) for the run, with tool calling on, "
                       "and stop it at the end; its log goes to the result folder."),
     click.option("--serve-cmd", default=None,
