@@ -268,7 +268,9 @@ def _load_plugins() -> None:
 def _register_plugin(name: str, value: object) -> str | None:
     if not isinstance(value, CheckerKind):
         return f"not a CheckerKind but {type(value).__name__}"
+    if value.name != name:
+        return f"its CheckerKind is named {value.name!r}, not {name!r}"
     if value.name in _BUILTIN:
         return f"the built-in checker {value.name!r} cannot be replaced by a plugin"
-    register(value)
+    _LOADED.setdefault(value.name, value)  # a kind registered in code keeps its name
     return None
