@@ -19,6 +19,7 @@ import fcbench
 from fcbench.core.model import TestCase
 from fcbench.dataset.load import load_category
 from fcbench.ground_truth.backend import answer, parse_call, signatures
+from fcbench.models.base import Mode
 
 CATEGORIES = ["simple_python", "multiple", "parallel", "multi_turn_base"]
 FEEDBACK = "[{'role': 'tool'"
@@ -188,3 +189,33 @@ def test_missing_embedding_weights_fail_before_any_case(
     with pytest.raises(ValueError, match=r"^memory_vector: no weights here$"):
         fcbench.generate("ground-truth", categories=["memory_vector"], result_dir=tmp_path / "r")
     assert not list((tmp_path / "r").rglob("*_result.json"))
+
+
+# Which categories a run asks, pinned by hand (issue 21 item 3 moved the rule into the checker
+# kinds): every row of every release in both modes, and a custom dataset's row per checker.
+NOT_GENERATED = {
+    "fc": {"multi_turn_composite", "memory_kv_prereq", "memory_vector_prereq",
+           "memory_rec_sum_prereq", "format_sensitivity"},
+    "prompt": {"multi_turn_composite", "memory_kv_prereq", "memory_vector_prereq",
+               "memory_rec_sum_prereq"},
+}
+CUSTOM_NOT_GENERATED = {
+    "fc": {"rest", "format_sensitivity", "none", "no_such_kind"},
+    "prompt": {"rest", "none", "no_such_kind"},
+}
+
+
+@pytest.mark.parametrize("mode", ["fc", "prompt"])
+def test_which_categories_are_generated_is_pinned(mode: Mode) -> None:
+    from fcbench.core import categories
+    from fcbench.core.categories import Category, Language
+    from fcbench.pipeline import can_generate
+
+    rows = categories.CATEGORIES
+    assert {r.release for r in rows} == {"v1", "v2", "v3", "v4"}
+    assert {r.name for r in rows if not can_generate(r, mode)} == NOT_GENERATED[mode]
+    checkers = [*{r.checker for r in rows}, "no_such_kind"]
+    custom = [Category(f"acme_{name}", "acme", "custom", Language.PYTHON, name)
+              for name in checkers]
+    refused = {r.checker for r in custom if not can_generate(r, mode)}
+    assert refused == CUSTOM_NOT_GENERATED[mode]

@@ -378,20 +378,11 @@ def generation_categories(names: Sequence[str] | str, mode: Mode = "fc") -> list
 
 
 def can_generate(category: Category, mode: Mode = "fc") -> bool:
-    """Today's single-turn, multi-turn and agentic categories; format sensitivity in prompt
-    mode only (FC models skip it: N/A, as upstream); every category of the original benchmark
-    (v1: the retired executable, REST, SQL and chatting ones included; they are asked like the
-    AST categories, as the official tool asked them); the executable ones of custom datasets."""
-    from fcbench.core.categories import Checker
+    """Whether a run asks models `category` in `mode`: its checker kind says
+    (`check.registry.can_generate`)."""
+    from fcbench.check import registry
 
-    if category.checker == Checker.FORMAT_SENSITIVITY:
-        return mode == "prompt"
-    if category.release == "v1":
-        return True
-    generated = (Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL,
-                 Checker.IRRELEVANCE, Checker.RELEVANCE, Checker.MULTI_TURN, Checker.AGENTIC,
-                 Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL)
-    return category.checker in generated and category.scoring and not category.retired
+    return registry.can_generate(category, mode)
 
 
 def _load_cases(

@@ -56,3 +56,58 @@ def test_the_edges_of_each_range_are_accepted(flag: str, value: str) -> None:
     )
     assert "Invalid value" not in outcome.stderr
     assert "no_such_category" in outcome.stderr
+
+
+# Choices built from the registries (issue 21 item 3).
+REGISTRY_FLAGS = [
+    # (command, flag, a registered name, the registry's module)
+    ("run", "--backend", "anthropic", "fcbench.models.registry"),
+    ("run", "--output-format", "mistral", "fcbench.models.text_formats"),
+    ("run", "--prompt-format", "qwen", "fcbench.models.families"),
+    ("run", "--web-provider", "ddgs", "fcbench.envs.web_search.services"),
+    ("run", "--exec-backend", "replay", "fcbench.envs.exec_functions.backends"),
+    ("run", "--serve", "sglang", "fcbench.runner.serve"),
+    ("run", "--corrections", "community-2026", "fcbench.corrections"),
+    ("evaluate", "--output-format", "llama-3.1", "fcbench.decode.families"),
+    ("evaluate", "--exec-backend", "live", "fcbench.envs.exec_functions.backends"),
+]
+
+
+def test_the_help_imports_no_registry() -> None:
+    """`fcbench --help` stays fast: fails when a choice reads its registry at import."""
+    import subprocess
+    import sys
+
+    modules = sorted({module for _, _, _, module in REGISTRY_FLAGS})
+    probe = ("import sys; from fcbench.cli import main\n"
+             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+             f"print([m for m in {modules!r} if m in sys.modules])")
+    shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                           check=True, timeout=120)
+    assert shown.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize(("command", "flag", "name", "module"), REGISTRY_FLAGS)
+def test_each_registry_flag_offers_its_registry_names(
+    command: str, flag: str, name: str, module: str
+) -> None:
+    """An unknown name is one usage line listing the registry's names; fails when a flag
+    lists names of its own."""
+    outcome = CliRunner().invoke(main, [command, flag, "no-such-name"], prog_name="fcbench")
+    assert outcome.exit_code == 2
+    assert f"'{name}'" in outcome.stderr and "no-such-name" in outcome.stderr
+
+
+def test_a_name_registered_after_the_flags_were_built_is_accepted(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fcbench.cli.flags import RegistryChoice
+    from fcbench.models import text_formats
+
+    choice = RegistryChoice("fcbench.models.text_formats:names")
+    assert "late" not in choice.choices
+    monkeypatch.setattr(text_formats.PARSERS, "_entries", dict(text_formats.PARSERS._entries))
+    text_formats.register("late", lambda text: None)
+    assert choice.convert("late", None, None) == "late"
+    assert RegistryChoice("fcbench.corrections:PROFILES", sort=True).choices == (
+        "community-2026", "none")

@@ -12,18 +12,25 @@ evaluation and reporting never branch on it:
   memo keys under which identical answers share a verdict, the verdict itself, and the
   failure records of each model's score file.
 
+A kind also says whether a run can ask a model its categories (`generates`) and in which
+modes (`modes`); `can_generate` answers from that alone, so a new kind is generated, scored and
+offered by the command line with no other module touched.
+
 Built-in kinds are imported on first use (`fcbench --help` imports none); `register` adds
 one at run time, e.g. for a user's own checker:
 
     class Toy(CheckerKind): ...
     registry.register(Toy("toy"))
+
+and an installed package adds one through the `fcbench.checkers` entry-point group (a
+`CheckerKind` object; see `fcbench.plugins`), looked up the first time a name is not found.
 """
 
 from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +49,7 @@ __all__ = [
     "Record",
     "RecordBuilder",
     "UnknownCheckerError",
+    "can_generate",
     "get",
     "is_registered",
     "names",
@@ -134,8 +142,23 @@ class CheckerKind(ABC):
     cost_per_byte: float = 1.0
     """Judging cost of a byte of answers relative to Python-syntax AST answers."""
 
-    def __init__(self, name: str) -> None:
+    generates: bool = True
+    """Whether a run asks models this kind's (current, scored) categories: the runner's
+    generic request layouts serve any kind; `rest` says no (its only category is the original
+    benchmark's, asked by the release rule of `can_generate`)."""
+
+    modes: frozenset[str] = frozenset({"fc", "prompt"})
+    """The modes its categories are asked in (format sensitivity: prompt only; an FC model
+    skips it, N/A, as upstream)."""
+
+    def __init__(
+        self, name: str, *, generates: bool | None = None, modes: Iterable[str] | None = None
+    ) -> None:
         self.name = name
+        if generates is not None:
+            self.generates = generates
+        if modes is not None:
+            self.modes = frozenset(modes)
 
     def cost(self, category: Category) -> float:
         """What judging a byte of this category's answers costs (job balancing)."""
@@ -178,6 +201,10 @@ _BUILTIN: dict[str, str] = {
 }
 """Built-in kinds: checker name -> `module:attribute` of the kind object."""
 
+GENERATED_RELEASES = frozenset({"v1"})
+"""Releases whose every category is asked, the retired and unscored ones included: the
+original benchmark's handlers asked them all like the AST categories (no special case)."""
+
 _LOADED: dict[str, CheckerKind] = {}
 
 
@@ -190,21 +217,62 @@ def register(kind: CheckerKind) -> CheckerKind:
 
 def get(name: str) -> CheckerKind:
     """The kind registered under a checker name (imported on first use)."""
-    kind = _LOADED.get(str(name))
-    if kind is not None:
-        return kind
-    target = _BUILTIN.get(str(name))
-    if target is None:
+    kind = _find(str(name))
+    if kind is None:
         raise UnknownCheckerError(f"no checker kind is registered as {name!r}")
-    module, _, attribute = target.partition(":")
-    loaded: CheckerKind = getattr(importlib.import_module(module), attribute)
-    return register(loaded)
+    return kind
 
 
 def is_registered(name: str) -> bool:
-    return str(name) in _LOADED or str(name) in _BUILTIN
+    return _find(str(name)) is not None
 
 
 def names() -> list[str]:
-    """Every registered checker name."""
+    """Every registered checker name (installed plugins' included)."""
+    _load_plugins()
     return sorted(set(_BUILTIN) | set(_LOADED))
+
+
+def can_generate(category: Category, mode: str) -> bool:
+    """Whether a run asks models `category` in `mode`: never in a mode its kind refuses;
+    every category of a `GENERATED_RELEASES` release; else a current, scored category whose
+    kind `generates` (a category without a kind is never asked)."""
+    kind = _find(category.checker)
+    if kind is not None and mode not in kind.modes:
+        return False
+    if category.release in GENERATED_RELEASES:
+        return True
+    current = category.scoring and not category.retired
+    return kind is not None and kind.generates and current
+
+
+def _find(name: str) -> CheckerKind | None:
+    """The kind of a name: registered, built in (imported now), or an installed plugin's."""
+    kind = _LOADED.get(name)
+    if kind is not None:
+        return kind
+    target = _BUILTIN.get(name)
+    if target is not None:
+        module, _, attribute = target.partition(":")
+        loaded: CheckerKind = getattr(importlib.import_module(module), attribute)
+        return register(loaded)
+    _load_plugins()
+    return _LOADED.get(name)
+
+
+def _load_plugins() -> None:
+    """Register the kinds of the `fcbench.checkers` entry points (once per process)."""
+    from fcbench import plugins
+
+    plugins.register_all(plugins.CHECKERS, _register_plugin)
+
+
+def _register_plugin(name: str, value: object) -> str | None:
+    if not isinstance(value, CheckerKind):
+        return f"not a CheckerKind but {type(value).__name__}"
+    if value.name != name:
+        return f"its CheckerKind is named {value.name!r}, not {name!r}"
+    if value.name in _BUILTIN:
+        return f"the built-in checker {value.name!r} cannot be replaced by a plugin"
+    _LOADED.setdefault(value.name, value)  # a kind registered in code keeps its name
+    return None

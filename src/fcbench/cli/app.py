@@ -12,12 +12,12 @@ import click
 from fcbench import redact
 from fcbench._version import __version__
 from fcbench.cli.flags import (
+    RegistryChoice,
     corrections_option,
     report_option,
     selection_options,
     write_html_report,
 )
-from fcbench.decode.families import names as decoder_names
 
 if TYPE_CHECKING:
     from fcbench.decode.encoding import Encoding
@@ -147,7 +147,7 @@ def _fail(message: str, status: int = 2) -> NoReturn:
 )
 @click.option(
     "--output-format",
-    type=click.Choice(decoder_names()),
+    type=RegistryChoice("fcbench.decode.families:names"),
     default=None,
     help="Override model.json: outputs of an official open-model handler's family, decoded "
     "by its own decode_ast / decode_execute (e.g. qwen-fc, llama-3.1, xlam-llama).",
@@ -162,7 +162,7 @@ def _fail(message: str, status: int = 2) -> NoReturn:
 )
 @click.option(
     "--exec-backend",
-    type=click.Choice(["offline", "replay", "live"]),
+    type=RegistryChoice("fcbench.envs.exec_functions.backends:BACKENDS"),
     default="offline",
     show_default=True,
     help="How executable categories' web-service calls are answered: not at all (those "

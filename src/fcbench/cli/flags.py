@@ -6,16 +6,19 @@ one decorator; the flags' names are the library's option names (`fcbench.run_con
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from fcbench.corrections import PROFILES as _CORRECTION_PROFILES
-
 if TYPE_CHECKING:
     from fcbench.dataset.custom import DataDirs
+
+    _StrChoice = click.Choice[str]
+else:
+    _StrChoice = click.Choice  # generic only from click 8.2; the project takes click>=8.1
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -30,6 +33,33 @@ PROBABILITY = click.FloatRange(min=0, max=1, min_open=True)
 """top-p: 0 < p <= 1."""
 AT_LEAST_ONE = click.IntRange(min=1)
 """Counts of things that must happen at least once: tokens, workers, attempts."""
+
+
+class RegistryChoice(_StrChoice):
+    """A choice among a registry's names, read from the registry whenever the flag is parsed
+    or shown, never at import: `fcbench --help` imports no registry, and a name registered
+    at run time or by an installed plugin is offered like a built-in one.
+
+    `source` is `module:attribute`, a function returning the names or a collection of them
+    (a dict: its keys); `sort` shows them sorted instead of in registry order.
+    """
+
+    def __init__(self, source: str, *, sort: bool = False) -> None:
+        self.source = source
+        self.sort = sort
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        module, _, attribute = self.source.partition(":")
+        found = getattr(importlib.import_module(module), attribute)
+        found_names: Iterable[Any] = found() if callable(found) else found
+        listed = [str(name) for name in found_names]
+        return tuple(sorted(listed) if self.sort else listed)
+
+    @choices.setter
+    def choices(self, names: Iterable[str]) -> None:
+        raise AttributeError("a RegistryChoice's names are its registry's")
 
 
 def _apply(decorators: list[Decorator]) -> Decorator:
@@ -73,7 +103,7 @@ run_control_options = _apply([
 
 
 serve_options = _apply([
-    click.option("--serve", type=click.Choice(["vllm", "sglang"]), default=None,
+    click.option("--serve", type=RegistryChoice("fcbench.runner.serve:ENGINES"), default=None,
                  help="Start this engine (your install) for the run, with tool calling on, "
                       "and stop it at the end; its log goes to the result folder."),
     click.option("--serve-cmd", default=None,
@@ -100,7 +130,7 @@ def _use_corrections(_ctx: click.Context, _param: click.Parameter, value: str | 
 
 
 corrections_option = click.option(
-    "--corrections", type=click.Choice(sorted(_CORRECTION_PROFILES)), default=None,
+    "--corrections", type=RegistryChoice("fcbench.corrections:PROFILES", sort=True), default=None,
     expose_value=False, callback=_use_corrections, is_eager=True,
     help="Apply a named set of pending upstream fixes (community-2026: empty tool_calls read "
          "as text #1316/#1328/#1348/#1351, memory #1327/#1347, ground-truth enums "

@@ -21,6 +21,7 @@ from fcbench.cli.flags import (
     NON_NEGATIVE,
     POSITIVE,
     PROBABILITY,
+    RegistryChoice,
     corrections_option,
     report_option,
     run_control_options,
@@ -28,7 +29,6 @@ from fcbench.cli.flags import (
     serve_options,
     write_html_report,
 )
-from fcbench.models.families import names as prompt_format_names
 from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES
 from fcbench.runner.generate import ProgressSink
 
@@ -39,8 +39,6 @@ if TYPE_CHECKING:
     from fcbench.runner.generate import GenerateReport, GenerationJob
 
 GROUND_TRUTH = "ground-truth"
-OUTPUT_FORMATS = ("hermes", "llama3", "mistral", "python")
-PROMPT_FORMATS = prompt_format_names()
 
 
 class RunError(click.ClickException):
@@ -58,14 +56,15 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--model", required=True,
                      help=f"Model name sent to the endpoint, or `{GROUND_TRUTH}` (no endpoint)."),
         click.option("--backend",
-                     type=click.Choice(["openai", "anthropic", "google", "hf", "completions"]),
+                     type=RegistryChoice("fcbench.models.registry:names"),
                      default="openai", show_default=True,
                      help="openai: any OpenAI-compatible endpoint; anthropic: the Messages API "
                           "(optional extra: pip install 'fcbench[anthropic]'); google: the "
                           "Gemini API (pip install 'fcbench[google]'); hf: a local transformers "
                           "model, --model-path (pip install 'fcbench[hf]'); completions: "
                           "/v1/completions with an official open-model prompt format."),
-        click.option("--prompt-format", type=click.Choice(PROMPT_FORMATS), default=None,
+        click.option("--prompt-format", type=RegistryChoice("fcbench.models.families:names"),
+                     default=None,
                      help="Prompt the model as the official handler of this open-model family "
                           "does, over /v1/completions (default with --backend completions: "
                           "the family the official registry gives --model)."),
@@ -99,7 +98,8 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Generation seed sent where the backend takes one (OpenAI-compatible "
                           "`seed`, completions, Gemini, local models); recorded in model.json "
                           "and the response cache's key. (--seed picks --sample's cases.)"),
-        click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default=None,
+        click.option("--output-format", type=RegistryChoice("fcbench.models.text_formats:names"),
+                     default=None,
                      help="FC mode: parse tool calls the model wrote as text in this format."),
         click.option("--concurrency", type=click.IntRange(1, 4096), default=8, show_default=True,
                      help="Requests in flight (over all base URLs)."),
@@ -138,7 +138,8 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                      default=None,
                      help="Folder of the response cache (default: $FCBENCH_CACHE_DIR, else "
                           "$FCBENCH_HOME/cache)."),
-        click.option("--web-provider", type=click.Choice(["serpapi", "ddgs", "replay"]),
+        click.option("--web-provider",
+                     type=RegistryChoice("fcbench.envs.web_search.services:PROVIDERS"),
                      default="serpapi", show_default=True,
                      help="Who answers web searches: serpapi (the official, SERPAPI_API_KEY; "
                           "the only one comparable with the leaderboard), ddgs (keyless), "
@@ -178,7 +179,8 @@ def _exec_options(func: Callable[..., Any]) -> Callable[..., Any]:
         help="Recorded web-service responses: read by --exec-backend replay, written by live.",
     )(func)
     return click.option(
-        "--exec-backend", type=click.Choice(["offline", "replay", "live"]), default="offline",
+        "--exec-backend", type=RegistryChoice("fcbench.envs.exec_functions.backends:BACKENDS"),
+        default="offline",
         show_default=True,
         help="How executable categories' web-service calls are answered: not at all (those "
              "cases are skipped), from recorded responses, or over the network (keys from "

@@ -4,7 +4,9 @@ Each entry names the module and factory that build the backend (imported only wh
 so `fcbench --help` imports no SDK), the pip extra that brings its SDK, and the environment
 variable its API key is read from. A factory takes `BackendOptions` and returns a `Backend`,
 or raises `BackendSetupError` with a one-line reason (a missing extra, a missing folder, an
-option that does not apply). Adding a backend = one module with a factory + one line here.
+option that does not apply). Adding a backend = one module with a factory + one line here
+(or `register` at run time, or one `fcbench.backends` entry-point line in an installed package:
+a `BackendSpec`, or a bare factory; see `fcbench.plugins`). `--backend` offers `names()`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fcbench import plugins
 from fcbench.models.base import Backend, Mode, Sampling
 from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES
 
@@ -56,7 +59,21 @@ class BackendSpec:
     key_variable: str | None = None
 
 
-BACKENDS: dict[str, BackendSpec] = {
+def _plugin_spec(name: str, value: object) -> BackendSpec:
+    """An entry point's object as a backend: a `BackendSpec` as is, a factory by reference."""
+    if isinstance(value, BackendSpec):
+        if value.name != name:
+            raise ValueError(f"its BackendSpec is named {value.name!r}, not {name!r}")
+        return value
+    if not callable(value):
+        raise TypeError(f"not a BackendSpec or a factory but {type(value).__name__}")
+    module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", "")
+    if not module or not qualname or "<" in qualname or "." in qualname:
+        raise TypeError("the factory is not a module-level function")
+    return BackendSpec(name, f"{module}:{qualname}", f"a plugin backend ({module})")
+
+
+BACKENDS: plugins.Registry[BackendSpec] = plugins.Registry(plugins.BACKENDS, {
     spec.name: spec
     for spec in (
         BackendSpec("openai", "fcbench.models.openai_compat:from_options",
@@ -76,7 +93,7 @@ BACKENDS: dict[str, BackendSpec] = {
         BackendSpec("ground-truth", "fcbench.ground_truth.backend:from_options",
                     "the benchmark's own answers (a self-check; no endpoint)"),
     )
-}
+}, _plugin_spec)
 
 GROUND_TRUTH = "ground-truth"
 """The model name that selects the ground-truth backend whatever `--backend` says."""
@@ -85,6 +102,12 @@ GROUND_TRUTH = "ground-truth"
 def register(spec: BackendSpec) -> None:
     """Add (or replace) a backend at run time."""
     BACKENDS[spec.name] = spec
+
+
+def names() -> list[str]:
+    """The backends `--backend` offers: every registered one but the ground truth, which
+    `--model ground-truth` selects."""
+    return [name for name in BACKENDS if name != GROUND_TRUTH]
 
 
 def api_key(spec: BackendSpec, variable: str | None = None) -> str | None:

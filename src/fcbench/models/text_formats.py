@@ -6,6 +6,10 @@ convention; the parser turns the text into the FC stored form `[{name: arguments
 FC decoder and checker see exactly what a server-side parser would have produced. Text in
 which no call is found is kept as text (an answer without a call, like the official FC result).
 Nothing here evaluates model text: JSON is parsed with `json`, Python calls with `ast`.
+
+`PARSERS` is the registry `--output-format` offers (`names()`): one function + one line adds a
+convention; `register` adds one at run time, and an installed package through the
+`fcbench.text_parsers` entry-point group (a function `text -> calls | None`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from fcbench import plugins
 from fcbench.decode.spans import trimmed_tagged_bodies
 
 FcResult = list[dict[str, str]]
@@ -104,13 +109,34 @@ def parse_python_list(text: str) -> FcResult | None:
         return None
 
 
-PARSERS: dict[str, Callable[[str], FcResult | None]] = {
+TextParser = Callable[[str], FcResult | None]
+"""Model text -> the FC stored form of the calls in it, or None when it holds none."""
+
+
+def _plugin_parser(name: str, value: object) -> TextParser:
+    if not callable(value):
+        raise TypeError(f"not a parser function but {type(value).__name__}")
+    parser: TextParser = value
+    return parser
+
+
+PARSERS: plugins.Registry[TextParser] = plugins.Registry(plugins.TEXT_PARSERS, {
     "hermes": parse_hermes,
     "llama3": parse_llama3,
     "mistral": parse_mistral,
     "python": parse_python_list,
-}
+}, _plugin_parser)
 """`--output-format` name -> parser."""
+
+
+def register(name: str, parser: TextParser) -> None:
+    """Add (or replace) a text parser at run time."""
+    PARSERS[name] = parser
+
+
+def names() -> list[str]:
+    """Every text parser's name (installed plugins' included)."""
+    return list(PARSERS)
 
 
 def parse_text_calls(fmt: str, text: str) -> FcResult | None:

@@ -82,6 +82,9 @@ class FormatSensitivitySession(AstSession):
 class FormatSensitivityKind(AstKind):
     """Python-syntax answers mostly, judged like the AST categories they come from."""
 
+    modes = frozenset({"prompt"})
+    """The return format is the prompt's question: FC models skip it (N/A, as upstream)."""
+
     def load(self, category: Category, settings: JudgeSettings) -> SlimCategory:
         sources = None if settings.data_root is not None else source_files(settings.release)
         return load_slim_cached(category, settings.release, settings.data_root, prompt_of,
