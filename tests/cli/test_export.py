@@ -56,6 +56,15 @@ def test_bad_input_is_one_line(scored: Scored, tmp_path: Path) -> None:
         assert "Traceback" not in result.output
 
 
+def test_one_model_by_name_or_folder(scored: Scored) -> None:
+    write_scores(scored.score_dir, "other", {"simple_python": (1, 400)}, scored.sizes)
+    for chosen in (MODEL, FOLDER):
+        result = cli("export", "--format", "lm-eval", "--model", chosen, str(scored.score_dir),
+                     "--result-dir", str(scored.result_dir))
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["model_name"] == MODEL
+
+
 def test_listed_in_the_help() -> None:
     result = cli("--help")
     assert "export" in result.output

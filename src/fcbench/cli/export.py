@@ -30,7 +30,8 @@ def _fail(message: str) -> NoReturn:
 @click.option("-o", "--output", type=_DIR, default=Path("-"), show_default=True,
               help="The file written ('-': standard output).")
 @click.option("--model", default=None,
-              help="The model exported (needed by one-model formats when there are several).")
+              help="The model exported, by name or folder name (needed by one-model formats "
+              "when there are several).")
 @click.option("--result-dir", "result_dirs", type=_DIR, multiple=True,
               help="Where the results were generated: each model's model.json (its "
               "configuration) and usage (cost, latency); repeatable.")
@@ -49,6 +50,7 @@ def export(score_dirs: tuple[Path, ...], format_name: str, output: Path, model: 
     from fcbench.dataset.load import scoring_sizes
     from fcbench.export import ExportError, exporter
     from fcbench.export.results import build
+    from fcbench.layout import model_dir_name
     from fcbench.report.csv_files import unknown_model
     from fcbench.report.leaderboard import LeaderboardError, read_model_info
 
@@ -58,7 +60,7 @@ def export(score_dirs: tuple[Path, ...], format_name: str, output: Path, model: 
         info = read_model_info(model_info) if model_info else unknown_model
         document = build(list(score_dirs), scoring_sizes(chosen, data_root), release=chosen,
                          result_dirs=list(result_dirs),
-                         models=(model,) if model else (), model_info=info)
+                         models=(model_dir_name(model),) if model else (), model_info=info)
         exported = exporter(format_name).export(document, model)
     except (DataError, ExportError, LeaderboardError, OSError, ValueError) as exc:
         _fail(str(exc))

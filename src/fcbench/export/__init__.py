@@ -54,7 +54,10 @@ def one_model(document: Document, model: str | None) -> Mapping[str, Any]:
             f"this format holds one model and the scores hold {len(models)} "
             f"({', '.join(names) or 'none'}): pass --model"
         )
+    from fcbench.layout import model_dir_name
+
     for record in models:
-        if model in (record["model"], record.get("name")):
+        if model in (record["model"], record.get("name")) or record["model"] == model_dir_name(
+                model):
             return record
     raise ExportError(f"no model {model!r} in the scores (found: {', '.join(names) or 'none'})")
