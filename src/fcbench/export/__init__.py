@@ -57,7 +57,6 @@ def one_model(document: Document, model: str | None) -> Mapping[str, Any]:
     from fcbench.layout import model_dir_name
 
     for record in models:
-        if model in (record["model"], record.get("name")) or record["model"] == model_dir_name(
-                model):
+        if model == record.get("name") or record["model"] in (model, model_dir_name(model)):
             return record
     raise ExportError(f"no model {model!r} in the scores (found: {', '.join(names) or 'none'})")

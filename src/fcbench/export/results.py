@@ -17,7 +17,7 @@ scores it changed.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +78,7 @@ def build(
     release: str,
     result_dirs: Sequence[Path] = (),
     models: Sequence[str] = (),
-    model_info: Any = unknown_model,
+    model_info: Callable[[str], ModelInfo] = unknown_model,
 ) -> dict[str, Any]:
     """The results document of the score folders (several are merged as `leaderboard`
     merges them); `result_dirs` give each model's `model.json` and its usage."""
