@@ -8,7 +8,7 @@ cases = fcbench.load_dataset("simple_python")
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -189,22 +189,31 @@ def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Pa
     skipped_in = {m.model: {name: c.skipped for name, c in m.categories.items() if c.skipped}
                   for m in report.models.values()}
     print_scores(console, per_model, complete, skipped, not_scored, skipped_in=skipped_in)
-    _print_corrections(report, console)
+    _print_corrections(report, console, per_model, complete)
     if score_dir is not None:
         _print_top_errors(report, console)
         diagnostics.print(f"Score files and leaderboards written to {score_dir}")
 
 
-def _print_corrections(report: Evaluation, console: Console) -> None:
-    """Under the table, the corrections profile that produced it, and each category whose
-    ground truth it edited scored both ways (nothing by default)."""
+def _print_corrections(report: Evaluation, console: Console,
+                       evaluated: Mapping[str, Mapping[str, CategoryScore]],
+                       complete: Mapping[str, Mapping[str, CategoryScore]]) -> None:
+    """Under the table, the corrections profile that produced it, each category whose
+    ground truth it edited scored both ways, and the summaries that changed both ways
+    (nothing by default)."""
     from fcbench.corrections import describe
+    from fcbench.report.corrections import summaries_both_ways, summaries_line
 
     lines = describe()
     for model in report.models.values():
-        for name, category in model.categories.items():
-            if category.upstream is not None:
-                lines.append(_both_ways(model.model, name, category.accuracy, category.upstream))
+        upstream = {name: c.upstream for name, c in model.categories.items()
+                    if c.upstream is not None}
+        for name, side in upstream.items():
+            lines.append(_both_ways(model.model, name, model.categories[name].accuracy, side))
+        rows = summaries_both_ways(evaluated[model.model], complete[model.model],
+                                   {"upstream": upstream}) if upstream else []
+        if rows:
+            lines.append(summaries_line(model.model, rows))
     for line in lines:
         console.print(line, markup=False, highlight=False)
 

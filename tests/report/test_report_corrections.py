@@ -82,3 +82,69 @@ def test_compare_names_each_sides_profile(fetched_home: Path, tmp_path: Path) ->
     assert as_json(mixed)["corrections"] == {"a": "none", "b": "community-2026"}
     same = Comparison("a", "b", [], [], [], [], corrections=("none", "none"))
     assert "corrections" not in as_json(same)  # the default's JSON is unchanged
+
+
+def _one_corrected_case(root: Path) -> None:
+    """live_simple answered in full: every case wrong ([]) but the one whose answer #1329
+    corrects, answered as the correction accepts it."""
+    from fcbench.report.runs import dataset_ids
+
+    folder = root / "result" / "m" / "live"
+    folder.mkdir(parents=True)
+    (folder.parent / "model.json").write_text(json.dumps({"mode": "prompt"}))
+    fixed = "[cmd_controller.execute(command='docker --version', unit='seconds')]"
+    lines = [json.dumps({"id": i, "result": fixed if i == "live_simple_141-94-0" else "[]"})
+             for i in dataset_ids(DEFAULT_RELEASE, None)("live_simple")]
+    (folder / "BFCL_v4_live_simple_result.json").write_text("\n".join(lines) + "\n")
+
+
+def test_the_console_shows_the_summaries_both_ways(
+    fetched_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fcbench.api import _echo
+
+    _one_corrected_case(tmp_path)
+    corrections.use_profile("community-2026")
+    _echo(evaluate(tmp_path / "result"), DEFAULT_RELEASE, None, None)
+    shown = capsys.readouterr().out
+    upstream = board(tmp_path, None)["summaries"]
+    corrected = board(tmp_path, "community-2026")["summaries"]
+    line = next(row for row in shown.splitlines() if "m summaries:" in row)
+
+    def pct(side: dict[str, Any], key: str) -> str:
+        return f"{100 * side[key]['accuracy']:.2f}%"
+
+    assert f"Live {pct(corrected, 'live')} corrected, {pct(upstream, 'live')} upstream" in line
+    assert (f"V4 Overall {pct(corrected, 'overall')} corrected, "
+            f"{pct(upstream, 'overall')} upstream") in line
+    assert corrected["live"]["accuracy"] > upstream["live"]["accuracy"]
+    assert "Non-Live" not in line  # unchanged summaries are not repeated
+
+
+def test_compare_shows_the_upstream_side(fetched_home: Path, tmp_path: Path) -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from fcbench.report.compare import as_json, compare, print_comparison
+    from fcbench.report.runs import dataset_ids, read_run
+
+    _one_corrected_case(tmp_path)
+    upstream = board(tmp_path, None)["summaries"]
+    board(tmp_path, "community-2026")
+    ids = dataset_ids(DEFAULT_RELEASE, None)
+    runs = [read_run(tmp_path / f"score-{p}", "m", ids) for p in ("None", "community-2026")]
+    sizes = dataset_sizes(DEFAULT_RELEASE, None)
+    result = compare(runs[0], runs[1], sizes)
+    both = {name: (a, b) for name, a, b in result.upstream_summaries}
+    live = upstream["live"]["accuracy"]
+    assert both["Live"] == (live, live)  # B as upstream scores it: no difference left
+    assert both["Overall"] == (upstream["overall"]["accuracy"],) * 2
+    assert dict((n, b) for n, _, b in result.summaries)["Live"] > live
+    rows = as_json(result)["upstream_summaries"]
+    assert {"summary": "Live", "a": live, "b": live, "delta": 0.0} in rows
+    out = StringIO()
+    print_comparison(result, Console(file=out, width=200))
+    assert "summaries as upstream scores them" in out.getvalue()
+    plain = compare(runs[0], runs[0], sizes)
+    assert plain.upstream_summaries == [] and "upstream_summaries" not in as_json(plain)

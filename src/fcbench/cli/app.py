@@ -27,6 +27,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "cache": ("fcbench.cli.cache:cache", "Response cache: stats, prune."),
     "compare": ("fcbench.cli.report:compare", "Compare two scored runs: deltas, p-values, flips."),
     "data": ("fcbench.cli.data:data", "Fetch, list, validate and diff the BFCL data."),
+    "export": ("fcbench.cli.export:export", "Scores as fcbench, every_eval_ever or lm-eval JSON."),
     "failures": ("fcbench.cli.report:failures", "A model's failed cases, in the terminal."),
     "generate": ("fcbench.cli.run:generate", "Ask a model every test case; write result files."),
     "leaderboard": ("fcbench.cli.report:leaderboard", "Official CSVs and a ranked table."),

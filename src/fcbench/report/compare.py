@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from fcbench.core import categories as reg
 from fcbench.layout import REPORT_NAME
-from fcbench.report.corrections import compare_line, profile_of
+from fcbench.report.corrections import (
+    compare_line,
+    profile_of,
+    upstream_of_headers,
+    upstream_scores,
+)
 from fcbench.report.runs import CategoryRun, ModelRun
 from fcbench.report.table import displayed_summaries
 from fcbench.score.aggregate import CategoryScore, with_missing
@@ -102,6 +107,10 @@ class Comparison:
     case links to, on the failing side."""
     corrections: tuple[str, str] = ("none", "none")
     """Each side's corrections profile (`report.corrections.profile_of`)."""
+    upstream_summaries: list[tuple[str, float | None, float | None]] = field(
+        default_factory=list)
+    """The summaries with each side's categories as upstream scores them, when a side's
+    corrections profile changed a category's score ([] otherwise)."""
 
     @property
     def holm_p_values(self) -> list[float]:
@@ -152,6 +161,7 @@ def compare(
                           _weights(b, dataset_sizes)),
         (report_link(a), report_link(b)),
         (profile_of(a.score_dir, a.model), profile_of(b.score_dir, b.model)),
+        _upstream_summaries(a, b, dataset_sizes),
     )
 
 
@@ -225,6 +235,21 @@ def _summaries(
 ) -> list[tuple[str, float | None, float | None]]:
     ra = _summary_values({n: c.score for n, c in a.categories.items()}, sizes)
     rb = _summary_values({n: c.score for n, c in b.categories.items()}, sizes)
+    return [(name, ra.get(name), rb.get(name)) for name in dict.fromkeys([*ra, *rb])]
+
+
+def _upstream_summaries(
+    a: ModelRun, b: ModelRun, sizes: Mapping[str, int]
+) -> list[tuple[str, float | None, float | None]]:
+    """`_summaries` with each side's corrected categories at their upstream score (score
+    headers' `corrections_upstream`); [] when neither side has one."""
+    sides = [upstream_of_headers({n: c.header for n, c in run.categories.items()})
+             for run in (a, b)]
+    if not any(sides):
+        return []
+    ra, rb = (_summary_values(upstream_scores({n: c.score for n, c in run.categories.items()},
+                                              side), sizes)
+              for run, side in zip((a, b), sides, strict=True))
     return [(name, ra.get(name), rb.get(name)) for name in dict.fromkeys([*ra, *rb])]
 
 
@@ -318,11 +343,22 @@ def as_json(comparison: Comparison) -> dict[str, Any]:
              "interval": comparison.intervals.get(name)}
             for name, va, vb in comparison.summaries
         ],
+        **_upstream_json(comparison),
         "pooled": {"gained": comparison.pooled_gained, "lost": comparison.pooled_lost,
                    "p_value": comparison.pooled_p_value},
         "only_in_a": comparison.only_a,
         "only_in_b": comparison.only_b,
     }
+
+
+def _upstream_json(comparison: Comparison) -> dict[str, Any]:
+    """`upstream_summaries`, only when a side's profile changed a score."""
+    if not comparison.upstream_summaries:
+        return {}
+    return {"upstream_summaries": [
+        {"summary": name, "a": va, "b": vb,
+         "delta": None if va is None or vb is None else vb - va}
+        for name, va, vb in comparison.upstream_summaries]}
 
 
 def _flip_json(flip: Flip) -> dict[str, Any]:
@@ -365,6 +401,7 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
         summary.add_row(escape(name), _pct(va), _pct(vb), _signed(delta),
                         _interval(comparison.intervals.get(name)))
     console.print(summary)
+    _print_upstream(comparison, console)
     console.print(INTERVAL_NOTE, highlight=False, markup=False)
     console.print(
         f"all paired cases: +{comparison.pooled_gained} −{comparison.pooled_lost}, "
@@ -374,6 +411,26 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
         if names:
             console.print(f"only in {side} (not compared): {', '.join(names)}", highlight=False,
                           markup=False)
+
+
+def _print_upstream(comparison: Comparison, console: Console) -> None:
+    """The summaries again as upstream scores them, when a side's corrections profile
+    changed a category's score (both ways, as the leaderboard files show them)."""
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    if not comparison.upstream_summaries:
+        return
+    table = Table(box=box.SIMPLE_HEAD, title_justify="left",
+                  title="summaries as upstream scores them, without the corrections (accuracy %)")
+    for header in ("summary", *comparison.names, "Δ"):
+        table.add_column(escape(header), justify="left" if header == "summary" else "right",
+                         overflow="fold")
+    for name, va, vb in comparison.upstream_summaries:
+        delta = None if va is None or vb is None else vb - va
+        table.add_row(escape(name), _pct(va), _pct(vb), _signed(delta))
+    console.print(table)
 
 
 def legend(names: tuple[str, str]) -> str:

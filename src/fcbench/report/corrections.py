@@ -83,3 +83,37 @@ def compare_line(a: str, b: str) -> str | None:
         return None
     line = f"corrections: A = {a}, B = {b}"
     return line if a == b else line + " (different profiles: the delta includes the fixes)"
+
+
+def upstream_of_headers(headers: Mapping[str, Header]) -> dict[str, Any]:
+    """`{"upstream": {category: corrections_upstream}}` of the score headers that carry an
+    upstream side ({} when none does), the shape `upstream_scores` reads."""
+    found = {name: dict(h["corrections_upstream"]) for name, h in headers.items()
+             if isinstance(h.get("corrections_upstream"), Mapping)}
+    return {"upstream": found} if found else {}
+
+
+def summaries_both_ways(
+    evaluated: Mapping[str, CategoryScore], complete: Mapping[str, CategoryScore],
+    corrections: Mapping[str, Any],
+) -> list[tuple[str, float | None, float | None]]:
+    """(summary, corrected value, upstream value) for every summary the console shows
+    (`report.table`: V4's and the 2024 Overall, N/A as None) that the profile changed."""
+    from fcbench.report.table import SUMMARIES, V1_LABEL, displayed_summaries
+
+    labels = [*SUMMARIES, V1_LABEL]
+    now = displayed_summaries(evaluated, complete, labels)
+    then = displayed_summaries(upstream_scores(evaluated, corrections),
+                               upstream_scores(complete, corrections), labels)
+    return [(label, now.get(label), then.get(label)) for label in labels
+            if now.get(label) != then.get(label)]
+
+
+def summaries_line(model: str, rows: list[tuple[str, float | None, float | None]]) -> str:
+    """The console's line for `summaries_both_ways` (empty rows: no line to print)."""
+    from fcbench.report.table import SHOWN
+    from fcbench.score.formulas import format_percent
+
+    shown = "; ".join(f"{SHOWN.get(label, label)} {format_percent(now)} corrected, "
+                      f"{format_percent(then)} upstream" for label, now, then in rows)
+    return f"  {model} summaries: {shown}"

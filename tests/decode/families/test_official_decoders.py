@@ -183,6 +183,7 @@ def test_every_decoder_is_checked() -> None:
     tested = {families.get(n).decoder_name if n in families.FAMILIES else n for n in NAMES}
     targets = {decoders.DECODERS[n] for n in tested}
     checked_elsewhere = {decoders.DECODERS[n] for n in PR_DECODERS}  # test_pr_prompts.py
+    checked_elsewhere |= {decoders.DECODERS[families.get(n).decoder_name] for n in PR_FAMILIES}
     assert targets | checked_elsewhere == set(decoders.DECODERS.values())
 
 

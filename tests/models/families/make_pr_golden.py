@@ -18,7 +18,8 @@ prompting` / `decode_ast` produce the expectations:
 
 Run from the repository root (needs the shared wheel and the mirror; ~1 min):
     PYTHONPATH=src:tests:tests/models/families python tests/models/families/make_pr_golden.py \
-        /work/.mirror/ShishirPatil+gorilla/repo
+        /work/.mirror/ShishirPatil+gorilla/repo [GOLDEN...]
+(GOLDEN: only these files, e.g. `lfm2`.)
 """
 
 from __future__ import annotations
@@ -42,8 +43,15 @@ PR_HANDLERS: dict[str, dict[str, Any]] = {
         "gemma-4": ("Gemma4Handler", "google/gemma-4-E4B-it"),
         "gemma-4-no-think": ("Gemma4NoThinkHandler", "google/gemma-4-E4B-it"),
     }},
+    "lfm2": {"pr": 1341, "module": "lfm2", "template": "LFM2.5-Instruct.jinja",
+             "replies": "LFM2_REPLIES", "agentic": True, "variants": {
+                 "lfm2": ("LFM2Handler", "LiquidAI/LFM2.5-1.2B-Instruct"),
+             }},
 }
-"""Golden file -> the PR, its handler module, and fcbench family -> (class, model name)."""
+"""Golden file -> the PR, its handler module, and fcbench family -> (class, model name);
+`template`: the chat template (templates/) its tokenizer renders, for handlers whose
+`_format_prompt` is `apply_chat_template`; `replies`: the name of its own reply list."""
+TEMPLATES = Path(__file__).parent / "templates"
 
 PR_DECODERS: dict[str, dict[str, Any]] = {
     "gemma-4-native": {"pr": 1340, "module": "gemma4", "class": "Gemma4Handler",
@@ -91,6 +99,55 @@ REPLIES: list[str] = [
 ]
 """Model replies for the decoder oracle: correct, mutated and malformed Gemma 4 outputs."""
 
+LFM2_REPLIES: list[str] = [
+    "<|tool_call_start|>[get_weather(city='Paris', unit='celsius')]<|tool_call_end|>",
+    "<think>The user wants Paris.</think><|tool_call_start|>[get_weather(city=\"Paris\")]"
+    "<|tool_call_end|>",
+    "<|tool_call_start|>[math.add(a=1, b=-2.5), f(x=[1, (2, 3)], y={'k': None})]"
+    "<|tool_call_end|>",
+    "<|tool_call_start|> [ f(order=ascending) ] \n<|tool_call_end|>",
+    "<|tool_call_start|>[f(x=1)]<|tool_call_end|> then <|tool_call_start|>[g(y=2)]"
+    "<|tool_call_end|>",
+    "Sure.<|tool_call_start|>[f(1, x=2)]<|tool_call_end|>",
+    "<|tool_call_start|>[f(x=-'a'), g(y=1)]<|tool_call_end|>",
+    "<|tool_call_start|>[f(x=1+2), 3, g()]<|tool_call_end|>",
+    "<|tool_call_start|>[f(x={**a}), h(z=None)]<|tool_call_end|>",
+    "<|tool_call_start|>[f(x=[1, 2]<|tool_call_end|>",
+    "<|tool_call_start|>[f(x=1)]",
+    "[f(x=1)]<|tool_call_end|>",
+    "<|tool_call_end|><|tool_call_start|>[f(x=1)]",
+    "<|tool_call_start|>[]<|tool_call_end|>",
+    "<|tool_call_start|>[f(x='a]b')]<|tool_call_end|>",
+    "<|tool_call_start|>[f(x='<|tool_call_end|>')]<|tool_call_end|>",
+    "<|tool_call_start|>[(lambda: 1)()]<|tool_call_end|>",
+    "[get_weather(city='Paris')]",
+    "<think>hm</think>\n\n[f(a=1)]",
+    "<think>a</think>b<think>c</think>[f(a=1)]",
+    "<think>unclosed [f(a=1)]",
+    "I cannot help with that.",
+    "[get_weather(city='Paris'",
+    "",
+]
+"""Correct, mutated and malformed LFM2.x outputs."""
+
+
+class TemplateTokenizer:
+    """A tokenizer's `apply_chat_template` (text out) for a template file, rendered by
+    transformers' own chat-template renderer with the LFM2 tokenizer's `bos_token`."""
+
+    def __init__(self, path: Path) -> None:
+        self.template = path.read_text(encoding="utf-8")
+
+    def apply_chat_template(self, messages: Any, tools: Any = None, *,
+                            add_generation_prompt: bool = False, tokenize: bool = True) -> str:
+        from transformers.utils.chat_template_utils import render_jinja_template
+
+        assert not tokenize
+        rendered, _ = render_jinja_template(
+            conversations=[messages], tools=tools, chat_template=self.template,
+            add_generation_prompt=add_generation_prompt, bos_token="<|startoftext|>")
+        return str(rendered[0])
+
 
 def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
@@ -126,7 +183,8 @@ def decoded(handler: Any, result: str) -> list[str]:
     return ["calls", repr(out), execute]
 
 
-def record_variant(handler: Any, official: Any, texts: Any) -> dict[str, Any]:
+def record_variant(handler: Any, official: Any, texts: Any,
+                   replies_to: list[str] = REPLIES) -> dict[str, Any]:
     from family_handlers import FakeCompletion, copy, python_list
     from test_official_prompts import MULTI_TURN, SINGLE_TURN
 
@@ -146,12 +204,32 @@ def record_variant(handler: Any, official: Any, texts: Any) -> dict[str, Any]:
         for entry in official.load(category):
             multi[entry["id"]] = record_conversation(handler, copy(entry), texts, python_list)
     replies = []
-    for reply in REPLIES:
+    for reply in replies_to:
         parsed = handler._parse_query_response_prompting(FakeCompletion(reply))
         replies.append({"reply": reply, "result": parsed["model_responses"],
                         "reasoning": parsed["reasoning_content"],
                         "decoded": decoded(handler, parsed["model_responses"])})
     return {"single_turn": single, "samples": samples, "multi_turn": multi, "replies": replies}
+
+
+AGENTIC_FIRST_TURNS: dict[str, list[dict[str, str]]] = {
+    "memory_kv_0-customer-0": [{"role": "system", "content": "You are a memory agent."},
+                               {"role": "user", "content": "What is my name?"}],
+    "web_search_base_0": [{"role": "user", "content": "Who won?"}],
+    "multiple_0": [{"role": "user", "content": "Add 1 and 2."}],
+}
+"""First turns of hand-made entries (agentic with and without a system message, and one
+that is not), for handlers whose system text depends on the category."""
+
+
+def record_agentic(handler: Any) -> dict[str, Any]:
+    """The first turn the handler's `_pre_query_processing_prompting` leaves in each entry."""
+    found = {}
+    for case_id, turn in AGENTIC_FIRST_TURNS.items():
+        entry = {"id": case_id, "question": [json.loads(json.dumps(turn))], "function": []}
+        handler._pre_query_processing_prompting(entry)
+        found[case_id] = entry["question"][0]
+    return found
 
 
 def record_conversation(handler: Any, entry: dict[str, Any], texts: Any, write: Any) -> Any:
@@ -194,7 +272,8 @@ def _cases(category: str, load: Any) -> Any:
     return _CACHE[category]
 
 
-def main(mirror: Path) -> None:
+def main(mirror: Path, only: list[str]) -> None:
+    """Record every golden file, or only those named in `only`."""
     import os
 
     from family_handlers import bare
@@ -214,6 +293,8 @@ def main(mirror: Path) -> None:
 
             official = type("Official", (), {"load": staticmethod(load_dataset_entry)})
             for golden, spec in PR_HANDLERS.items():
+                if only and golden not in only:
+                    continue
                 source, commit = pr_source(mirror, spec["pr"], spec["module"])
                 (package / "model_handler/local_inference" / f"{spec['module']}.py").write_text(
                     source, encoding="utf-8")
@@ -226,13 +307,24 @@ def main(mirror: Path) -> None:
                     handler = bare(getattr(module, cls), model_name=model,
                                    model_name_huggingface=model, model_style=ModelStyle.OSSMODEL,
                                    temperature=0.001)
-                    out["families"][family] = record_variant(handler, official, texts)
+                    if "template" in spec:
+                        handler.tokenizer = TemplateTokenizer(TEMPLATES / spec["template"])
+                    replies = globals()[spec.get("replies", "REPLIES")]
+                    out["families"][family] = record_variant(handler, official, texts, replies)
+                    if spec.get("agentic"):
+                        out["families"][family]["agentic"] = record_agentic(handler)
+                    if "replies" in spec:  # its decoders on the raw replies too (markers kept)
+                        out["families"][family]["raw_replies"] = [
+                            {"reply": reply, "decoded": decoded(handler, reply)}
+                            for reply in replies]
                 GOLDEN.mkdir(exist_ok=True)
                 (GOLDEN / f"{golden}.json").write_text(
                     json.dumps(out, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
                     encoding="utf-8")
                 print(golden, commit, file=sys.stderr)
             for golden, spec in PR_DECODERS.items():
+                if only and golden not in only:
+                    continue
                 source, commit = pr_source(mirror, spec["pr"], spec["module"])
                 (package / "model_handler/local_inference" / f"{spec['module']}.py").write_text(
                     source, encoding="utf-8")
@@ -252,4 +344,4 @@ def main(mirror: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), sys.argv[2:])

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from family_handlers import ours_ast, python_list
-from make_pr_golden import PR_DECODERS, PR_HANDLERS, digest
+from make_pr_golden import AGENTIC_FIRST_TURNS, PR_DECODERS, PR_HANDLERS, digest
 from test_official_prompts import MULTI_TURN, SINGLE_TURN, backend_of, scripted_call
 
 from fcbench.core.categories import Language
@@ -133,6 +133,47 @@ def test_replies_decode_as_the_pr_handler(golden: str, family: str) -> None:
                             execute.split(" ")[0] if execute.startswith(DECODER_FAILED)
                             else execute]}
         assert our_decoding(family, recorded["reply"]) == want, recorded["reply"]
+
+
+AGENTIC = [(golden, family) for golden, family in VARIANTS
+           if "agentic" in golden_of(golden, family)]
+
+
+@pytest.mark.parametrize(("golden", "family"), AGENTIC)
+def test_first_turns_by_category_as_the_pr_handler(golden: str, family: str) -> None:
+    """Handlers whose system text depends on the category (agentic or not): the first turn
+    of hand-made entries as the PR's `_pre_query_processing_prompting` leaves it."""
+    recorded = golden_of(golden, family)["agentic"]
+    for case_id, first_turn in recorded.items():
+        category = case_id.split("_0")[0]
+        question = [[dict(m) for m in AGENTIC_FIRST_TURNS[case_id]]]
+        case = TestCase(id=case_id, category=category, question=question, functions=[])
+        turns = families.get(family).prepare(case, lambda: [])
+        assert turns[0] == first_turn, case_id
+
+
+RAW = [(golden, family) for golden, family in VARIANTS
+       if "raw_replies" in golden_of(golden, family)]
+
+
+@pytest.mark.parametrize(("golden", "family"), RAW)
+def test_raw_replies_decode_as_the_pr_handler(golden: str, family: str) -> None:
+    """The family's decoders on whole replies (call markers, reasoning and all), as the PR
+    handler's decode_ast / decode_execute read them: every branch of its block reader."""
+    recorded = golden_of(golden, family)["raw_replies"]
+    encoding = families.output_encoding(family)
+    assert len(recorded) >= 20
+    for item in recorded:
+        outcome, detail, execute = item["decoded"]
+        got, got_detail = ours_ast(item["reply"], encoding, Language.PYTHON)
+        try:
+            got_execute = repr(decode_execute(item["reply"], encoding))
+        except DecodeError:
+            got_execute = DECODER_FAILED
+        assert (got, got_detail if outcome != DECODER_FAILED else "") == (
+            outcome, detail if outcome != DECODER_FAILED else ""), item["reply"]
+        failed = execute.startswith(DECODER_FAILED)
+        assert got_execute == (DECODER_FAILED if failed else execute), item["reply"]
 
 
 @pytest.mark.parametrize("name", list(PR_DECODERS))

@@ -79,6 +79,7 @@ DECODERS: dict[str, str] = {
     "llama-3.1": "fcbench.decode.families.json_calls:LLAMA_3_1",
     "glm": "fcbench.decode.families.lines:GLM",
     "gemma-4-native": "fcbench.decode.families.gemma4_native:GEMMA4_NATIVE",
+    "lfm2": "fcbench.decode.families.lfm2:LFM2",
     "granite-20b": "fcbench.decode.families.lines:GRANITE_20B",
     "minicpm-fc": "fcbench.decode.families.minicpm:MINICPM_FC",
     "functiongemma": "fcbench.decode.families.functiongemma:FUNCTIONGEMMA",

@@ -53,6 +53,7 @@ FAMILIES: dict[str, str] = {
         ("bielik", "bielik"),
         ("gemma-4", "gemma_4"),
         ("gemma-4-no-think", "gemma_4_no_think"),
+        ("lfm2", "lfm2"),
     )
 }
 
@@ -63,8 +64,13 @@ PR_MODEL_FAMILIES: dict[str, str] = {
     "google/gemma-4-E4B-it": "gemma-4",
     "google/gemma-4-E4B-it-no-think": "gemma-4-no-think",
     "cloudsurf-software/CloudSurf-4B-FC": "gemma-4",
+    "LiquidAI/LFM2.5-1.2B-Instruct": "lfm2",
 }
-"""Registry names added by open upstream pull requests not in 2026.3.23 (#1357: Gemma 4)."""
+"""Registry names added by open upstream pull requests not in 2026.3.23 (#1357: Gemma 4,
+#1341: LFM2.5). #1341 also names LFM2.5-350M, -1.2B-Thinking and -8B-A1B; its prompt is each
+tokenizer's own template and only the Instruct one could be checked (the 8B-A1B template
+renders `thinking` and older replies differently), so those take `--prompt-format lfm2`
+explicitly."""
 
 MODEL_FAMILIES: dict[str, str] = {
     "deepseek-ai/DeepSeek-R1": "deepseek-r1",

@@ -1,0 +1,84 @@
+"""`fcbench export`: a score folder's results in a format other tools read.
+
+Flags and file writing only; the documents are made in `fcbench.export`. The file is written
+atomically (a failed export never leaves half a file); errors are one `fcbench: error:` line.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from fcbench.export import EXPORTERS
+
+_DIR = click.Path(path_type=Path)
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"fcbench: error: {message}", err=True)
+    sys.exit(2)
+
+
+@click.command()
+@click.argument("score_dirs", nargs=-1, required=True, type=_DIR, metavar="SCORE_DIR...")
+@click.option("--format", "format_name", type=click.Choice(list(EXPORTERS)),
+              default="fcbench", show_default=True, help="The format written.")
+@click.option("-o", "--output", type=_DIR, default=Path("-"), show_default=True,
+              help="The file written ('-': standard output).")
+@click.option("--model", default=None,
+              help="The model exported, by name or folder name (needed by one-model formats "
+              "when there are several).")
+@click.option("--result-dir", "result_dirs", type=_DIR, multiple=True,
+              help="Where the results were generated: each model's model.json (its "
+              "configuration) and usage (cost, latency); repeatable.")
+@click.option("--model-info", type=_DIR, default=None,
+              help="Display names, organizations, licences (JSON, as for `leaderboard`).")
+@click.option("--release", default=None, help="Dataset release (default: newest).")
+@click.option("--data-dir", "data_dirs", type=_DIR, multiple=True,
+              help="A dataset folder, or a custom dataset whose categories were scored.")
+def export(score_dirs: tuple[Path, ...], format_name: str, output: Path, model: str | None,
+           result_dirs: tuple[Path, ...], model_info: Path | None, release: str | None,
+           data_dirs: tuple[Path, ...]) -> None:
+    """Write the scores of SCORE_DIR (several are merged) as fcbench's results JSON
+    (schema: docs/results-schema.md), an every_eval_ever log or lm-eval results."""
+    from fcbench.dataset.custom import use_data_dirs
+    from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError
+    from fcbench.dataset.load import scoring_sizes
+    from fcbench.export import ExportError, exporter
+    from fcbench.export.results import build
+    from fcbench.layout import model_dir_name
+    from fcbench.report.csv_files import unknown_model
+    from fcbench.report.leaderboard import LeaderboardError, read_model_info
+
+    chosen = release or DEFAULT_RELEASE
+    try:
+        data_root = use_data_dirs(data_dirs)
+        info = read_model_info(model_info) if model_info else unknown_model
+        document = build(list(score_dirs), scoring_sizes(chosen, data_root), release=chosen,
+                         result_dirs=list(result_dirs),
+                         models=(model_dir_name(model),) if model else (), model_info=info)
+        exported = exporter(format_name).export(document, model)
+    except (DataError, ExportError, LeaderboardError, OSError, ValueError) as exc:
+        _fail(str(exc))
+    _write(exported, output)
+
+
+def _write(document: object, output: Path) -> None:
+    """The JSON text to stdout or atomically to the file (secrets masked like every sink)."""
+    from fcbench import redact
+
+    text = redact.values(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    if str(output) == "-":
+        click.echo(text, nl=False)
+        return
+    from fcbench._atomic import replace_file
+
+    try:
+        replace_file(output, text.encode("utf-8", errors="surrogateescape"))
+    except OSError as exc:
+        _fail(f"{output}: cannot write ({exc.strerror or exc})")
+    click.echo(f"wrote {output}", err=True)
