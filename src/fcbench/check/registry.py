@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fcbench import plugins
 from fcbench._json import RawJSON
 from fcbench.core import categories
 from fcbench.core.categories import Category
@@ -262,8 +263,6 @@ def _find(name: str) -> CheckerKind | None:
 
 def _load_plugins() -> None:
     """Register the kinds of the `fcbench.checkers` entry points (once per process)."""
-    from fcbench import plugins
-
     plugins.register_all(plugins.CHECKERS, _register_plugin)
 
 
