@@ -63,8 +63,7 @@ def write_scores(score_dir: Path, folder: str, scores: dict[str, tuple[int, int]
 @pytest.fixture
 def scored(fetched_home: Path, tmp_path: Path) -> Scored:
     from fcbench.api import dataset_sizes
-    from fcbench.report.csv_files import write_leaderboard
-    from fcbench.report.leaderboard import usage_of
+    from fcbench.report.leaderboard import usage_of, write_leaderboard
 
     sizes = dataset_sizes(DEFAULT_RELEASE, None)
     score_dir, result_dir = tmp_path / "score", tmp_path / "result"

@@ -49,6 +49,13 @@ def load(group: str) -> list[tuple[str, object]]:
     return _LOADED[group]
 
 
+def declared(group: str) -> set[str]:
+    """The names the installed distributions declare under `group`, without importing any:
+    enough for a layer below the registry (a custom dataset naming a plugin's checker kind)
+    to accept the name, leaving the loading to the registry that uses it."""
+    return {entry.name for entry in _entry_points(group)}
+
+
 def register_all(group: str, register: Callable[[str, object], str | None]) -> None:
     """Hand each plugin of `group` to `register` (name, object), once per process whatever
     the number of calls; `register` returns None when it took the plugin, else why not

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
+from fcbench import plugins
+
 
 class Language(str, Enum):
     PYTHON = "python"
@@ -52,8 +54,11 @@ def add_checker_name(name: str) -> None:
 
 def is_checker_name(name: str) -> bool:
     """Whether a checker kind has this name: a built-in one (every `Checker` name but
-    `none`, which judges nothing) or one registered at run time."""
-    return name in _BUILTIN_CHECKERS or name in _CHECKERS_AT_RUN_TIME
+    `none`, which judges nothing), one registered at run time, or one an installed plugin
+    declares (`plugins.CHECKERS`; loaded by the checker registry when it is used)."""
+    if name in _BUILTIN_CHECKERS or name in _CHECKERS_AT_RUN_TIME:
+        return True
+    return name in plugins.declared(plugins.CHECKERS)
 
 
 EXECUTABLE_CHECKERS = (Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL,
