@@ -114,7 +114,10 @@ def test_a_function_answering_with_the_ground_truth_scores_like_the_builtin_mode
     ours = fcbench.run(model, name="gt-function", **options)
     builtin = fcbench.run("ground-truth", **options)
     folder = "ground-truth-FC" if mode == "fc" else "ground-truth"
-    assert verdicts(ours, "gt-function") == verdicts(builtin, folder)
+    assert (ours.folder, builtin.folder) == ("gt-function", folder)
+    assert list(builtin.models) == ["ground-truth"]  # keyed by the name given, not the folder
+    assert builtin.models["ground-truth"] is builtin.evaluation.models[folder]
+    assert verdicts(ours.evaluation, "gt-function") == verdicts(builtin.evaluation, folder)
     scored = ours.models["gt-function"].categories
     assert [(name, c.correct, c.total) for name, c in scored.items()] == [
         ("simple_python", 400, 400), ("multiple", 200, 200), ("parallel", 200, 200),
@@ -140,7 +143,9 @@ def test_generate_resumes_and_unknown_options_are_refused(
 
     first = fcbench.generate(refuse, categories="irrelevance", result_dir=tmp_path)
     again = fcbench.generate(refuse, categories="irrelevance", result_dir=tmp_path)
-    assert (first.asked, again.asked, again.skipped, len(calls)) == (240, 0, 240, 240)
+    assert (first.generation.asked, again.generation.asked, again.generation.skipped,
+            len(calls)) == (240, 0, 240, 240)
+    assert (first.model, first.folder) == ("refuse", "refuse-FC")
     with pytest.raises(TypeError, match="unknown option"):
         fcbench.generate(refuse, categorie="irrelevance")  # type: ignore[call-arg]
 
@@ -152,7 +157,7 @@ def test_a_failing_function_fails_its_case_only(fetched_home: Path, tmp_path: Pa
         return "[f()]"
 
     report = fcbench.generate(flaky, categories=["simple_python"], mode="prompt",
-                              result_dir=tmp_path, max_attempts=1)
+                              result_dir=tmp_path, max_attempts=1).generation
     path = tmp_path / "flaky" / "non_live" / "BFCL_v4_simple_python_result.json"
     entries = [json.loads(line) for line in path.read_text().splitlines()]
     failed = [e for e in entries if "error" in e]
@@ -165,12 +170,13 @@ def test_format_sensitivity_is_generated_in_prompt_mode_only() -> None:
     from fcbench.pipeline import can_generate, generation_categories
 
     row = categories.get("format_sensitivity")
+    every = categories.resolve(["all"])
     assert can_generate(row, "prompt") and not can_generate(row, "fc")
-    assert "format_sensitivity" in [c.name for c in generation_categories("all", "prompt")]
-    fc = [c.name for c in generation_categories("all", "fc")]
+    assert "format_sensitivity" in [c.name for c in generation_categories(every, "prompt")]
+    fc = [c.name for c in generation_categories(every, "fc")]
     assert "format_sensitivity" not in fc and "simple_python" in fc
     with pytest.raises(ValueError, match="prompt mode only"):
-        generation_categories("format_sensitivity", "fc")
+        generation_categories([row], "fc")
 
 
 def test_missing_embedding_weights_fail_before_any_case(

@@ -25,7 +25,7 @@ reveal_type(best.overall)
 reveal_type(best.categories["simple_python"].accuracy)
 reveal_type(best.v4.multi_turn.accuracy)
 reveal_type(fcbench.load_dataset("simple_python"))
-reveal_type(fcbench.generate(model).asked)
+reveal_type(fcbench.generate(model).generation.asked)
 fcbench.run(model, categoriez=["x"])
 '''
 

@@ -30,7 +30,7 @@ same name table once per module. While fcbench loads, `GgufParseCache` shares on
 metadata parse and one name table among those calls (SmolLM2-135M Q4_1: 47 s of CPU to load
 before, 22 s after, on a loaded 2-core machine); nothing read changes.
 
-Stored results: the text in prompt mode; in FC mode the text parsed by the `--output-format`
+Stored results: the text in prompt mode; in FC mode the text parsed by the `--tool-call-format`
 parser into `[{name: arguments_json}]` (the raw text kept as `raw_text`), or the text itself
 when it holds no call.
 """
@@ -474,15 +474,16 @@ def from_options(options: BackendOptions) -> HFLocalBackend:
     if not (path.is_dir() or (path.suffix == ".gguf" and path.is_file())):
         raise BackendSetupError(
             f"--backend hf: no model folder or .gguf file at {path} (pass --model-path)")
-    if options.mode == "fc" and not options.output_format:
+    if options.mode == "fc" and not options.tool_call_format:
         raise BackendSetupError(
-            "--backend hf in FC mode needs --output-format (how the model writes tool calls: "
+            "--backend hf in FC mode needs --tool-call-format (how the model writes tool calls: "
             + ", ".join(PARSERS) + ")"
         )
-    if options.output_format and options.mode != "fc":
-        raise BackendSetupError("--output-format applies to FC mode (tool calls written as text)")
+    if options.tool_call_format and options.mode != "fc":
+        raise BackendSetupError(
+            "--tool-call-format applies to FC mode (tool calls written as text)")
     backend = HFLocalBackend(path, name=options.model, sampling=options.sampling,
-                             output_format=options.output_format,
+                             output_format=options.tool_call_format,
                              batch_size=options.concurrency)
     try:
         backend.check(options.mode)

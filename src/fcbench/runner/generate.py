@@ -31,6 +31,7 @@ from fcbench.dataset.categories import Category
 from fcbench.dataset.model import TestCase
 from fcbench.layout import result_path
 from fcbench.models.base import Backend, Mode, Response
+from fcbench.models.limits import DEFAULT_CONCURRENCY
 from fcbench.models.prompts import PromptTexts
 from fcbench.runner.failures import DEFAULT_STOP_AFTER, Outcomes, Wait, merged
 from fcbench.runner.queue import WorkQueue, dependencies
@@ -180,7 +181,7 @@ class GenerateSettings:
     release: str | None = None
     data_dir: Path | None = None
     model_name: str = "fcbench"
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     max_rps: float | None = None
     sync_interval: float = 1.0
