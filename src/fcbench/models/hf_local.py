@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fcbench.decode.tool_call_formats import as_tool_calls, parse_text_calls
 from fcbench.models.base import (
     OSS_MAX_TOKENS,
     ChatRequest,
@@ -57,7 +58,6 @@ from fcbench.models.base import (
     public_fields,
 )
 from fcbench.models.openai_compat import Sampling
-from fcbench.models.text_formats import as_tool_calls, parse_text_calls
 
 if TYPE_CHECKING:
     from fcbench.models.registry import BackendOptions
@@ -467,8 +467,8 @@ def _eos_ids(tokenizer: Any, model: Any) -> set[int]:
 def from_options(options: BackendOptions) -> HFLocalBackend:
     """A local model folder (`--model-path`, default the model name); FC mode needs a text
     parser, since a local model writes its calls as text."""
+    from fcbench.decode.tool_call_formats import PARSERS
     from fcbench.models.registry import BackendSetupError
-    from fcbench.models.text_formats import PARSERS
 
     path = options.model_path or Path(options.model)
     if not (path.is_dir() or (path.suffix == ".gguf" and path.is_file())):

@@ -43,6 +43,7 @@ from fcbench.models.base import (
 
 __all__ = ["DEFAULT_TEMPERATURE", "OpenAICompatBackend", "Sampling", "classify", "retry_after"]
 from fcbench import corrections
+from fcbench.decode.tool_call_formats import as_tool_calls, parse_text_calls
 from fcbench.models.limits import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_REPLY_BYTES,
@@ -50,7 +51,6 @@ from fcbench.models.limits import (
     capped_client_args,
     within_deadline,
 )
-from fcbench.models.text_formats import as_tool_calls, parse_text_calls
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
