@@ -112,7 +112,7 @@ PARSERS: dict[str, Callable[[str], FcResult | None]] = {
     "mistral": parse_mistral,
     "python": parse_python_list,
 }
-"""`--output-format` name -> parser."""
+"""`--tool-call-format` name -> parser."""
 
 
 def parse_text_calls(fmt: str, text: str) -> FcResult | None:
