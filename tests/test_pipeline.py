@@ -193,3 +193,35 @@ def test_missing_embedding_weights_fail_before_any_case(
     with pytest.raises(ValueError, match=r"^memory_vector: no weights here$"):
         fcbench.generate("ground-truth", categories=["memory_vector"], result_dir=tmp_path / "r")
     assert not list((tmp_path / "r").rglob("*_result.json"))
+
+
+def test_a_run_is_planned_once_before_anything_is_written(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`plan` resolves the categories once and writes nothing; executing the plan asks the
+    cases without resolving anything again."""
+    from fcbench.dataset import categories
+    from fcbench.pipeline import execute_generation, plan
+    from fcbench.run_config import RunConfig
+
+    calls: list[object] = []
+    resolve = categories.resolve
+
+    def counted(names: Any) -> Any:
+        calls.append(names)
+        return resolve(names)
+
+    monkeypatch.setattr(categories, "resolve", counted)
+    config = RunConfig.of({"categories": "non_live", "limit": 2, "mode": "prompt",
+                           "result_dir": tmp_path / "r"})
+    planned = plan("ground-truth", config)
+    assert len(calls) == 1
+    assert (planned.model, planned.folder, planned.mode) == ("ground-truth", "ground-truth",
+                                                              "prompt")
+    assert "simple_python" in [c.name for c in planned.categories]
+    assert all(len(cases) <= 2 for _, cases in planned.cases)
+    assert not (tmp_path / "r").exists()
+    result = execute_generation(planned)
+    assert len(calls) == 1
+    assert result.generation.asked == sum(len(cases) for _, cases in planned.cases)
+    assert (tmp_path / "r" / "ground-truth" / "model.json").is_file()

@@ -79,6 +79,9 @@ class RunPlan:
     web_api_check: PreflightReport | None = None
     """With the live exec backend and an executable category: each web API asked once
     (what a person reads before the run; unhealthy ones open `RunResult.problems`)."""
+    web_search: Any = None
+    """The web-search services, checked, when a real model is asked web-search cases
+    (`envs.web_search`); None otherwise."""
 
     @property
     def model_dir(self) -> Path:
@@ -191,10 +194,11 @@ def web_api_check(
 
 
 def plan(model: ModelLike, config: RunConfig) -> RunPlan:
-    """Resolve a run once: register the custom datasets, check the exec settings, resolve
-    the categories, plan the server, build the backend, settle the mode, name the folder,
-    load the cases, check the web APIs a live exec backend needs (errors: ValueError and
-    its kinds, DataError, ServeError)."""
+    """Resolve a run once, before anything is asked or written: register the custom
+    datasets, check the exec settings, resolve the categories, plan the server, build the
+    backend, settle the mode, name the folder, load the cases, check the web APIs a live
+    exec backend needs, refuse a folder of another configuration, open the web-search
+    services (errors: ValueError and its kinds, DataError, ServeError, ManifestError)."""
     from fcbench.check.registry import JudgeSettings
     from fcbench.dataset.custom import use_data_dirs
     from fcbench.models.base import layout_of
@@ -224,8 +228,10 @@ def plan(model: ModelLike, config: RunConfig) -> RunPlan:
     folder = run_folder_name(name, mode, config.output.name)
     cases = _load_cases(generated, config.release_name, data_dir, selection)
     check = web_api_check(config, [category for category, _ in cases], data_dir)
-    return RunPlan(config, given, name, folder, backend, mode, data_dir, selection,
-                   tuple(chosen), cases, serve, check)
+    planned = RunPlan(config, given, name, folder, backend, mode, data_dir, selection,
+                      tuple(chosen), cases, serve, check)
+    check_configuration(planned)  # before the web record is opened
+    return replace(planned, web_search=web_services(planned))
 
 
 def resolved_categories(chosen: SelectionConfig, selection: Selection) -> list[Category]:
@@ -272,8 +278,7 @@ def _generate(planned: RunPlan) -> GenerateReport:
 
     config, model_dir = planned.config, planned.model_dir
     output = config.output
-    check_configuration(planned)
-    services = web_services(planned)
+    services = planned.web_search
     settings = generation_settings(
         planned, (lambda: describe_web(services, model_dir)) if services else None)
     rerun = (failed_ids(output.score_dir, planned.folder, planned.categories)
