@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -49,6 +49,8 @@ if TYPE_CHECKING:
     from fcbench.pipeline import GenerateResult, RunPlan, RunResult
     from fcbench.run_config import RunConfig
     from fcbench.runner.generate import GenerateReport, GenerationJob
+
+Result = TypeVar("Result", "GenerateResult", "RunResult")
 
 GROUND_TRUTH = "ground-truth"
 TOOL_CALL_FORMATS = ("hermes", "llama3", "mistral", "python")
@@ -230,7 +232,9 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
 def generate(**kwargs: Any) -> None:
     """Ask a model every case of the chosen categories; resumable, writes result files."""
     config = _config(kwargs)
-    _, result = _carry_out(kwargs["model"], config, score=False)
+    from fcbench.pipeline import execute_generation
+
+    _, result = _carry_out(kwargs["model"], config, execute_generation)
     _print_generation(result.generation, result.folder)
     if result.generation.errors:
         sys.exit(1)
@@ -259,12 +263,11 @@ def _exec_options(func: Callable[..., Any]) -> Callable[..., Any]:
 def run(**kwargs: Any) -> None:
     """Generate, then evaluate and print the scores (one command from model to leaderboard)."""
     from fcbench.api import print_evaluation, scored
-    from fcbench.pipeline import RunResult
+    from fcbench.pipeline import execute_run
 
     html = not kwargs.pop("no_report")
     config = _config(kwargs)
-    planned, result = _carry_out(kwargs["model"], config, score=True)
-    assert isinstance(result, RunResult)
+    planned, result = _carry_out(kwargs["model"], config, execute_run)
     output = config.output
     _print_generation(result.generation, result.folder)
     print_evaluation(result.evaluation, planned.release, planned.data_dir, output.score_dir)
@@ -309,16 +312,16 @@ def _progress(interval: float) -> ProgressSink:
 
 
 def _carry_out(
-    model: str, config: RunConfig, *, score: bool
-) -> tuple[RunPlan, GenerateResult]:
-    """`pipeline.plan`, then `execute_run` (`score`) or `execute_generation`, the calls
+    model: str, config: RunConfig, execute: Callable[[RunPlan], Result]
+) -> tuple[RunPlan, Result]:
+    """`pipeline.plan`, then `execute` (`execute_run` or `execute_generation`): the calls
     `fcbench.run` / `fcbench.generate` make; every setup or run error as one line."""
     from fcbench.dataset.categories import UnknownCategoryError
     from fcbench.dataset.fetch import DataError
     from fcbench.evaluation import EvaluationError
     from fcbench.models.base import PreflightError
     from fcbench.models.registry import BackendSetupError
-    from fcbench.pipeline import RunStopped, execute_generation, execute_run, plan
+    from fcbench.pipeline import RunStopped, plan
     from fcbench.runner.serve import ServeError
     from fcbench.runner.store import StoreBusyError
 
@@ -327,7 +330,7 @@ def _carry_out(
         check = planned.web_api_check
         for line in check.lines() if check is not None else []:
             click.echo(line, err=True)
-        return planned, (execute_run if score else execute_generation)(planned)
+        return planned, execute(planned)
     except (DataError, StoreBusyError, BackendSetupError, UnknownCategoryError,
             ValueError, ServeError, EvaluationError) as exc:
         raise RunError(str(exc)) from None
