@@ -56,3 +56,25 @@ def test_the_edges_of_each_range_are_accepted(flag: str, value: str) -> None:
     )
     assert "Invalid value" not in outcome.stderr
     assert "no_such_category" in outcome.stderr
+
+
+def test_a_grouped_command_lists_required_flags_first_then_its_sections_in_order() -> None:
+    import click
+
+    from fcbench.cli.flags import GroupedCommand, grouped
+
+    @click.command(cls=GroupedCommand, groups=("Second", "First"))
+    @grouped("First")("--alpha", help="a")
+    @click.option("--loose", help="no section")
+    @grouped("Second")("--beta", help="b")
+    @grouped("First")("--needed", required=True, help="n")
+    @grouped("Nowhere")("--stray", help="a section the command does not list")
+    def toy(**_: object) -> None:
+        """A toy."""
+
+    text = CliRunner().invoke(toy, ["--help"]).output
+    titles = [line for line in text.splitlines() if line.endswith(":") and line[0] != " "]
+    assert titles == ["Required:", "Second:", "First:", "Other options:"]
+    order = [text.index(flag) for flag in ("--needed", "--beta", "--alpha", "--loose")]
+    assert order == sorted(order)
+    assert text.index("--stray") > text.index("Other options:")
