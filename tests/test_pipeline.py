@@ -115,7 +115,10 @@ def test_a_function_answering_with_the_ground_truth_scores_like_the_builtin_mode
     ours = fcbench.run(model, name="gt-function", **options)
     builtin = fcbench.run("ground-truth", **options)
     folder = "ground-truth-FC" if mode == "fc" else "ground-truth"
-    assert verdicts(ours, "gt-function") == verdicts(builtin, folder)
+    assert (ours.folder, builtin.folder) == ("gt-function", folder)
+    assert list(builtin.models) == ["ground-truth"]  # keyed by the name given, not the folder
+    assert builtin.models["ground-truth"] is builtin.evaluation.models[folder]
+    assert verdicts(ours.evaluation, "gt-function") == verdicts(builtin.evaluation, folder)
     scored = ours.models["gt-function"].categories
     assert [(name, c.correct, c.total) for name, c in scored.items()] == [
         ("simple_python", 400, 400), ("multiple", 200, 200), ("parallel", 200, 200),
@@ -141,7 +144,9 @@ def test_generate_resumes_and_unknown_options_are_refused(
 
     first = fcbench.generate(refuse, categories="irrelevance", result_dir=tmp_path)
     again = fcbench.generate(refuse, categories="irrelevance", result_dir=tmp_path)
-    assert (first.asked, again.asked, again.skipped, len(calls)) == (240, 0, 240, 240)
+    assert (first.generation.asked, again.generation.asked, again.generation.skipped,
+            len(calls)) == (240, 0, 240, 240)
+    assert (first.model, first.folder) == ("refuse", "refuse-FC")
     with pytest.raises(TypeError, match="unknown option"):
         fcbench.generate(refuse, categorie="irrelevance")  # type: ignore[call-arg]
 
@@ -153,7 +158,7 @@ def test_a_failing_function_fails_its_case_only(fetched_home: Path, tmp_path: Pa
         return "[f()]"
 
     report = fcbench.generate(flaky, categories=["simple_python"], mode="prompt",
-                              result_dir=tmp_path, max_attempts=1)
+                              result_dir=tmp_path, max_attempts=1).generation
     path = tmp_path / "flaky" / "non_live" / "BFCL_v4_simple_python_result.json"
     entries = [json.loads(line) for line in path.read_text().splitlines()]
     failed = [e for e in entries if "error" in e]
@@ -166,12 +171,13 @@ def test_format_sensitivity_is_generated_in_prompt_mode_only() -> None:
     from fcbench.pipeline import can_generate, generation_categories
 
     row = categories.get("format_sensitivity")
+    every = categories.resolve(["all"])
     assert can_generate(row, "prompt") and not can_generate(row, "fc")
-    assert "format_sensitivity" in [c.name for c in generation_categories("all", "prompt")]
-    fc = [c.name for c in generation_categories("all", "fc")]
+    assert "format_sensitivity" in [c.name for c in generation_categories(every, "prompt")]
+    fc = [c.name for c in generation_categories(every, "fc")]
     assert "format_sensitivity" not in fc and "simple_python" in fc
     with pytest.raises(ValueError, match="prompt mode only"):
-        generation_categories("format_sensitivity", "fc")
+        generation_categories([row], "fc")
 
 
 def test_missing_embedding_weights_fail_before_any_case(
@@ -219,3 +225,35 @@ def test_which_categories_are_generated_is_pinned(mode: Mode) -> None:
               for name in checkers]
     refused = {r.checker for r in custom if not can_generate(r, mode)}
     assert refused == CUSTOM_NOT_GENERATED[mode]
+
+
+def test_a_run_is_planned_once_before_anything_is_written(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`plan` resolves the categories once and writes nothing; executing the plan asks the
+    cases without resolving anything again."""
+    from fcbench.core import categories
+    from fcbench.pipeline import execute_generation, plan
+    from fcbench.run_config import RunConfig
+
+    calls: list[object] = []
+    resolve = categories.resolve
+
+    def counted(names: Any) -> Any:
+        calls.append(names)
+        return resolve(names)
+
+    monkeypatch.setattr(categories, "resolve", counted)
+    config = RunConfig.of({"categories": "non_live", "limit": 2, "mode": "prompt",
+                           "result_dir": tmp_path / "r"})
+    planned = plan("ground-truth", config)
+    assert len(calls) == 1
+    assert (planned.model, planned.folder, planned.mode) == ("ground-truth", "ground-truth",
+                                                              "prompt")
+    assert "simple_python" in [c.name for c in planned.categories]
+    assert all(len(cases) <= 2 for _, cases in planned.cases)
+    assert not (tmp_path / "r").exists()
+    result = execute_generation(planned)
+    assert len(calls) == 1
+    assert result.generation.asked == sum(len(cases) for _, cases in planned.cases)
+    assert (tmp_path / "r" / "ground-truth" / "model.json").is_file()

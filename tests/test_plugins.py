@@ -21,8 +21,8 @@ from fake_openai import FakeOpenAI
 from fcbench import plugins
 from fcbench.check import registry as checkers
 from fcbench.cli import main
+from fcbench.decode import tool_call_formats as text_formats
 from fcbench.models import registry as backends
-from fcbench.models import text_formats
 from toy_extensions import exact_kind, pipes_parser
 
 TESTS = Path(__file__).resolve().parent

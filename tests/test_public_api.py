@@ -25,7 +25,8 @@ reveal_type(best.overall)
 reveal_type(best.categories["simple_python"].accuracy)
 reveal_type(best.v4.multi_turn.accuracy)
 reveal_type(fcbench.load_dataset("simple_python"))
-reveal_type(fcbench.generate(model).asked)
+reveal_type(fcbench.generate(model).generation.asked)
+reveal_type(evaluation.folder)
 fcbench.run(model, categoriez=["x"])
 '''
 
@@ -49,6 +50,6 @@ def test_a_user_script_type_checks(tmp_path: Path) -> None:
     revealed = [line.split("Revealed type is ")[1] for line in result.stdout.splitlines()
                 if "Revealed type is" in line]
     assert revealed == ['"float"', '"float"', '"float"',
-                        '"list[fcbench.core.model.TestCase]"', '"int"'], result.stdout
+                        '"list[fcbench.core.model.TestCase]"', '"int"', '"str"'], result.stdout
     errors = [line for line in result.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1 and 'Unexpected keyword argument "categoriez"' in errors[0]

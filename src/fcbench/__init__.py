@@ -1,8 +1,9 @@
 """fcbench: a faithful, fast, light re-implementation of the BFCL evaluation.
 
     import fcbench
-    evaluation = fcbench.run(my_model, categories=["simple_python", "multi_turn_base"])
-    evaluation.models["my_model-FC"].overall          # the V4 Overall, 0-1
+    result = fcbench.run(my_model, categories=["simple_python", "multi_turn_base"])
+    result.models["my_model"].overall                 # the V4 Overall, 0-1 (result.folder:
+                                                      # "my_model-FC", where the files are)
     fcbench.evaluate("result/", score_dir="score/")   # score existing result files
     fcbench.load_dataset("simple_python")             # list[TestCase]
 
@@ -21,7 +22,10 @@ __all__ = [
     "ChatRequest",
     "Encoding",
     "Evaluation",
+    "GenerateResult",
     "Reply",
+    "RunConfig",
+    "RunResult",
     "TestCase",
     "Verdict",
     "evaluate",
@@ -36,13 +40,17 @@ if TYPE_CHECKING:
     from fcbench.decode.encoding import Encoding
     from fcbench.evaluation.types import Evaluation
     from fcbench.models.base import Backend, ChatRequest, Reply
-    from fcbench.pipeline import generate, run
+    from fcbench.pipeline import GenerateResult, RunResult, generate, run
+    from fcbench.run_config import RunConfig
 
 _WHERE = {
     "evaluate": "fcbench.api",
     "load_dataset": "fcbench.api",
     "run": "fcbench.pipeline",
     "generate": "fcbench.pipeline",
+    "RunResult": "fcbench.pipeline",
+    "GenerateResult": "fcbench.pipeline",
+    "RunConfig": "fcbench.run_config",
     "Evaluation": "fcbench.evaluation.types",
     "TestCase": "fcbench.core.model",
     "Verdict": "fcbench.core.model",

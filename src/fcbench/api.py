@@ -91,7 +91,7 @@ def evaluate(
     if target is not None and scored(report):
         write_leaderboards(report, target, release, data_dir)
     if echo:
-        _echo(report, release, data_dir, target)
+        print_evaluation(report, release, data_dir, target)
     return report
 
 
@@ -163,9 +163,12 @@ def write_leaderboards(
     write_leaderboard(score_dir, dataset_sizes(release, data_dir), usage=usage)
 
 
-def _echo(report: Evaluation, release: str, data_dir: Path | None, score_dir: Path | None) -> None:
+def print_evaluation(
+    report: Evaluation, release: str, data_dir: Path | None, score_dir: Path | None
+) -> None:
     """The console summary: warnings (similar ones grouped) and diagnostics on stderr, the
-    score table on stdout, then the commonest error types of each category."""
+    score table on stdout, then the commonest error types of each category (`evaluate`'s
+    `echo`, and the `run` command after its generation summary)."""
     from rich.console import Console
 
     from fcbench.report.console import print_problems

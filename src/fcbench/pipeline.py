@@ -1,15 +1,22 @@
-"""`generate` and `run`: ask a model every case of some categories, then (run) score it.
+"""`generate` and `run`: plan a run once, ask a model every case of some categories, then
+(run) score it.
 
     import fcbench
-    report = fcbench.run("Qwen/Qwen3-8B", base_url="http://localhost:8000/v1",
+    result = fcbench.run("Qwen/Qwen3-8B", base_url="http://localhost:8000/v1",
                          categories=["simple_python", "multi_turn_base"])
-    report.models["Qwen_Qwen3-8B-FC"].overall
+    result.models["Qwen/Qwen3-8B"].overall      # keyed by the name given
+    result.folder                               # "Qwen_Qwen3-8B-FC", where the files went
 
 `model` is a model name (served by the backend named by `backend`, default the
 OpenAI-compatible one; `"ground-truth"` is the built-in self-check), a `Backend` instance, or a
 plain function `fn(messages, tools) -> str | dict` (see `models.callable`). The options are the
-command line's; results go to `<result_dir>/<name>/...` with a `model.json` saying how they are
-encoded, so they score the same whoever produced them.
+command line's; results go to `<result_dir>/<folder>/...` with a `model.json` saying how they
+are encoded, so they score the same whoever produced them.
+
+The flow: `plan(model, config)` resolves everything once (custom datasets registered, the
+categories, the server to start, the backend, the mode, the folder, the cases) into a
+`RunPlan`; `execute_generation(plan)` and `execute_run(plan)` carry it out. `fcbench.run` and
+the `run` command make the same two calls.
 """
 
 from __future__ import annotations
@@ -25,11 +32,11 @@ from fcbench import redact
 from fcbench.core.categories import Category
 from fcbench.core.model import TestCase
 from fcbench.dataset.selection import Selection, select_run
-from fcbench.evaluation.types import Evaluation
+from fcbench.evaluation.types import Evaluation, ModelEvaluation
 from fcbench.layout import run_folder_name, score_path
-from fcbench.models.base import Backend, Mode, Sampling
-from fcbench.run_config import RunConfig, RunOptions
-from fcbench.runner.generate import GenerateReport
+from fcbench.models.base import Backend, Mode
+from fcbench.run_config import RunConfig, RunOptions, SelectionConfig
+from fcbench.runner.generate import GenerateReport, GenerateSettings
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -40,21 +47,90 @@ if TYPE_CHECKING:
 ModelLike = str | Backend | Callable[..., Any]
 """A model name, a Backend, or a function `fn(messages, tools) -> str | dict`."""
 
+Cases = list[tuple[Category, list[TestCase]]]
+"""Each category to ask, with its cases, in the order they are asked."""
 
-@dataclass
-class Prepared:
-    """A generation ready to start: the backend, its folder, the cases."""
 
-    backend: Backend
+@dataclass(frozen=True)
+class RunPlan:
+    """A run resolved once, before anything is asked or written: what `execute_*` carry
+    out and what every display reads (never the configuration again for these)."""
+
+    config: RunConfig
+    model: str
+    """The name the user gave (the model name, the function's or Backend's name, or
+    `name`): the key of `RunResult.models`."""
     model_name: str
+    """The name the backend answers to, which labels environments and the manifest."""
     folder: str
-    cases: list[tuple[Category, list[TestCase]]]
+    """The result folder's name below `result_dir` (`layout.run_folder_name`)."""
+    backend: Backend
+    mode: Mode
+    """fc or prompt as resolved here (an open-model prompt format means prompt mode whatever
+    `config.endpoint.mode` says)."""
+    data_dir: Path | None
+    """The official-layout data folder among `data_dir` (custom datasets registered)."""
+    selection: Selection
+    chosen: tuple[Category, ...]
+    """The categories named, resolved (before keeping those `mode` can generate)."""
+    cases: Cases
     serve: ServePlan | None = None
     """The server to start for the run, if any."""
-    mode: Mode = "fc"
-    """The run's mode as resolved once here (an open-model prompt format means prompt mode
-    whatever `config.mode` says): generation, the manifest check, the folder name and the
-    displays all read this, never `config.mode`."""
+    web_api_check: PreflightReport | None = None
+    """With the live exec backend and an executable category: each web API asked once
+    (what a person reads before the run; unhealthy ones open `RunResult.problems`)."""
+    web_search: Any = None
+    """The web-search services, checked, when a real model is asked web-search cases
+    (`envs.web_search`); None otherwise."""
+
+    @property
+    def model_dir(self) -> Path:
+        return self.config.output.result_dir / self.folder
+
+    @property
+    def release(self) -> str:
+        return self.config.release_name
+
+    @property
+    def categories(self) -> list[Category]:
+        """The categories asked, prerequisites included, in order."""
+        return [category for category, _ in self.cases]
+
+
+@dataclass(frozen=True)
+class GenerateResult:
+    """What `generate` did, for the model under the name the user gave."""
+
+    model: str
+    folder: str
+    """Where the result files are, below `result_dir` (the key of score files and CSVs)."""
+    mode: Mode
+    generation: GenerateReport
+
+    @property
+    def scored_categories(self) -> list[str]:
+        """The generated categories that are scored (not memory prerequisites)."""
+        return scored_categories(self.generation)
+
+
+@dataclass(frozen=True)
+class RunResult(GenerateResult):
+    """What `run` did: the generation, then its evaluation."""
+
+    evaluation: Evaluation
+    web_api_problems: tuple[str, ...] = ()
+    """The plan's web API check, when some API was not healthy."""
+
+    @property
+    def models(self) -> dict[str, ModelEvaluation]:
+        """The scores, keyed by the name the user gave (empty when nothing was scored)."""
+        scores = self.evaluation.models.get(self.folder)
+        return {self.model: scores} if scores is not None else {}
+
+    @property
+    def problems(self) -> list[str]:
+        """What went wrong around the scores (web APIs unreachable, files unreadable)."""
+        return [*self.web_api_problems, *self.evaluation.problems]
 
 
 class RunStopped(RuntimeError):
@@ -66,80 +142,113 @@ class RunStopped(RuntimeError):
         self.report = report
 
 
-def generate(model: ModelLike, **options: Unpack[RunOptions]) -> GenerateReport:
+def generate(model: ModelLike, **options: Unpack[RunOptions]) -> GenerateResult:
     """Ask `model` every case of the chosen categories; resumable (finished cases are kept,
     errored ones asked again), crash-safe, writes result files and `model.json`."""
-    config = RunConfig.of(dict(options))
-    return _generate(prepare(model, config), config)
+    return execute_generation(plan(model, RunConfig.of(options)))
 
 
-def run(model: ModelLike, **options: Unpack[RunOptions]) -> Evaluation:
+def run(model: ModelLike, **options: Unpack[RunOptions]) -> RunResult:
     """`generate`, then score what was generated (score files and leaderboards written).
 
     With `exec_backend="live"` and an executable category chosen, each web API is checked
     once before anything is generated; missing keys and failing APIs open
-    `Evaluation.problems`."""
+    `RunResult.problems`."""
+    return execute_run(plan(model, RunConfig.of(options)))
+
+
+def execute_generation(planned: RunPlan) -> GenerateResult:
+    """Carry out a plan's generation (RunStopped when the first cases all failed alike)."""
+    return GenerateResult(planned.model, planned.folder, planned.mode, _generate(planned))
+
+
+def execute_run(planned: RunPlan) -> RunResult:
+    """Carry out a plan's generation, then score it (score files and leaderboards)."""
     from fcbench import api
 
-    config = RunConfig.of(dict(options))
-    prepared = prepare(model, config)
-    check = web_api_check(config, [category for category, _ in prepared.cases])
-    report = _generate(prepared, config)
+    config = planned.config
+    generated = execute_generation(planned)
     evaluation = api.evaluate(
-        config.result_dir, models=[prepared.folder],
-        categories=scored_categories(report), score_dir=config.score_dir,
-        release=config.release, data_dir=config.data_path, exec_backend=config.exec_backend,
-        exec_replay_dir=config.exec_replay_path, web_api_check=False,
-        selection=config.selection,
+        config.output.result_dir, models=[planned.folder],
+        categories=generated.scored_categories, score_dir=config.output.score_dir,
+        release=config.selection.release, data_dir=planned.data_dir,
+        exec_backend=config.exec.backend, exec_replay_dir=config.exec.replay_dir,
+        web_api_check=False, selection=planned.selection,
     )
-    if check is not None and not check.healthy:
-        evaluation.problems[:0] = check.lines()
-    return evaluation
+    check = planned.web_api_check
+    problems = tuple(check.lines()) if check is not None and not check.healthy else ()
+    return RunResult(generated.model, generated.folder, generated.mode, generated.generation,
+                     evaluation, problems)
 
 
-def web_api_check(config: RunConfig, chosen: Sequence[Category]) -> PreflightReport | None:
+def web_api_check(
+    config: RunConfig, chosen: Sequence[Category], data_dir: Path | None = None
+) -> PreflightReport | None:
     """The live preflight (each web API asked once), when the run scores executable
     categories with the live backend; None otherwise."""
     from fcbench.check.exec_preflight import check_web_apis, needs_web_apis
 
-    if config.exec_backend != "live" or not needs_web_apis(chosen):
+    if config.exec.backend != "live" or not needs_web_apis(chosen):
         return None
-    return check_web_apis(config.release_name, config.data_path, config.exec_replay_path)
+    return check_web_apis(config.release_name, data_dir, config.exec.replay_dir)
 
 
-def prepare(model: ModelLike, config: RunConfig) -> Prepared:
-    """Resolve the categories, load their cases, build the backend (errors: ValueError)."""
+def plan(model: ModelLike, config: RunConfig) -> RunPlan:
+    """Resolve a run once, before anything is asked or written: register the custom
+    datasets, check the exec settings, resolve the categories, plan the server, build the
+    backend, settle the mode, name the folder, load the cases, check the web APIs a live
+    exec backend needs, refuse a folder of another configuration, open the web-search
+    services (errors: ValueError and its kinds, DataError, ServeError, ManifestError)."""
+    from fcbench.check.registry import JudgeSettings
+    from fcbench.dataset.custom import use_data_dirs
     from fcbench.models.base import layout_of
     from fcbench.runner.serve import plan_server
 
-    data_root = config.data_path  # registers the custom datasets before names are resolved
-    selection = config.selection
+    data_dir = use_data_dirs(config.selection.data_dir)  # custom datasets: names from here on
+    JudgeSettings(config.release_name, exec_backend=config.exec.backend,
+                  exec_replay_dir=config.exec.replay_dir).validate()
+    selection = config.selection.cases
+    chosen = resolved_categories(config.selection, selection)
+    endpoint = config.endpoint
     serve = plan_server(
-        model if isinstance(model, str) else None, engine=config.serve,
-        command=config.serve_cmd, backend=config.backend, base_urls=config.base_urls,
-        model_path=Path(config.model_path) if config.model_path is not None else None,
-        parser=config.tool_call_parser, extra_args=config.serve_args,
-        start_timeout=config.serve_timeout,
+        model if isinstance(model, str) else None, config.serve, backend=endpoint.backend,
+        base_urls=endpoint.base_url, model_path=endpoint.model_path,
     )
     if serve is not None:
-        config = replace(config, base_url=serve.base_url)
+        config = replace(config, endpoint=replace(endpoint, base_url=(serve.base_url,)))
     backend, name = make_backend(model, config)
-    mode = config.mode
+    given = config.output.name or name
+    mode = endpoint.mode
     if layout_of(backend) is not None:  # open-model prompt formats run the prompting loop
         mode = "prompt"
         name = getattr(backend, "run_name", name)
-    chosen = generation_categories(config.category_names(), mode)
+    generated = generation_categories(chosen, mode)
     backend = cached_backend(backend, name, config, from_registry=isinstance(model, str),
                              endpoints=[served_identity(serve)] if serve is not None else None)
-    folder = run_folder_name(name, mode, config.name)
-    cases = _load_cases(chosen, config, data_root, selection)
-    return Prepared(backend, name, folder, cases, serve, mode)
+    folder = run_folder_name(name, mode, config.output.name)
+    cases = _load_cases(generated, config.release_name, data_dir, selection)
+    check = web_api_check(config, [category for category, _ in cases], data_dir)
+    planned = RunPlan(config, given, name, folder, backend, mode, data_dir, selection,
+                      tuple(chosen), cases, serve, check)
+    check_configuration(planned)  # before the web record is opened
+    return replace(planned, web_search=web_services(planned))
 
 
-def generate_prepared(prepared: Prepared, config: RunConfig) -> GenerateReport:
-    """Run a prepared generation (the command line prepares first, to report setup errors
-    before anything is written)."""
-    return _generate(prepared, config)
+def resolved_categories(chosen: SelectionConfig, selection: Selection) -> list[Category]:
+    """The categories named, resolved once (ValueError when none is named); by default
+    those of `ids`, else the custom datasets among `data_dir`, else single_turn."""
+    from fcbench.core import categories
+    from fcbench.dataset.custom import datasets_in
+
+    names = chosen.categories
+    if names is None and selection.ids is not None:
+        names = [c.name for c in selection.categories()]
+    if names is None:
+        names = [dataset.name for dataset in datasets_in(chosen.data_dir)] or ["single_turn"]
+    resolved = categories.resolve([names] if isinstance(names, str) else list(names))
+    if not resolved:
+        raise ValueError("--categories names no category (it is empty)")
+    return resolved
 
 
 def scored_categories(report: GenerateReport) -> list[str]:
@@ -147,43 +256,49 @@ def scored_categories(report: GenerateReport) -> list[str]:
     return [job.category.name for job in report.jobs if not job.category.prerequisite]
 
 
-def _generate(prepared: Prepared, config: RunConfig) -> GenerateReport:
+def generation_settings(
+    planned: RunPlan, describe_run: Callable[[], dict[str, Any]] | None
+) -> GenerateSettings:
+    """The scheduler's settings: the plan's mode and names, the retries section whole."""
+    retries = planned.config.retries
+    return GenerateSettings(
+        mode=planned.mode, release=planned.release, data_dir=planned.data_dir,
+        model_name=planned.model_name, concurrency=retries.concurrency,
+        policy=retries.policy, max_rps=retries.max_rps, stop_after=retries.stop_after,
+        describe_run=describe_run,
+    )
+
+
+def _generate(planned: RunPlan) -> GenerateReport:
     from fcbench.layout import serve_log_path
     from fcbench.models.registry import key_variable
-    from fcbench.runner.generate import GenerateSettings, RetryPolicy
     from fcbench.runner.generate import generate as run_generation
     from fcbench.runner.preflight import check_backend, has_pending, key_hint
     from fcbench.runner.serve import serving
 
-    model_dir = Path(config.result_dir) / prepared.folder
-    check_configuration(prepared, config, model_dir)
-    services = web_services(prepared, config, model_dir)
-    settings = GenerateSettings(
-        mode=prepared.mode, release=config.release_name, data_dir=config.data_path,
-        model_name=prepared.model_name, concurrency=config.concurrency,
-        policy=RetryPolicy(max_attempts=config.max_attempts,
-                           max_retry_after=config.max_retry_wait),
-        max_rps=config.max_rps, stop_after=config.stop_after,
-        describe_run=(lambda: describe_web(services, model_dir)) if services else None,
-    )
-    chosen = [category for category, _ in prepared.cases]
-    rerun = failed_ids(config, prepared.folder, chosen) if config.rerun_failed else None
-    pending = has_pending(model_dir, prepared.cases, rerun=rerun, overwrite=config.overwrite)
+    config, model_dir = planned.config, planned.model_dir
+    output = config.output
+    services = planned.web_search
+    settings = generation_settings(
+        planned, (lambda: describe_web(services, model_dir)) if services else None)
+    rerun = (failed_ids(output.score_dir, planned.folder, planned.categories)
+             if output.rerun_failed else None)
+    pending = has_pending(model_dir, planned.cases, rerun=rerun, overwrite=output.overwrite)
     if pending:  # a finished run is re-scored without the encoder's weights
-        check_embeddings(prepared)
+        check_embeddings(planned.cases)
     with contextlib.ExitStack() as stack:
         if services is not None:
             from fcbench.envs.web_search import use
 
             stack.enter_context(use(services))
-        if prepared.serve is not None and pending:
-            stack.enter_context(serving(prepared.serve, serve_log_path(model_dir)))
-        if config.preflight and pending:
-            with key_hint(key_variable(config.backend, config.api_key_env)):
-                check_backend(prepared.backend)
+        if planned.serve is not None and pending:
+            stack.enter_context(serving(planned.serve, serve_log_path(model_dir)))
+        if config.retries.preflight and pending:
+            with key_hint(key_variable(config.endpoint.backend, config.endpoint.api_key_env)):
+                check_backend(planned.backend)
         report = run_generation(
-            prepared.backend, model_dir, prepared.cases, settings,
-            rerun=rerun, overwrite=config.overwrite, progress=config.progress,
+            planned.backend, model_dir, planned.cases, settings,
+            rerun=rerun, overwrite=output.overwrite, progress=output.progress,
         )
     if report.stopped:
         raise RunStopped(report)
@@ -223,26 +338,26 @@ def tool_failed_cases(model_dir: Path) -> int:
     return count
 
 
-def check_configuration(prepared: Prepared, config: RunConfig, model_dir: Path) -> None:
+def check_configuration(planned: RunPlan) -> None:
     """A folder holds one configuration's results: resuming it with another model, sampling,
     format, mode or release is refused (ManifestError) before anything is asked or written
     (`results.manifest.check_resumable`); `overwrite` starts the chosen categories afresh."""
-    if config.overwrite:
+    if planned.config.output.overwrite:
         return
     from fcbench.dataset.custom import run_identity
     from fcbench.results.manifest import check_resumable
 
-    names = [category.name for category, _ in prepared.cases]
-    check_resumable(model_dir, model=prepared.model_name, mode=config.mode,
-                    backend=prepared.backend,
-                    dataset=run_identity(config.release_name, config.data_path, names))
+    names = [category.name for category in planned.categories]
+    check_resumable(planned.model_dir, model=planned.model_name, mode=planned.mode,
+                    backend=planned.backend,
+                    dataset=run_identity(planned.release, planned.data_dir, names))
 
 
-def check_embeddings(prepared: Prepared) -> None:
+def check_embeddings(cases: Cases) -> None:
     """memory_vector embeds with all-MiniLM-L6-v2: a missing extra or missing weights fail
     before the first case (ValueError saying what to install), not case by case. The ground
     truth too: its calls run in the same memory environment."""
-    if not any(c.name == "memory_vector" and cases for c, cases in prepared.cases):
+    if not any(c.name == "memory_vector" and asked for c, asked in cases):
         return
     from fcbench.envs.memory.embedding import load_encoder
     from fcbench.envs.memory.weights import EmbeddingUnavailable
@@ -253,28 +368,28 @@ def check_embeddings(prepared: Prepared) -> None:
         raise ValueError(f"memory_vector: {exc}") from None
 
 
-def web_services(prepared: Prepared, config: RunConfig, model_dir: Path) -> Any:
+def web_services(planned: RunPlan) -> Any:
     """The web-search services of a run that asks web-search cases of a real model (the
     ground truth never searches), checked before the first case (ValueError: why not)."""
     from fcbench.core import categories
     from fcbench.models.registry import GROUND_TRUTH
 
-    wanted = any(c.name in categories.WEB_SEARCH and cases for c, cases in prepared.cases)
-    if not wanted or prepared.backend.name == GROUND_TRUTH:
+    wanted = any(c.name in categories.WEB_SEARCH and cases for c, cases in planned.cases)
+    if not wanted or planned.backend.name == GROUND_TRUTH:
         return None
     from fcbench.envs.web_search import WebSearchError, create
     from fcbench.layout import web_record_dir
 
-    record = config.web_record if config.web_record is not None else web_record_dir(model_dir)
+    web = planned.config.web_search
+    record = web.record if web.record is not None else web_record_dir(planned.model_dir)
     options: dict[str, Any] = {}
-    if config.web_provider == "serpapi":
-        options["max_wait"] = config.serpapi_max_wait
-        if config.serpapi_endpoint:
-            options["endpoint"] = config.serpapi_endpoint
-            redact.add_secrets_of_url(config.serpapi_endpoint)
+    if web.provider == "serpapi":
+        options["max_wait"] = web.serpapi_max_wait
+        if web.serpapi_endpoint:
+            options["endpoint"] = web.serpapi_endpoint
+            redact.add_secrets_of_url(web.serpapi_endpoint)
     try:
-        services = create(config.web_provider, record,
-                          allow_private=config.web_allow_private, **options)
+        services = create(web.provider, record, allow_private=web.allow_private, **options)
         services.check()
     except WebSearchError as exc:
         raise ValueError(f"web search: {exc}") from None
@@ -304,47 +419,41 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     if not isinstance(model, str):
         wrapped = CallableBackend(model)
         return wrapped, wrapped.name
-    backend_name = GROUND_TRUTH if model == GROUND_TRUTH else config.backend
-    if config.prompt_format and backend_name == "openai":
+    endpoint = config.endpoint
+    backend_name = GROUND_TRUTH if model == GROUND_TRUTH else endpoint.backend
+    if endpoint.prompt_format and backend_name == "openai":
         backend_name = "completions"
     spec = BACKENDS.get(backend_name)
-    urls = tuple(config.base_urls)
-    variable = key_variable(backend_name, config.api_key_env)
+    variable = key_variable(backend_name, endpoint.api_key_env)
     redact.add_variable(variable)  # a key named by --api-key-env is masked like the others
-    for url in urls:
+    for url in endpoint.base_url:
         redact.add_secrets_of_url(url)
-    if config.api_key_env and not api_key(spec or BACKENDS["openai"], config.api_key_env):
-        raise BackendSetupError(f"--api-key-env {config.api_key_env}: the variable is not set")
+    if endpoint.api_key_env and not api_key(spec or BACKENDS["openai"], endpoint.api_key_env):
+        raise BackendSetupError(f"--api-key-env {endpoint.api_key_env}: the variable is not set")
     options = BackendOptions(
-        model, config.mode, urls, api_key(spec, config.api_key_env) if spec else None,
-        sampling_of(config), config.timeout, config.output_format, config.concurrency,
-        Path(config.model_path) if config.model_path is not None else None,
+        model, endpoint.mode, endpoint.base_url,
+        api_key(spec, endpoint.api_key_env) if spec else None,
+        config.sampling, endpoint.timeout, endpoint.tool_call_format,
+        config.retries.concurrency, endpoint.model_path,
         key_variable=variable if backend_name != GROUND_TRUTH else None,
-        prompt_format=config.prompt_format,
-        max_reply_bytes=megabytes(config.max_reply_mb),
+        prompt_format=endpoint.prompt_format,
+        max_reply_bytes=megabytes(endpoint.max_reply_mb),
     )
     return create(backend_name, options), model
-
-
-def sampling_of(config: RunConfig) -> Sampling:
-    return Sampling(config.temperature, config.top_p, config.max_tokens,
-                    dict(config.extra_body or {}), config.model_seed)
 
 
 def cached_backend(
     backend: Backend, name: str, config: RunConfig, *, from_registry: bool,
     endpoints: Sequence[str] | None = None,
 ) -> Backend:
-    """The backend behind the response cache as `config.cache` and `config.cache_scope`
-    say (ValueError when the cache file cannot be opened); `endpoints` identify the server
-    in the key instead of the backend's URLs (a server the run starts)."""
+    """The backend behind the response cache as the cache section says (ValueError when the
+    cache file cannot be opened); `endpoints` identify the server in the key instead of the
+    backend's URLs (a server the run starts)."""
     from fcbench.runner.cache import CacheError
-    from fcbench.runner.cached import CacheSettings, cache_mode, with_cache
+    from fcbench.runner.cached import with_cache
 
-    folder = Path(config.cache_dir) if config.cache_dir is not None else None
     try:
-        settings = CacheSettings(cache_mode(config.cache), folder, config.cache_scope)
-        return with_cache(backend, name, settings, sampling=sampling_of(config),
+        return with_cache(backend, name, config.cache, sampling=config.sampling,
                           from_registry=from_registry, endpoints=endpoints)
     except CacheError as exc:
         raise ValueError(str(exc)) from None
@@ -361,13 +470,8 @@ def served_identity(plan: ServePlan) -> str:
     return f"serve:{shlex.join(words)}"
 
 
-def generation_categories(names: Sequence[str] | str, mode: Mode = "fc") -> list[Category]:
+def generation_categories(chosen: Sequence[Category], mode: Mode = "fc") -> list[Category]:
     """The chosen categories that can be generated in `mode` (ValueError when none can)."""
-    from fcbench.core import categories
-
-    chosen = categories.resolve([names] if isinstance(names, str) else list(names))
-    if not chosen:
-        raise ValueError("--categories names no category (it is empty)")
     supported = [c for c in chosen if can_generate(c, mode)]
     if not supported:
         skipped = ", ".join(c.name for c in chosen)
@@ -386,8 +490,8 @@ def can_generate(category: Category, mode: Mode = "fc") -> bool:
 
 
 def _load_cases(
-    chosen: Sequence[Category], config: RunConfig, data_root: Path | None, selection: Selection
-) -> list[tuple[Category, list[TestCase]]]:
+    chosen: Sequence[Category], release: str, data_dir: Path | None, selection: Selection
+) -> Cases:
     """Each category's cases, in the order upstream schedules them: memory prerequisite
     conversations first, then web search, single-turn, multi-turn, memory questions (which
     wait for their scenario's prerequisites); in a smoke run only the selected cases and
@@ -396,12 +500,12 @@ def _load_cases(
     from fcbench.dataset.load import load_category
     from fcbench.runner.agentic import question_dependencies
 
-    loaded: list[tuple[Category, list[TestCase]]] = []
+    loaded: Cases = []
     for category in chosen:
-        cases = load_category(category, config.release_name, data_root)
+        cases = load_category(category, release, data_dir)
         prerequisites = categories.prerequisites(category)
         if prerequisites is not None:
-            before = load_category(prerequisites, config.release_name, data_root)
+            before = load_category(prerequisites, release, data_dir)
             loaded.append((prerequisites, before))
             cases = question_dependencies(cases, before)
         loaded.append((category, cases))
@@ -421,11 +525,11 @@ def _schedule_rank(category: Category) -> int:
     return 3 if category.group == "multi_turn" else 2
 
 
-def failed_ids(config: RunConfig, folder: str, chosen: Sequence[Category]) -> dict[str, set[str]]:
+def failed_ids(score_dir: Path, folder: str, chosen: Sequence[Category]) -> dict[str, set[str]]:
     """Ids of the cases the last evaluation judged wrong (listed in the score files)."""
     failed: dict[str, set[str]] = {}
     for category in chosen:
-        path = score_path(Path(config.score_dir), folder, category)
+        path = score_path(score_dir, folder, category)
         if not path.is_file():
             continue
         ids: set[str] = set()

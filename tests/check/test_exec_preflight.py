@@ -115,9 +115,9 @@ def test_only_live_runs_of_executable_categories_are_checked(
     executable = categories.resolve(["exec_simple"])
     ast = categories.resolve(["simple_python", "sql"])
     assert needs_web_apis(executable) and not needs_web_apis(ast)
-    assert web_api_check(RunConfig(exec_backend="live"), ast) is None
-    assert web_api_check(RunConfig(exec_backend="replay"), executable) is None
-    assert web_api_check(RunConfig(exec_backend="live"), executable) is not None
+    assert web_api_check(RunConfig.of({"exec_backend": "live"}), ast) is None
+    assert web_api_check(RunConfig.of({"exec_backend": "replay"}), executable) is None
+    assert web_api_check(RunConfig.of({"exec_backend": "live"}), executable) is not None
     assert calls == ["checked"]
 
 
@@ -131,7 +131,7 @@ def test_library_run_reports_the_check_first(
                          result_dir=tmp_path / "r", score_dir=tmp_path / "s")
     assert report.problems[0].startswith("web API check (live exec backend): 29 API(s)")
     assert any(p.startswith("  OMDB_API_KEY is not set") for p in report.problems)
-    scored = report.models["ground-truth-FC"].categories["exec_simple"]
+    scored = report.models["ground-truth"].categories["exec_simple"]
     omdb = [c for c in load_category("exec_simple")
             if any(call.startswith("get_movie_") for call in c.possible_answer)]
     assert scored.correct == scored.total and scored.skipped == len(omdb) > 0

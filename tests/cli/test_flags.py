@@ -62,7 +62,7 @@ def test_the_edges_of_each_range_are_accepted(flag: str, value: str) -> None:
 REGISTRY_FLAGS = [
     # (command, flag, a registered name, the registry's module)
     ("run", "--backend", "anthropic", "fcbench.models.registry"),
-    ("run", "--output-format", "mistral", "fcbench.models.text_formats"),
+    ("run", "--tool-call-format", "mistral", "fcbench.decode.tool_call_formats"),
     ("run", "--prompt-format", "qwen", "fcbench.models.families"),
     ("run", "--web-provider", "ddgs", "fcbench.envs.web_search.services"),
     ("run", "--exec-backend", "replay", "fcbench.envs.exec_functions.backends"),
@@ -102,12 +102,34 @@ def test_a_name_registered_after_the_flags_were_built_is_accepted(
     monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from fcbench.cli.flags import RegistryChoice
-    from fcbench.models import text_formats
+    from fcbench.decode import tool_call_formats as text_formats
 
-    choice = RegistryChoice("fcbench.models.text_formats:names")
+    choice = RegistryChoice("fcbench.decode.tool_call_formats:names")
     assert "late" not in choice.choices
     monkeypatch.setattr(text_formats.PARSERS, "_entries", dict(text_formats.PARSERS._entries))
     text_formats.register("late", lambda text: None)
     assert choice.convert("late", None, None) == "late"
     assert RegistryChoice("fcbench.corrections:PROFILES", sort=True).choices == (
         "community-2026", "none")
+
+
+def test_a_grouped_command_lists_required_flags_first_then_its_sections_in_order() -> None:
+    import click
+
+    from fcbench.cli.flags import GroupedCommand, grouped
+
+    @click.command(cls=GroupedCommand, groups=("Second", "First"))
+    @grouped("First")("--alpha", help="a")
+    @click.option("--loose", help="no section")
+    @grouped("Second")("--beta", help="b")
+    @grouped("First")("--needed", required=True, help="n")
+    @grouped("Nowhere")("--stray", help="a section the command does not list")
+    def toy(**_: object) -> None:
+        """A toy."""
+
+    text = CliRunner().invoke(toy, ["--help"]).output
+    titles = [line for line in text.splitlines() if line.endswith(":") and line[0] != " "]
+    assert titles == ["Required:", "Second:", "First:", "Other options:"]
+    order = [text.index(flag) for flag in ("--needed", "--beta", "--alpha", "--loose")]
+    assert order == sorted(order)
+    assert text.index("--stray") > text.index("Other options:")

@@ -107,10 +107,10 @@ def hermes(request: dict[str, Any]) -> dict[str, Any]:
     return {"content": f'<tool_call>\n{{"name": "{name}", "arguments": {{}}}}\n</tool_call>'}
 
 
-def test_output_format_parses_text_calls(fetched_home: Path, tmp_path: Path) -> None:
+def test_tool_call_format_parses_text_calls(fetched_home: Path, tmp_path: Path) -> None:
     with FakeOpenAI(hermes) as server:
         result = cli("generate", "--model", "m", "--base-url", server.base_url,
-                     "--categories", "simple_python", "--output-format", "hermes",
+                     "--categories", "simple_python", "--tool-call-format", "hermes",
                      "--top-p", "0.5", "--max-tokens", "64", "--extra-body", '{"top_k": 1}',
                      "--result-dir", str(tmp_path / "r"), "--quiet")
     assert result.exit_code == 0, result.output
@@ -161,10 +161,54 @@ def test_rich_progress_draws(tmp_path: Path) -> None:
     assert "simple_python" in text and "7/10" in text and "retries 2" in text
 
 
+def test_the_old_output_format_flag_still_works_and_warns(fetched_home: Path,
+                                                          tmp_path: Path) -> None:
+    with FakeOpenAI(hermes) as server:
+        result = CliRunner().invoke(main, [
+            "generate", "--model", "m", "--base-url", server.base_url, "--limit", "2",
+            "--categories", "simple_python", "--output-format", "hermes",
+            "--result-dir", str(tmp_path / "r"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "--output-format is now --tool-call-format" in result.stderr
+    path = tmp_path / "r" / "m-FC" / "non_live" / "BFCL_v4_simple_python_result.json"
+    first = json.loads(path.read_text().splitlines()[0])
+    assert first["result"] == [{"calculate_triangle_area": "{}"}]
+
+
 @pytest.mark.parametrize("args", [["generate", "--help"], ["run", "--help"]])
 def test_help(args: list[str]) -> None:
     result = cli(*args)
     assert result.exit_code == 0 and "--concurrency" in result.output
+    assert "--output-format" not in result.output  # the deprecated alias is hidden
+
+
+def _sections(text: str) -> dict[str, list[str]]:
+    """`--help`'s sections: title -> the flags listed under it, in order."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in text.splitlines():
+        if line and not line.startswith(" ") and line.endswith(":"):
+            current = sections.setdefault(line[:-1], [])
+        elif line.startswith("  -"):
+            current.append(line.split()[0].split(",")[0].rstrip(","))
+    return sections
+
+
+def test_run_help_lists_the_required_flag_first_then_the_sections_in_order() -> None:
+    from fcbench.cli.flags import RUN_GROUPS
+
+    sections = _sections(cli("run", "--help").output)
+    assert list(sections) == ["Required", *RUN_GROUPS, "Other options"]
+    assert sections["Required"] == ["--model"]
+    expected = {"Model and endpoint": "--backend", "Selection": "--categories",
+                "Sampling": "--temperature", "Run control": "--concurrency",
+                "Cache": "--cache-scope", "Serve": "--serve-cmd", "Web search": "--web-provider",
+                "Exec": "--exec-backend", "Output": "--result-dir"}
+    for title, flag in expected.items():
+        assert flag in sections[title], title
+    assert sections["Other options"] == ["-h"]  # -h, --help
+    generate = _sections(cli("generate", "--help").output)
+    assert "Exec" not in generate and generate["Required"] == ["--model"]
 
 
 def test_ground_truth_exec_self_check_counts_skipped_apart(

@@ -117,7 +117,7 @@ def test_the_backtracking_inputs_take_milliseconds() -> None:
 
 
 HERMES = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
-"""The Hermes/Qwen tool-call pattern of the model layer (`models/text_formats.py`)."""
+"""The Hermes/Qwen tool-call pattern of the model layer (`decode/tool_call_formats.py`)."""
 
 TAGGY = st.lists(
     st.sampled_from(["<tool_call>", "</tool_call>", " ", "\n", "\t", "\u3000", "x", "{}", "<"]),

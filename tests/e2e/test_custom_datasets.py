@@ -176,7 +176,7 @@ def test_python_api_runs_a_custom_dataset(fetched_home: Path, tmp_path: Path) ->
     with FakeOpenAI(ScriptedModel(cases, WRONG_FC)) as server:
         report = fcbench.run("scripted", base_url=server.base_url, data_dir=SHOP,
                             result_dir=tmp_path / "r", score_dir=tmp_path / "s")
-    model = report.models["scripted-FC"]
+    model = report.models["scripted"]
     shop = [n for n in SIZES if n.startswith("shop_")]
     assert list(model.categories) == shop  # the dataset's categories by default, in order
     for name in shop:

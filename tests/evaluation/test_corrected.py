@@ -63,7 +63,7 @@ def test_corrected_cases_scored_both_ways(fetched_home: Path, tmp_path: Path) ->
 def test_the_console_shows_both_ways(
     fetched_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from fcbench.api import _echo
+    from fcbench.api import print_evaluation
     from fcbench.dataset.fetch import DEFAULT_RELEASE
 
     folder = tmp_path / "result" / "m" / "live"
@@ -72,7 +72,7 @@ def test_the_console_shows_both_ways(
     (folder / "BFCL_v4_live_simple_result.json").write_text(
         answer("live_simple_141-94-0", "seconds"))
     corrections.use_profile("community-2026")
-    _echo(evaluate(tmp_path / "result"), DEFAULT_RELEASE, None, None)
+    print_evaluation(evaluate(tmp_path / "result"), DEFAULT_RELEASE, None, None)
     shown = capsys.readouterr().out
     assert ("m live_simple: 100.00% corrected, 0.00% upstream; corrected cases: "
             "live_simple_141-94-0 (#1329)") in shown

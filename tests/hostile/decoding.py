@@ -166,7 +166,7 @@ def _model_layer_or_checker(kind: str, value_type: str, raw: str) -> list[Any]:
         result = families.get(value_type).parse(raw).result
         return result if isinstance(result, list) else []
     if kind == "hermes":
-        from fcbench.models.text_formats import parse_hermes
+        from fcbench.decode.tool_call_formats import parse_hermes
 
         return parse_hermes(raw) or []
     if kind == "exec_ground_truth":

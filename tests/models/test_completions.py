@@ -114,7 +114,7 @@ def test_the_family_comes_from_the_flag_or_the_official_model_name() -> None:
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({}, "no prompt format for model 'my-model'"),
     ({"prompt_format": "nope"}, "unknown prompt format 'nope'"),
-    ({"prompt_format": "qwen", "output_format": "hermes"}, "--output-format applies"),
+    ({"prompt_format": "qwen", "tool_call_format": "hermes"}, "--tool-call-format applies"),
     ({"prompt_format": "qwen", "base_urls": ()}, "no endpoint"),
 ])
 def test_setup_errors_are_one_line(

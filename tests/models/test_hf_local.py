@@ -155,7 +155,7 @@ def test_tiny_model_runs_end_to_end(
         "--quiet",
     ]
     if mode == "fc":
-        args += ["--output-format", "hermes"]
+        args += ["--tool-call-format", "hermes"]
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     folder = tmp_path / "result" / name
@@ -222,7 +222,7 @@ def test_cli_refuses_an_unusable_setup(fetched_home: Path, tiny_model: Path,
     missing = CliRunner().invoke(main, [*base, "--model-path", str(tmp_path / "nowhere")])
     assert missing.exit_code == 2 and "no model folder" in missing.output
     no_format = CliRunner().invoke(main, [*base, "--model-path", str(tiny_model)])
-    assert no_format.exit_code == 2 and "--output-format" in no_format.output
+    assert no_format.exit_code == 2 and "--tool-call-format" in no_format.output
 
 
 @pytest.mark.parametrize("mode", ["fc", "prompt"])
@@ -240,7 +240,7 @@ def test_tiny_model_runs_multi_turn_cases(
             "--result-dir", str(tmp_path / "result"), "--score-dir", str(tmp_path / "score"),
             "--max-tokens", "6", "--concurrency", "2", "--quiet"]
     if mode == "fc":
-        args += ["--output-format", "hermes"]
+        args += ["--tool-call-format", "hermes"]
     cases = {c.id: c for c in load_category("multi_turn_base")[:2]}
     path = tmp_path / "result" / name / "multi_turn" / "BFCL_v4_multi_turn_base_result.json"
     path.parent.mkdir(parents=True)

@@ -101,11 +101,11 @@ def _one_corrected_case(root: Path) -> None:
 def test_the_console_shows_the_summaries_both_ways(
     fetched_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from fcbench.api import _echo
+    from fcbench.api import print_evaluation
 
     _one_corrected_case(tmp_path)
     corrections.use_profile("community-2026")
-    _echo(evaluate(tmp_path / "result"), DEFAULT_RELEASE, None, None)
+    print_evaluation(evaluate(tmp_path / "result"), DEFAULT_RELEASE, None, None)
     shown = capsys.readouterr().out
     upstream = board(tmp_path, None)["summaries"]
     corrected = board(tmp_path, "community-2026")["summaries"]

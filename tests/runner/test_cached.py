@@ -16,7 +16,7 @@ from fcbench.runner.cached import (
     CachedBackend,
     CacheSettings,
     backend_identity,
-    cache_mode,
+    cache_policy,
     describe_counts,
     endpoint_identity,
     request_key,
@@ -61,7 +61,7 @@ REQUEST = ChatRequest([{"role": "user", "content": "hi"}], [{"type": "function"}
 
 
 def cached(tmp_path: Path, inner: Any, **kw: Any) -> Any:
-    return with_cache(inner, "model-x", CacheSettings(kw.pop("mode", "auto"), tmp_path),
+    return with_cache(inner, "model-x", CacheSettings(kw.pop("policy", "auto"), tmp_path),
                       sampling=kw.pop("sampling", Sampling()), from_registry=True)
 
 
@@ -138,7 +138,7 @@ def test_auto_caches_greedy_decoding_only(tmp_path: Path, sampling: Sampling, us
     ask(backend, REQUEST), ask(backend, REQUEST)
     assert backend.run_summary()["cache"]["used"] is used
     assert backend.inner.calls == (1 if used else 2)
-    forced = cached(tmp_path / "always", Counting(), sampling=sampling, mode="always")
+    forced = cached(tmp_path / "always", Counting(), sampling=sampling, policy="always")
     ask(forced, REQUEST), ask(forced, REQUEST)
     assert forced.inner.calls == 1
 
@@ -150,20 +150,20 @@ def test_which_backends_auto_caches(tmp_path: Path) -> None:
     function = cached(tmp_path, Counting("callable"))
     assert not function.run_summary()["cache"]["used"]
     truth = Counting("ground-truth")
-    assert cached(tmp_path, truth, mode="always") is truth
+    assert cached(tmp_path, truth, policy="always") is truth
     inner = Counting()
     assert with_cache(inner, "m", CacheSettings("off", tmp_path), sampling=None,
                       from_registry=True) is inner
 
 
-def test_cache_mode_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cache_policy_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("FCBENCH_CACHE", raising=False)
-    assert cache_mode(None) == "auto"
+    assert cache_policy(None) == "auto"
     monkeypatch.setenv("FCBENCH_CACHE", "off")
-    assert cache_mode(None) == "off" and cache_mode("always") == "always"
+    assert cache_policy(None) == "off" and cache_policy("always") == "always"
     monkeypatch.setenv("FCBENCH_CACHE", "sometimes")
     with pytest.raises(CacheError, match="one of auto, always, off"):
-        cache_mode(None)
+        cache_policy(None)
 
 
 def test_the_printed_line() -> None:
@@ -178,7 +178,7 @@ def test_a_cache_that_cannot_open_fails_the_setup(tmp_path: Path) -> None:
     (tmp_path / "responses.sqlite3").write_bytes(b"garbage" * 1000)
     with pytest.raises(CacheError):
         cached(tmp_path, Counting())
-    assert isinstance(cached(tmp_path, Counting(), mode="off"), Counting)
+    assert isinstance(cached(tmp_path, Counting(), policy="off"), Counting)
     assert isinstance(cached(tmp_path / "fine", Counting()), CachedBackend)
 
 

@@ -1,11 +1,13 @@
-"""Flag groups several commands share: smoke-run selection (`run`, `generate`, `evaluate`),
-how a run fails fast and shows its progress, the server a run may start, and the HTML report
-after scoring. Each group is
-one decorator; the flags' names are the library's option names (`fcbench.run_config.RunConfig`).
+"""What several commands share: the value ranges of numeric flags, smoke-run selection
+(`run`, `generate`, `evaluate`), the corrections profile, the HTML report after scoring, and
+`GroupedCommand`, whose `--help` lists the flags by section (`grouped` marks them). Each
+flag group is one decorator; the flags' names are the library's option names
+(`fcbench.run_config.OPTIONS`).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -62,6 +64,56 @@ class RegistryChoice(_StrChoice):
         raise AttributeError("a RegistryChoice's names are its registry's")
 
 
+MODEL, SELECTION, SAMPLING, RUN_CONTROL, CACHE, SERVE, WEB_SEARCH, EXEC, OUTPUT = (
+    "Model and endpoint", "Selection", "Sampling", "Run control", "Cache", "Serve",
+    "Web search", "Exec", "Output")
+RUN_GROUPS = (MODEL, SELECTION, SAMPLING, RUN_CONTROL, CACHE, SERVE, WEB_SEARCH, EXEC, OUTPUT)
+"""The sections of `run --help` and `generate --help`, in order (the sections of
+`fcbench.run_config.RunConfig`, told the way a user looks for a flag)."""
+
+
+class GroupedOption(click.Option):
+    """A flag that belongs to a section of `--help` (`GroupedCommand`)."""
+
+    def __init__(self, *args: Any, group: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.group = group
+
+
+class GroupedCommand(click.Command):
+    """A command whose `--help` lists the required flags first, then each section in the
+    order of `groups`, then any flag of no section under "Other options"."""
+
+    def __init__(self, *args: Any, groups: tuple[str, ...] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.groups = groups
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        sections: dict[str, list[tuple[str, str]]] = {"Required": []}
+        sections.update({group: [] for group in self.groups})
+        other: list[tuple[str, str]] = []
+        for param in self.get_params(ctx):
+            row = param.get_help_record(ctx)
+            if row is None:
+                continue
+            if isinstance(param, click.Option) and param.required:
+                sections["Required"].append(row)
+            elif isinstance(param, GroupedOption) and param.group in sections:
+                sections[param.group].append(row)
+            else:
+                other.append(row)
+        sections["Other options"] = other
+        for title, rows in sections.items():
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+def grouped(group: str) -> Callable[..., Decorator]:
+    """`click.option` for flags listed under `group` in a `GroupedCommand`'s `--help`."""
+    return functools.partial(click.option, cls=GroupedOption, group=group)
+
+
 def _apply(decorators: list[Decorator]) -> Decorator:
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         for decorator in reversed(decorators):
@@ -71,53 +123,19 @@ def _apply(decorators: list[Decorator]) -> Decorator:
     return decorate
 
 
+_selection = grouped(SELECTION)
+
 selection_options = _apply([
-    click.option("--limit", type=int, default=None,
+    _selection("--limit", type=int, default=None,
                  help="Smoke run: the first N cases of each category (scores marked partial)."),
-    click.option("--sample", type=int, default=None,
+    _selection("--sample", type=int, default=None,
                  help="Smoke run: a random N cases of each category, the same for the same "
                       "--seed (scores marked partial)."),
-    click.option("--seed", type=int, default=None, help="The seed of --sample (default 0)."),
-    click.option("--ids", default=None,
+    _selection("--seed", type=int, default=None, help="The seed of --sample (default 0)."),
+    _selection("--ids", default=None,
                  help="Only these test ids, comma-separated (default categories: theirs)."),
 ])
 """`--limit`, `--sample`/`--seed`, `--ids` (see `dataset.selection`)."""
-
-
-run_control_options = _apply([
-    click.option("--no-preflight", "no_preflight", is_flag=True,
-                 help="Skip the check (endpoint reachable, key accepted, model served) made "
-                      "before the first case."),
-    click.option("--stop-after", "stop_after", type=click.IntRange(0), default=20,
-                 show_default=True,
-                 help="Stop when the first N finished cases all failed with the same error "
-                      "(0: never)."),
-    click.option("--max-retry-wait", type=NON_NEGATIVE, default=300.0,
-                 show_default=True,
-                 help="The longest wait (s) a server's Retry-After is honoured for."),
-    click.option("--progress-interval", type=click.FloatRange(0.1), default=15.0,
-                 show_default=True,
-                 help="Seconds between progress lines when stderr is not a terminal."),
-])
-"""Fail fast and say why (`runner.preflight`, `runner.failures`, `runner.progress`)."""
-
-
-serve_options = _apply([
-    click.option("--serve", type=RegistryChoice("fcbench.runner.serve:ENGINES"), default=None,
-                 help="Start this engine (your install) for the run, with tool calling on, "
-                      "and stop it at the end; its log goes to the result folder."),
-    click.option("--serve-cmd", default=None,
-                 help='Start any OpenAI-compatible server command for the run, e.g. '
-                      '"llama-server -m m.gguf --jinja --port {port}" ({port}: a free port '
-                      "fcbench picks; {model}: --model)."),
-    click.option("--serve-args", default=None,
-                 help="More arguments for the --serve engine, e.g. '--max-model-len 8192'."),
-    click.option("--tool-call-parser", default=None,
-                 help="--serve: the engine's tool-call parser (default: from the model family)."),
-    click.option("--serve-timeout", type=click.FloatRange(1), default=900.0, show_default=True,
-                 help="Seconds the server may take to start answering."),
-])
-"""A local server for the run (`runner.serve`)."""
 
 
 def _use_corrections(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str:
@@ -129,7 +147,7 @@ def _use_corrections(_ctx: click.Context, _param: click.Parameter, value: str | 
     return corrections.active_profile()
 
 
-corrections_option = click.option(
+corrections_option = grouped(RUN_CONTROL)(
     "--corrections", type=RegistryChoice("fcbench.corrections:PROFILES", sort=True), default=None,
     expose_value=False, callback=_use_corrections, is_eager=True,
     help="Apply a named set of pending upstream fixes (community-2026: empty tool_calls read "
@@ -138,7 +156,7 @@ corrections_option = click.option(
 """`--corrections NAME` (see `fcbench.corrections`); recorded in model.json and score headers."""
 
 
-report_option = click.option(
+report_option = grouped(OUTPUT)(
     "--no-report", is_flag=True, default=False,
     help="Do not write report.html next to the score files (the HTML report; `fcbench "
          "report` writes it later from the same files).",

@@ -1,5 +1,6 @@
-"""`fcbench generate` and `fcbench run`: the flags and what is shown; the work is
-`fcbench.run` (backend from the registry, the runner, the manifest, evaluation).
+"""`fcbench generate` and `fcbench run`: flags -> `RunConfig` -> the call `fcbench.run` makes
+(`pipeline.plan`, then `execute_run` / `execute_generation`) -> what is shown. Nothing else:
+the work is the library's.
 
 Heavy modules (openai, rich, the dataset) are imported inside the commands so that
 `fcbench --help` stays fast.
@@ -12,33 +13,52 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from fcbench.cli.flags import (
     AT_LEAST_ONE,
+    CACHE,
+    EXEC,
+    MODEL,
     NON_NEGATIVE,
+    OUTPUT,
     POSITIVE,
     PROBABILITY,
+    RUN_CONTROL,
+    RUN_GROUPS,
+    SAMPLING,
+    SELECTION,
+    SERVE,
+    WEB_SEARCH,
+    Decorator,
+    GroupedCommand,
     RegistryChoice,
     corrections_option,
+    grouped,
     report_option,
-    run_control_options,
     selection_options,
-    serve_options,
     write_html_report,
 )
-from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES
+from fcbench.run_config import DEFAULTS
 from fcbench.runner.generate import ProgressSink
+from fcbench.runner.progress import DEFAULT_INTERVAL
 
 if TYPE_CHECKING:
-    from fcbench.evaluation.types import Evaluation
-    from fcbench.pipeline import Prepared
+    from fcbench.pipeline import GenerateResult, RunPlan, RunResult
     from fcbench.run_config import RunConfig
     from fcbench.runner.generate import GenerateReport, GenerationJob
 
+Result = TypeVar("Result", "GenerateResult", "RunResult")
+
 GROUND_TRUTH = "ground-truth"
+TOOL_CALL_FORMATS = RegistryChoice("fcbench.decode.tool_call_formats:names")
+
+_model, _selection, _sampling, _control = (grouped(MODEL), grouped(SELECTION),
+                                           grouped(SAMPLING), grouped(RUN_CONTROL))
+_cache, _serve, _web, _exec, _output = (grouped(CACHE), grouped(SERVE), grouped(WEB_SEARCH),
+                                        grouped(EXEC), grouped(OUTPUT))
 
 
 class RunError(click.ClickException):
@@ -50,138 +70,185 @@ class RunError(click.ClickException):
         click.echo(f"fcbench: error: {self.format_message()}", err=True)
 
 
+def _deprecated_output_format(
+    _ctx: click.Context, _param: click.Parameter, value: str | None
+) -> str | None:
+    if value is not None:
+        click.echo("fcbench: warning: --output-format is now --tool-call-format (in `evaluate`, "
+                   "--output-format names a family decoder)", err=True)
+    return value
+
+
 def _options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The flags shared by `generate` and `run`."""
-    decorators = [
+    """The flags shared by `generate` and `run`, by section; defaults from `DEFAULTS`."""
+    endpoint, sampling, retries = DEFAULTS.endpoint, DEFAULTS.sampling, DEFAULTS.retries
+    decorators: list[Decorator] = [
         click.option("--model", required=True,
                      help=f"Model name sent to the endpoint, or `{GROUND_TRUTH}` (no endpoint)."),
-        click.option("--backend",
+        _model("--backend",
                      type=RegistryChoice("fcbench.models.registry:names"),
-                     default="openai", show_default=True,
+                     default=endpoint.backend, show_default=True,
                      help="openai: any OpenAI-compatible endpoint; anthropic: the Messages API "
                           "(optional extra: pip install 'fcbench[anthropic]'); google: the "
                           "Gemini API (pip install 'fcbench[google]'); hf: a local transformers "
                           "model, --model-path (pip install 'fcbench[hf]'); completions: "
                           "/v1/completions with an official open-model prompt format."),
-        click.option("--prompt-format", type=RegistryChoice("fcbench.models.families:names"),
-                     default=None,
-                     help="Prompt the model as the official handler of this open-model family "
-                          "does, over /v1/completions (default with --backend completions: "
-                          "the family the official registry gives --model)."),
-        click.option("--model-path", type=click.Path(path_type=Path), default=None,
-                     help="--backend hf: the local model folder, or a .gguf file (default: "
-                          "--model); --concurrency is the batch size."),
-        click.option("--base-url", "base_urls", multiple=True,
-                     help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 "
-                          "(repeat for replicas; default $OPENAI_BASE_URL)."),
-        click.option("--mode", type=click.Choice(["fc", "prompt"]), default="fc",
-                     show_default=True, help="Function calling (tools) or the benchmark prompt."),
-        click.option("--name", default=None,
-                     help="Result folder name (default: the model, with -FC in FC mode)."),
-        click.option("--api-key-env", default=None,
-                     help="Environment variable holding the API key (default: OPENAI_API_KEY, "
-                          "ANTHROPIC_API_KEY with --backend anthropic, GOOGLE_API_KEY with "
-                          "--backend google)."),
-        click.option("--categories", "category_names", multiple=True,
-                     help="Categories or collections, comma-separated (default: single_turn, "
-                          "or the categories of the custom datasets given as --data-dir)."),
-        click.option("--result-dir", type=click.Path(path_type=Path), default=Path("result"),
-                     show_default=True),
-        click.option("--score-dir", type=click.Path(path_type=Path), default=Path("score"),
-                     show_default=True, help="Where scores go (and --rerun-failed reads them)."),
-        click.option("--temperature", type=NON_NEGATIVE, default=0.001, show_default=True),
-        click.option("--top-p", type=PROBABILITY, default=None),
-        click.option("--max-tokens", type=AT_LEAST_ONE, default=None),
-        click.option("--extra-body", default=None,
-                     help='JSON merged into each request body, e.g. \'{"top_k": 1}\'.'),
-        click.option("--model-seed", type=click.IntRange(0, 2**63 - 1), default=None,
-                     help="Generation seed sent where the backend takes one (OpenAI-compatible "
-                          "`seed`, completions, Gemini, local models); recorded in model.json "
-                          "and the response cache's key. (--seed picks --sample's cases.)"),
-        click.option("--output-format", type=RegistryChoice("fcbench.models.text_formats:names"),
-                     default=None,
-                     help="FC mode: parse tool calls the model wrote as text in this format."),
-        click.option("--concurrency", type=click.IntRange(1, 4096), default=8, show_default=True,
-                     help="Requests in flight (over all base URLs)."),
-        click.option("--timeout", type=POSITIVE, default=300.0,
-                     show_default=True,
-                     help="Seconds for each whole request, the reply read to its end (not "
-                          "per read: a server dripping bytes is cut off at this deadline)."),
-        click.option("--max-reply-mb", type=POSITIVE,
-                     default=DEFAULT_MAX_REPLY_BYTES / 1_000_000, show_default=True,
-                     help="Cap on one reply's body in MB (as sent, and once decoded); a "
-                          "larger reply is an error, retried like a dropped one, never kept."),
-        click.option("--max-attempts", type=click.IntRange(1, 100), default=8, show_default=True,
-                     help="Attempts per case on 429/5xx/timeouts/dropped connections."),
-        click.option("--max-rps", type=POSITIVE, default=None, help="Cap on requests per second."),
-        click.option("--rerun-failed", is_flag=True,
-                     help="Ask again the cases whose verdict was wrong (reads --score-dir)."),
-        click.option("--overwrite", is_flag=True,
-                     help="Discard existing results of these categories (default: resume)."),
-        click.option("--release", default=None, help="Dataset release (default: newest known)."),
-        click.option("--data-dir", type=click.Path(path_type=Path, file_okay=False),
-                     multiple=True,
-                     help="A custom dataset (a folder with fcbench.json), or a folder laid out "
-                          "like the official data/ (replaces the release's); repeatable."),
-        click.option("--cache", type=click.Choice(["auto", "always", "off"]), default=None,
+        _model("--base-url", "base_url", multiple=True,
+               help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 "
+                    "(repeat for replicas; default $OPENAI_BASE_URL)."),
+        _model("--api-key-env", default=endpoint.api_key_env,
+               help="Environment variable holding the API key (default: OPENAI_API_KEY, "
+                    "ANTHROPIC_API_KEY with --backend anthropic, GOOGLE_API_KEY with "
+                    "--backend google)."),
+        _model("--mode", type=click.Choice(["fc", "prompt"]), default=endpoint.mode,
+               show_default=True, help="Function calling (tools) or the benchmark prompt."),
+        _model("--prompt-format", type=RegistryChoice("fcbench.models.families:names"),
+               default=None,
+               help="Prompt the model as the official handler of this open-model family "
+                    "does, over /v1/completions (default with --backend completions: "
+                    "the family the official registry gives --model)."),
+        _model("--tool-call-format", type=TOOL_CALL_FORMATS, default=None,
+               help="FC mode: parse tool calls the model wrote as text in this format "
+                    "(client-side; a server's own parser is --tool-call-parser)."),
+        _model("--output-format", "deprecated_output_format",
+               type=TOOL_CALL_FORMATS, default=None, hidden=True,
+               callback=_deprecated_output_format,
+               help="Deprecated name of --tool-call-format."),
+        _model("--model-path", type=click.Path(path_type=Path), default=endpoint.model_path,
+               help="--backend hf: the local model folder, or a .gguf file (default: "
+                    "--model); --concurrency is the batch size."),
+        _model("--timeout", type=POSITIVE, default=endpoint.timeout, show_default=True,
+               help="Seconds for each whole request, the reply read to its end (not "
+                    "per read: a server dripping bytes is cut off at this deadline)."),
+        _model("--max-reply-mb", type=POSITIVE, default=endpoint.max_reply_mb,
+               show_default=True,
+               help="Cap on one reply's body in MB (as sent, and once decoded); a "
+                    "larger reply is an error, retried like a dropped one, never kept."),
+        _selection("--categories", "categories", multiple=True,
+                   help="Categories or collections, comma-separated (default: single_turn, "
+                        "or the categories of the custom datasets given as --data-dir)."),
+        _selection("--release", default=DEFAULTS.selection.release,
+                   help="Dataset release (default: newest known)."),
+        _selection("--data-dir", type=click.Path(path_type=Path, file_okay=False),
+                   multiple=True,
+                   help="A custom dataset (a folder with fcbench.json), or a folder laid out "
+                        "like the official data/ (replaces the release's); repeatable."),
+        _sampling("--temperature", type=NON_NEGATIVE, default=sampling.temperature,
+                  show_default=True),
+        _sampling("--top-p", type=PROBABILITY, default=sampling.top_p),
+        _sampling("--max-tokens", type=AT_LEAST_ONE, default=sampling.max_tokens),
+        _sampling("--extra-body", default=None,
+                  help='JSON merged into each request body, e.g. \'{"top_k": 1}\'.'),
+        _sampling("--model-seed", type=click.IntRange(0, 2**63 - 1), default=sampling.seed,
+                  help="Generation seed sent where the backend takes one (OpenAI-compatible "
+                       "`seed`, completions, Gemini, local models); recorded in model.json "
+                       "and the response cache's key. (--seed picks --sample's cases.)"),
+        _control("--concurrency", type=click.IntRange(1, 4096), default=retries.concurrency,
+                 show_default=True, help="Requests in flight (over all base URLs)."),
+        _control("--max-attempts", type=click.IntRange(1, 100), default=retries.max_attempts,
+                 show_default=True,
+                 help="Attempts per case on 429/5xx/timeouts/dropped connections."),
+        _control("--max-retry-wait", type=NON_NEGATIVE, default=retries.max_retry_wait,
+                 show_default=True,
+                 help="The longest wait (s) a server's Retry-After is honoured for."),
+        _control("--max-rps", type=POSITIVE, default=retries.max_rps,
+                 help="Cap on requests per second."),
+        _control("--stop-after", "stop_after", type=click.IntRange(0),
+                 default=retries.stop_after, show_default=True,
+                 help="Stop when the first N finished cases all failed with the same error "
+                      "(0: never)."),
+        _control("--no-preflight", "no_preflight", is_flag=True,
+                 help="Skip the check (endpoint reachable, key accepted, model served) made "
+                      "before the first case."),
+        _control("--progress-interval", type=click.FloatRange(0.1), default=DEFAULT_INTERVAL,
+                 show_default=True,
+                 help="Seconds between progress lines when stderr is not a terminal."),
+        _control("--quiet", "-q", is_flag=True, help="No progress display."),
+        _cache("--cache", type=click.Choice(["auto", "always", "off"]), default=None,
                      help="Response cache: auto (the default, or $FCBENCH_CACHE) = endpoint "
                           "models at temperature <= 0.01; always = also when sampling; "
                           "off = never."),
-        click.option("--no-cache", is_flag=True, help="Same as --cache off."),
-        click.option("--cache-scope", type=click.Choice(["endpoint", "model"]),
-                     default="endpoint", show_default=True,
-                     help="endpoint: cached replies belong to the run's base URLs (another "
-                          "server is asked afresh); model: declare endpoints interchangeable, "
-                          "sharing the entries of every run with this scope under the model "
-                          "name."),
-        click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
-                     default=None,
-                     help="Folder of the response cache (default: $FCBENCH_CACHE_DIR, else "
-                          "$FCBENCH_HOME/cache)."),
-        click.option("--web-provider",
-                     type=RegistryChoice("fcbench.envs.web_search.services:PROVIDERS"),
-                     default="serpapi", show_default=True,
+        _cache("--no-cache", is_flag=True, help="Same as --cache off."),
+        _cache("--cache-scope", type=click.Choice(["endpoint", "model"]),
+               default=DEFAULTS.cache.scope, show_default=True,
+               help="endpoint: cached replies belong to the run's base URLs (another "
+                    "server is asked afresh); model: declare endpoints interchangeable, "
+                    "sharing the entries of every run with this scope under the model "
+                    "name."),
+        _cache("--cache-dir", type=click.Path(path_type=Path, file_okay=False),
+               default=DEFAULTS.cache.folder,
+               help="Folder of the response cache (default: $FCBENCH_CACHE_DIR, else "
+                    "$FCBENCH_HOME/cache)."),
+        _serve("--serve", type=RegistryChoice("fcbench.runner.serve:ENGINES"), default=None,
+               help="Start this engine (your install) for the run, with tool calling on, "
+                    "and stop it at the end; its log goes to the result folder."),
+        _serve("--serve-cmd", default=None,
+               help='Start any OpenAI-compatible server command for the run, e.g. '
+                    '"llama-server -m m.gguf --jinja --port {port}" ({port}: a free port '
+                    "fcbench picks; {model}: --model)."),
+        _serve("--serve-args", default=None,
+               help="More arguments for the --serve engine, e.g. '--max-model-len 8192'."),
+        _serve("--tool-call-parser", default=None,
+               help="--serve: the engine's tool-call parser (default: from the model "
+                    "family)."),
+        _serve("--serve-timeout", type=click.FloatRange(1),
+               default=DEFAULTS.serve.start_timeout, show_default=True,
+               help="Seconds the server may take to start answering."),
+        _web("--web-provider", type=RegistryChoice("fcbench.envs.web_search.services:PROVIDERS"),
+                     default=DEFAULTS.web_search.provider, show_default=True,
                      help="Who answers web searches: serpapi (the official, SERPAPI_API_KEY; "
                           "the only one comparable with the leaderboard), ddgs (keyless), "
                           "replay (from --web-record)."),
-        click.option("--web-record", type=click.Path(path_type=Path), default=None,
-                     help="Folder recording every search and page (default: the model "
-                          "folder's agentic/web_record); replay serves from it."),
-        click.option("--web-allow-private", is_flag=True,
-                     help="Let fetch_url_content read pages on loopback, private and "
-                          "link-local addresses (a local mirror); refused by default."),
-        click.option("--serpapi-max-wait", type=NON_NEGATIVE, default=600.0, show_default=True,
-                     help="Most seconds to keep retrying SerpAPI rate limits for one search."),
-        click.option("--serpapi-endpoint", default=None,
-                     help="Another SerpAPI host, e.g. a proxy (default https://serpapi.com)."),
-        click.option("--quiet", "-q", is_flag=True, help="No progress display."),
+        _web("--web-record", type=click.Path(path_type=Path), default=None,
+             help="Folder recording every search and page (default: the model "
+                  "folder's agentic/web_record); replay serves from it."),
+        _web("--web-allow-private", is_flag=True,
+             help="Let fetch_url_content read pages on loopback, private and "
+                  "link-local addresses (a local mirror); refused by default."),
+        _web("--serpapi-max-wait", type=NON_NEGATIVE,
+             default=DEFAULTS.web_search.serpapi_max_wait, show_default=True,
+             help="Most seconds to keep retrying SerpAPI rate limits for one search."),
+        _web("--serpapi-endpoint", default=None,
+             help="Another SerpAPI host, e.g. a proxy (default https://serpapi.com)."),
+        _output("--result-dir", type=click.Path(path_type=Path),
+                default=DEFAULTS.output.result_dir, show_default=True),
+        _output("--score-dir", type=click.Path(path_type=Path),
+                default=DEFAULTS.output.score_dir, show_default=True,
+                help="Where scores go (and --rerun-failed reads them)."),
+        _output("--name", default=None,
+                help="Result folder name (default: the model, with -FC in FC mode)."),
+        _output("--overwrite", is_flag=True,
+                help="Discard existing results of these categories (default: resume)."),
+        _output("--rerun-failed", is_flag=True,
+                help="Ask again the cases whose verdict was wrong (reads --score-dir)."),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
-    return corrections_option(serve_options(run_control_options(selection_options(func))))
+    return corrections_option(selection_options(func))
 
 
-@click.command()
+@click.command(cls=GroupedCommand, groups=RUN_GROUPS)
 @_options
 def generate(**kwargs: Any) -> None:
     """Ask a model every case of the chosen categories; resumable, writes result files."""
     config = _config(kwargs)
-    prepared, report = _run_generation(kwargs["model"], config)
-    _print_generation(report, prepared.folder)
-    if report.errors:
+    from fcbench.pipeline import execute_generation
+
+    _, result = _carry_out(kwargs["model"], config, execute_generation)
+    _print_generation(result.generation, result.folder)
+    if result.generation.errors:
         sys.exit(1)
 
 
 def _exec_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The flags of scoring executable categories (`run` only)."""
-    func = click.option(
+    func = _exec(
         "--exec-replay-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
         help="Recorded web-service responses: read by --exec-backend replay, written by live.",
     )(func)
-    return click.option(
+    return _exec(
         "--exec-backend", type=RegistryChoice("fcbench.envs.exec_functions.backends:BACKENDS"),
-        default="offline",
-        show_default=True,
+        default=DEFAULTS.exec.backend, show_default=True,
         help="How executable categories' web-service calls are answered: not at all (those "
              "cases are skipped), from recorded responses, or over the network (keys from "
              "RAPID_API_KEY, GEOCODE_API_KEY, EXCHANGERATE_API_KEY, OMDB_API_KEY; each web "
@@ -189,73 +256,50 @@ def _exec_options(func: Callable[..., Any]) -> Callable[..., Any]:
     )(func)
 
 
-@click.command()
+@click.command(cls=GroupedCommand, groups=RUN_GROUPS)
 @_options
 @_exec_options
 @report_option
 def run(**kwargs: Any) -> None:
     """Generate, then evaluate and print the scores (one command from model to leaderboard)."""
-    from fcbench.api import scored
+    from fcbench.api import print_evaluation, scored
+    from fcbench.pipeline import execute_run
 
     html = not kwargs.pop("no_report")
     config = _config(kwargs)
-    _check_web_apis(config)
-    prepared, report = _run_generation(kwargs["model"], config)
-    _print_generation(report, prepared.folder)
-    evaluation = _evaluate(config, prepared.folder, scored_categories(report))
-    _print_smoke_note(config)
-    if html and scored(evaluation):
-        write_html_report(Path(config.score_dir), Path(config.result_dir), config.release,
-                          config.data_dir)
+    planned, result = _carry_out(kwargs["model"], config, execute_run)
+    output = config.output
+    _print_generation(result.generation, result.folder)
+    print_evaluation(result.evaluation, planned.release, planned.data_dir, output.score_dir)
+    _print_smoke_note(planned)
+    if html and scored(result.evaluation):
+        write_html_report(output.score_dir, output.result_dir, config.selection.release,
+                          config.selection.data_dir)
     if kwargs["model"] == GROUND_TRUTH:
-        _print_health(evaluation, prepared.folder, prepared.mode)
-    if report.errors:
+        _print_health(result)
+    if result.generation.errors:
         sys.exit(1)
 
 
-def scored_categories(report: GenerateReport) -> list[str]:
-    from fcbench.pipeline import scored_categories as scored
-
-    return scored(report)
-
-
 def _config(kwargs: dict[str, Any]) -> RunConfig:
-    """The flags as the library's options."""
+    """The flags as the library's options (`RunConfig.of`, the keywords of `fcbench.run`)."""
     from fcbench.run_config import RunConfig
 
     options = dict(kwargs)
     options.pop("model")
-    options["base_url"] = options.pop("base_urls")
-    options["categories"] = options.pop("category_names") or None
+    options["base_url"] = tuple(options["base_url"])
+    options["categories"] = options["categories"] or None
     options["extra_body"] = _extra_body(options["extra_body"])
     options["preflight"] = not options.pop("no_preflight")
+    deprecated = options.pop("deprecated_output_format")
+    if options["tool_call_format"] is None:
+        options["tool_call_format"] = deprecated
     interval = options.pop("progress_interval")
     quiet = options.pop("quiet")
     if options.pop("no_cache"):
         options["cache"] = "off"
-    config = RunConfig.of(options)
-    config.progress = None if quiet else _progress(interval)
-    return config
-
-
-def _check_web_apis(config: RunConfig) -> None:
-    """Before a live run: each web API asked once; what it found is printed."""
-    from fcbench.check.registry import JudgeSettings
-    from fcbench.core import categories
-    from fcbench.dataset.fetch import DataError
-    from fcbench.pipeline import web_api_check
-
-    try:
-        JudgeSettings(config.release_name, exec_backend=config.exec_backend,
-                      exec_replay_dir=config.exec_replay_path).validate()
-        config.data_path  # noqa: B018 - registers the custom datasets among --data-dir
-        names = config.category_names()
-        chosen = categories.resolve([names] if isinstance(names, str) else list(names))
-        check = web_api_check(config, chosen)
-    except (DataError, ValueError) as exc:
-        raise RunError(str(exc)) from None
-    for line in check.lines() if check is not None else []:
-        click.echo(line, err=True)
+    options["progress"] = None if quiet else _progress(interval)
+    return RunConfig.of(options)
 
 
 def _progress(interval: float) -> ProgressSink:
@@ -267,20 +311,28 @@ def _progress(interval: float) -> ProgressSink:
     return PlainProgress(interval=interval)
 
 
-def _run_generation(model: str, config: RunConfig) -> tuple[Prepared, GenerateReport]:
+def _carry_out(
+    model: str, config: RunConfig, execute: Callable[[RunPlan], Result]
+) -> tuple[RunPlan, Result]:
+    """`pipeline.plan`, then `execute` (`execute_run` or `execute_generation`): the calls
+    `fcbench.run` / `fcbench.generate` make; every setup or run error as one line."""
     from fcbench.core.categories import UnknownCategoryError
     from fcbench.dataset.fetch import DataError
+    from fcbench.evaluation import EvaluationError
     from fcbench.models.base import PreflightError
     from fcbench.models.registry import BackendSetupError
-    from fcbench.pipeline import RunStopped, generate_prepared, prepare
+    from fcbench.pipeline import RunStopped, plan
     from fcbench.results.store import StoreBusyError
     from fcbench.runner.serve import ServeError
 
     try:
-        prepared = prepare(model, config)
-        return prepared, generate_prepared(prepared, config)
+        planned = plan(model, config)
+        check = planned.web_api_check
+        for line in check.lines() if check is not None else []:
+            click.echo(line, err=True)
+        return planned, execute(planned)
     except (DataError, StoreBusyError, BackendSetupError, UnknownCategoryError,
-            ValueError, ServeError) as exc:
+            ValueError, ServeError, EvaluationError) as exc:
         raise RunError(str(exc)) from None
     except PreflightError as exc:
         raise RunError(f"{exc} (--no-preflight skips this check)") from None
@@ -418,40 +470,17 @@ def _print_generation(report: GenerateReport, folder: str) -> None:
                        err=True)
 
 
-def _print_smoke_note(config: RunConfig) -> None:
+def _print_smoke_note(planned: RunPlan) -> None:
     """Say that a smoke run's scores cover a few cases only."""
-    selection = config.selection
+    selection = planned.selection
     if selection.active:
         click.echo(f"Smoke run ({selection.describe()}): every score above covers the chosen "
                    "cases only and is marked partial (*).", err=True)
 
 
-def _evaluate(config: RunConfig, folder: str, names: list[str]) -> Evaluation:
-    from fcbench import api
-    from fcbench.dataset.fetch import DataError
-    from fcbench.evaluation import EvaluationError
-
-    try:
-        return api.evaluate(
-            config.result_dir,
-            models=[folder],
-            categories=names,
-            score_dir=config.score_dir,
-            release=config.release,
-            data_dir=config.data_path,
-            echo=True,
-            exec_backend=config.exec_backend,
-            exec_replay_dir=config.exec_replay_path,
-            web_api_check=False,
-            selection=config.selection,
-        )
-    except (DataError, EvaluationError) as exc:
-        raise RunError(str(exc)) from None
-
-
-def _print_health(evaluation: Evaluation, folder: str, mode: str) -> None:
+def _print_health(result: RunResult) -> None:
     """The ground-truth self-check: every case whose official answer fails the checker."""
-    model = evaluation.models.get(folder)
+    model = result.models.get(result.model)
     if model is None:
         return
     failures = [
@@ -461,7 +490,7 @@ def _print_health(evaluation: Evaluation, folder: str, mode: str) -> None:
         if "skipped" not in case.verdict.extras
     ]
     click.echo(
-        f"Self-check ({mode} mode): the benchmark's own answers fail {len(failures)} "
+        f"Self-check ({result.mode} mode): the benchmark's own answers fail {len(failures)} "
         "case(s) (dataset health: unsatisfiable or contradictory ground truth):"
     )
     for name, test_id, error_type in failures:

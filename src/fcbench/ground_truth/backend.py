@@ -33,11 +33,11 @@ from fcbench.core import categories
 from fcbench.core.categories import EXECUTABLE_CHECKERS, Checker, Language
 from fcbench.core.model import TestCase
 from fcbench.dataset.format_sensitivity import split_id
+from fcbench.decode.tool_call_formats import as_tool_calls
 from fcbench.ground_truth.executable import exec_answer
 from fcbench.models.answer_formats import in_format
 from fcbench.models.base import ChatRequest, FcArgs, Mode, PermanentError, Reply
 from fcbench.models.prompts import language_of
-from fcbench.models.text_formats import as_tool_calls
 from fcbench.models.tools import fc_name
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from fcbench.models.base import (
     TransientError,
 )
 from fcbench.models.families import Family, output_encoding
-from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES
+from fcbench.models.limits import DEFAULT_CONCURRENCY, DEFAULT_MAX_REPLY_BYTES, DEFAULT_TIMEOUT
 from fcbench.models.openai_compat import OpenAICompatBackend
 
 if TYPE_CHECKING:
@@ -58,8 +58,8 @@ class CompletionsBackend:
         chosen_by: str = "--prompt-format",
         api_key: str | None = None,
         sampling: Sampling | None = None,
-        timeout: float = 600.0,
-        concurrency: int = 8,
+        timeout: float = DEFAULT_TIMEOUT,
+        concurrency: int = DEFAULT_CONCURRENCY,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         self.name = model
@@ -184,8 +184,8 @@ def from_options(options: BackendOptions) -> CompletionsBackend:
     urls = list(options.base_urls) or [u for u in [os.environ.get("OPENAI_BASE_URL")] if u]
     if not urls:
         raise BackendSetupError("no endpoint: pass --base-url URL (or set OPENAI_BASE_URL)")
-    if options.output_format:
-        raise BackendSetupError("--output-format applies to the openai backend; the prompt "
+    if options.tool_call_format:
+        raise BackendSetupError("--tool-call-format applies to the openai backend; the prompt "
                                 "format decides how completions are read")
     name = options.prompt_format
     chosen_by = "--prompt-format"

@@ -30,7 +30,7 @@ same name table once per module. While fcbench loads, `GgufParseCache` shares on
 metadata parse and one name table among those calls (SmolLM2-135M Q4_1: 47 s of CPU to load
 before, 22 s after, on a loaded 2-core machine); nothing read changes.
 
-Stored results: the text in prompt mode; in FC mode the text parsed by the `--output-format`
+Stored results: the text in prompt mode; in FC mode the text parsed by the `--tool-call-format`
 parser into `[{name: arguments_json}]` (the raw text kept as `raw_text`), or the text itself
 when it holds no call.
 """
@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fcbench.decode.tool_call_formats import as_tool_calls, parse_text_calls
 from fcbench.models.base import (
     OSS_MAX_TOKENS,
     ChatRequest,
@@ -57,7 +58,6 @@ from fcbench.models.base import (
     public_fields,
 )
 from fcbench.models.openai_compat import Sampling
-from fcbench.models.text_formats import as_tool_calls, parse_text_calls
 
 if TYPE_CHECKING:
     from fcbench.models.registry import BackendOptions
@@ -467,22 +467,23 @@ def _eos_ids(tokenizer: Any, model: Any) -> set[int]:
 def from_options(options: BackendOptions) -> HFLocalBackend:
     """A local model folder (`--model-path`, default the model name); FC mode needs a text
     parser, since a local model writes its calls as text."""
+    from fcbench.decode.tool_call_formats import PARSERS
     from fcbench.models.registry import BackendSetupError
-    from fcbench.models.text_formats import PARSERS
 
     path = options.model_path or Path(options.model)
     if not (path.is_dir() or (path.suffix == ".gguf" and path.is_file())):
         raise BackendSetupError(
             f"--backend hf: no model folder or .gguf file at {path} (pass --model-path)")
-    if options.mode == "fc" and not options.output_format:
+    if options.mode == "fc" and not options.tool_call_format:
         raise BackendSetupError(
-            "--backend hf in FC mode needs --output-format (how the model writes tool calls: "
+            "--backend hf in FC mode needs --tool-call-format (how the model writes tool calls: "
             + ", ".join(PARSERS) + ")"
         )
-    if options.output_format and options.mode != "fc":
-        raise BackendSetupError("--output-format applies to FC mode (tool calls written as text)")
+    if options.tool_call_format and options.mode != "fc":
+        raise BackendSetupError(
+            "--tool-call-format applies to FC mode (tool calls written as text)")
     backend = HFLocalBackend(path, name=options.model, sampling=options.sampling,
-                             output_format=options.output_format,
+                             output_format=options.tool_call_format,
                              batch_size=options.concurrency)
     try:
         backend.check(options.mode)

@@ -24,7 +24,9 @@ from typing import Any, TypeVar
 from fcbench.models.base import TransientError
 
 __all__ = [
+    "DEFAULT_CONCURRENCY",
     "DEFAULT_MAX_REPLY_BYTES",
+    "DEFAULT_TIMEOUT",
     "ReplyTooLarge",
     "capped_client_args",
     "megabytes",
@@ -33,6 +35,12 @@ __all__ = [
 
 DEFAULT_MAX_REPLY_BYTES = 10_000_000
 """10 MB: a thousand times a long reply; the default of `--max-reply-mb`."""
+DEFAULT_TIMEOUT = 300.0
+"""Seconds for one whole request, the reply read to its end: the default of `--timeout`
+and of every endpoint backend built without one."""
+DEFAULT_CONCURRENCY = 8
+"""Requests in flight: the default of `--concurrency`, of a backend's connection pool and of
+the scheduler's workers."""
 
 T = TypeVar("T")
 

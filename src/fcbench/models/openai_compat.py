@@ -43,8 +43,14 @@ from fcbench.models.base import (
 
 __all__ = ["DEFAULT_TEMPERATURE", "OpenAICompatBackend", "Sampling", "classify", "retry_after"]
 from fcbench import corrections
-from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES, capped_client_args, within_deadline
-from fcbench.models.text_formats import as_tool_calls, parse_text_calls
+from fcbench.decode.tool_call_formats import as_tool_calls, parse_text_calls
+from fcbench.models.limits import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_REPLY_BYTES,
+    DEFAULT_TIMEOUT,
+    capped_client_args,
+    within_deadline,
+)
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -74,9 +80,9 @@ class OpenAICompatBackend:
         *,
         api_key: str | None = None,
         sampling: Sampling | None = None,
-        timeout: float = 600.0,
+        timeout: float = DEFAULT_TIMEOUT,
         output_format: str | None = None,
-        concurrency: int = 8,
+        concurrency: int = DEFAULT_CONCURRENCY,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
         default_max_tokens: int | None = None,
     ) -> None:
@@ -350,14 +356,15 @@ def from_options(options: BackendOptions) -> OpenAICompatBackend:
     urls = list(options.base_urls) or [u for u in [os.environ.get("OPENAI_BASE_URL")] if u]
     if not urls:
         raise BackendSetupError("no endpoint: pass --base-url URL (or set OPENAI_BASE_URL)")
-    if options.output_format and options.mode != "fc":
-        raise BackendSetupError("--output-format applies to FC mode (tool calls written as text)")
+    if options.tool_call_format and options.mode != "fc":
+        raise BackendSetupError(
+            "--tool-call-format applies to FC mode (tool calls written as text)")
     missing = missing_key(options.api_key, options.key_variable, urls)
     if missing:
         raise BackendSetupError(missing)
     return OpenAICompatBackend(
         options.model, urls, api_key=options.api_key, sampling=options.sampling,
-        timeout=options.timeout, output_format=options.output_format,
+        timeout=options.timeout, output_format=options.tool_call_format,
         concurrency=options.concurrency, max_reply_bytes=options.max_reply_bytes,
         default_max_tokens=local_max_tokens(urls),
     )

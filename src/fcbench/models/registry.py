@@ -19,7 +19,7 @@ from pathlib import Path
 
 from fcbench import plugins
 from fcbench.models.base import Backend, Mode, Sampling
-from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES
+from fcbench.models.limits import DEFAULT_CONCURRENCY, DEFAULT_MAX_REPLY_BYTES, DEFAULT_TIMEOUT
 
 
 class BackendSetupError(ValueError):
@@ -35,9 +35,10 @@ class BackendOptions:
     base_urls: tuple[str, ...] = ()
     api_key: str | None = None
     sampling: Sampling = field(default_factory=Sampling)
-    timeout: float = 300.0
-    output_format: str | None = None
-    concurrency: int = 8
+    timeout: float = DEFAULT_TIMEOUT
+    tool_call_format: str | None = None
+    """FC mode: how the model writes tool calls as text (`decode.tool_call_formats`)."""
+    concurrency: int = DEFAULT_CONCURRENCY
     model_path: Path | None = None
     key_variable: str | None = None
     """The variable the key was read from (named when a needed key is missing)."""

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from fcbench.models.base import FcArgs
-from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES
+from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES, DEFAULT_TIMEOUT
 from fcbench.models.openai_compat import Sampling
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ class SDKBackend(Generic[ClientT]):
         *,
         api_key: str | None = None,
         sampling: Sampling | None = None,
-        timeout: float = 600.0,
+        timeout: float = DEFAULT_TIMEOUT,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         self.name = model
@@ -79,8 +79,8 @@ def sdk_from_options(cls: type[SDKBackend[Any]], options: BackendOptions) -> SDK
     from fcbench.models.keys import missing_key
     from fcbench.models.registry import BackendSetupError
 
-    if options.output_format:
-        raise BackendSetupError("--output-format applies to the OpenAI-compatible backend")
+    if options.tool_call_format:
+        raise BackendSetupError("--tool-call-format applies to the OpenAI-compatible backend")
     missing = missing_key(options.api_key, options.key_variable, options.base_urls,
                           cls.default_endpoint)
     if missing:

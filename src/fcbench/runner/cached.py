@@ -22,7 +22,7 @@ before, so it is asked again next time. A repeated run, or the rerun of a crashe
 every step it has seen from the cache; a multi-turn case replays its earlier steps for free,
 since the environments answer the same calls with the same results.
 
-When the cache is used (`CacheSettings.mode`):
+When the cache is used (`CacheSettings.policy`):
 
 * `auto` (default): for backends built by name from the registry, except the ground truth,
   and only when decoding is greedy: an effective temperature at most `GREEDY_TEMPERATURE`
@@ -49,23 +49,24 @@ from fcbench.models.base import Backend, ChatRequest, Reply, Sampling
 from fcbench.runner.cache import ResponseCache, default_cache_dir, reply_to_json
 
 __all__ = [
-    "CACHE_MODES",
+    "CACHE_POLICIES",
     "CACHE_SCOPES",
     "GREEDY_TEMPERATURE",
     "CacheCounts",
-    "CacheMode",
+    "CachePolicy",
     "CacheScope",
     "CacheSettings",
     "CachedBackend",
-    "cache_mode",
+    "cache_policy",
     "describe_counts",
     "endpoint_identity",
     "request_key",
     "with_cache",
 ]
 
-CacheMode = Literal["auto", "always", "off"]
-CACHE_MODES: tuple[CacheMode, ...] = ("auto", "always", "off")
+CachePolicy = Literal["auto", "always", "off"]
+"""When replies are cached (`--cache`); called a policy, not a mode: "mode" is fc/prompt."""
+CACHE_POLICIES: tuple[CachePolicy, ...] = ("auto", "always", "off")
 CacheScope = Literal["endpoint", "model"]
 CACHE_SCOPES: tuple[CacheScope, ...] = ("endpoint", "model")
 DEFAULT_SCOPE: CacheScope = "endpoint"
@@ -83,7 +84,11 @@ _NEVER_AUTO = frozenset({"callable"})
 
 @dataclass(frozen=True)
 class CacheSettings:
-    mode: CacheMode = "auto"
+    """The run's cache section (`--cache`, `--cache-dir`, `--cache-scope`), used whole by
+    `with_cache`."""
+
+    policy: CachePolicy | None = None
+    """None: `$FCBENCH_CACHE`, else auto (`cache_policy`)."""
     folder: Path | None = None
     """Where the cache file lives (default: `default_cache_dir()`)."""
     scope: CacheScope = DEFAULT_SCOPE
@@ -128,17 +133,18 @@ def describe_counts(summary: dict[str, Any]) -> str:
             f"stored{unsaved} ({summary.get('path', '')})")
 
 
-def cache_mode(asked: str | None) -> CacheMode:
-    """The mode asked for, else `$FCBENCH_CACHE`, else auto (CacheError if none of those)."""
+def cache_policy(asked: str | None) -> CachePolicy:
+    """The policy asked for, else `$FCBENCH_CACHE`, else auto (CacheError if none of those)."""
     import os
 
     from fcbench.runner.cache import CacheError
 
-    mode = asked if asked is not None else os.environ.get("FCBENCH_CACHE") or "auto"
-    for known in CACHE_MODES:
-        if mode == known:
+    policy = asked if asked is not None else os.environ.get("FCBENCH_CACHE") or "auto"
+    for known in CACHE_POLICIES:
+        if policy == known:
             return known
-    raise CacheError(f"the cache mode must be one of {', '.join(CACHE_MODES)}, not {mode!r}")
+    raise CacheError(
+        f"the cache policy must be one of {', '.join(CACHE_POLICIES)}, not {policy!r}")
 
 
 def request_key(identity: dict[str, Any], request: ChatRequest) -> str | None:
@@ -266,16 +272,18 @@ def with_cache(
     endpoints: Sequence[str] | None = None,
 ) -> Backend:
     """The backend the run uses: wrapped (see the module docstring for when the cache is
-    used; a bypassed cache still reports why), or itself with `mode="off"` and for the
+    used; a bypassed cache still reports why), or itself with policy `off` and for the
     ground truth. `endpoints` stand for the backend's own in the key (a started server's
     command).
 
-    CacheError when the cache is wanted but its file cannot be opened."""
-    if settings.mode == "off":
+    CacheError when the cache is wanted but its file cannot be opened (or the policy is
+    unknown)."""
+    policy = cache_policy(settings.policy)
+    if policy == "off":
         return backend
     if backend.describe().get("backend") == "ground-truth":
         return backend  # it answers from the case in the request's context, not in the key
-    reason = "" if settings.mode == "always" else _auto_bypass(backend, sampling, from_registry)
+    reason = "" if policy == "always" else _auto_bypass(backend, sampling, from_registry)
     if reason:
         return CachedBackend(backend, None, model, reason)
     cache = ResponseCache(settings.folder or default_cache_dir())

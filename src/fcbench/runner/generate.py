@@ -32,6 +32,7 @@ from fcbench.core.model import TestCase
 from fcbench.dataset.prompt_texts import PromptTexts, load_texts
 from fcbench.layout import result_path
 from fcbench.models.base import Backend, Mode, Response
+from fcbench.models.limits import DEFAULT_CONCURRENCY
 from fcbench.results.store import ERROR_PREFIX, CategoryStore, is_error
 from fcbench.runner.failures import DEFAULT_STOP_AFTER, Outcomes, Wait, merged
 from fcbench.runner.queue import WorkQueue, dependencies
@@ -175,7 +176,7 @@ class GenerateSettings:
     release: str | None = None
     data_dir: Path | None = None
     model_name: str = "fcbench"
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     max_rps: float | None = None
     sync_interval: float = 1.0

@@ -178,20 +178,32 @@ def plan_command(
                      start_timeout)
 
 
+@dataclass(frozen=True)
+class ServeOptions:
+    """The run's serve section (`--serve`, `--serve-cmd`, `--serve-args`,
+    `--tool-call-parser`, `--serve-timeout`), used whole by `plan_server`."""
+
+    engine: str | None = None
+    """Start this engine (vllm, sglang) for the run."""
+    command: str | None = None
+    """Or start this server command (`{port}`, `{model}` filled in)."""
+    extra_args: str | None = None
+    parser: str | None = None
+    """The engine's tool-call parser (default: from the model family)."""
+    start_timeout: float = DEFAULT_START_TIMEOUT
+
+
 def plan_server(
     model: str | None,
+    options: ServeOptions,
     *,
-    engine: str | None,
-    command: str | None,
     backend: str = "openai",
     base_urls: Sequence[str] = (),
     model_path: Path | None = None,
-    parser: str | None = None,
-    extra_args: str | None = None,
-    start_timeout: float = DEFAULT_START_TIMEOUT,
 ) -> ServePlan | None:
     """The server a run's `--serve` / `--serve-cmd` asks for (None without either; ServeError
     when the options do not fit together)."""
+    engine, command = options.engine, options.command
     if engine is None and command is None:
         return None
     if engine is not None and command is not None:
@@ -201,11 +213,11 @@ def plan_server(
                          "apply to a model name with --backend openai")
     if command is not None:
         return plan_command(command, model, base_url=base_urls[0] if base_urls else None,
-                            start_timeout=start_timeout)
+                            start_timeout=options.start_timeout)
     if base_urls:
         raise ServeError("--serve picks the server's address itself: drop --base-url")
-    return plan_engine(str(engine), model, model_path=model_path, parser=parser,
-                       extra_args=extra_args, start_timeout=start_timeout)
+    return plan_engine(str(engine), model, model_path=model_path, parser=options.parser,
+                       extra_args=options.extra_args, start_timeout=options.start_timeout)
 
 
 def _split(text: str | None, flag: str) -> list[str]:

@@ -23,7 +23,7 @@ WARNING = (
     "the first {n} FC replies hold no tool call though tools were sent: the server may be "
     "ignoring `tools` (a chat template that does not render them, vLLM without "
     "--enable-auto-tool-choice, a server that needs `tool_choice`); every such case scores 0. "
-    "Try --mode prompt, or --output-format if the model writes its calls as text"
+    "Try --mode prompt, or --tool-call-format if the model writes its calls as text"
 )
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from fcbench.models.text_formats import parse_text_calls
+from fcbench.decode.tool_call_formats import parse_text_calls
 
 
 def args(result: list[dict[str, str]] | None) -> list[tuple[str, object]]:

@@ -1,13 +1,15 @@
-"""Client-side parsers for tool calls that open models write as text.
+"""Tool-call formats: client-side parsers for tool calls that open models write as text.
 
 A model served without a server-side tool parser answers with text such as
-`<tool_call>{"name": "f", "arguments": {...}}</tool_call>`. `--output-format` names the
-convention; the parser turns the text into the FC stored form `[{name: arguments_json}]`, so the
-FC decoder and checker see exactly what a server-side parser would have produced. Text in
+`<tool_call>{"name": "f", "arguments": {...}}</tool_call>`. `--tool-call-format` names the
+convention (not to be confused with an output format, `decode.families`: how a family's
+prompt-mode output is decoded when scoring); the parser turns the text into the FC stored
+form `[{name: arguments_json}]`, so the FC decoder and checker see exactly what a server-side
+parser would have produced. Text in
 which no call is found is kept as text (an answer without a call, like the official FC result).
 Nothing here evaluates model text: JSON is parsed with `json`, Python calls with `ast`.
 
-`PARSERS` is the registry `--output-format` offers (`names()`): one function + one line adds a
+`PARSERS` is the registry `--tool-call-format` offers (`names()`): one function + one line adds a
 convention; `register` adds one at run time, and an installed package through the
 `fcbench.text_parsers` entry-point group (a function `text -> calls | None`).
 """
@@ -126,7 +128,7 @@ PARSERS: plugins.Registry[TextParser] = plugins.Registry(plugins.TEXT_PARSERS, {
     "mistral": parse_mistral,
     "python": parse_python_list,
 }, _plugin_parser)
-"""`--output-format` name -> parser."""
+"""`--tool-call-format` name -> parser."""
 
 
 def register(name: str, parser: TextParser) -> None:
