@@ -106,7 +106,7 @@ def test_a_kind_and_a_backend_registered_at_run_time_run_and_are_scored(
     evaluation = fcbench.run("toy", backend="echo", data_dir=[dataset],
                              categories=["toy_capitals"], result_dir=tmp_path / "api" / "result",
                              score_dir=tmp_path / "api" / "score")
-    scored = evaluation.models["toy-FC"].categories["toy_capitals"]
+    scored = evaluation.models["toy"].categories["toy_capitals"]
     assert (scored.correct, scored.total) == (2, 3)
     assert [case.id for case in scored.failures()] == ["toy_capitals_2"]
 
