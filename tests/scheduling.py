@@ -1,0 +1,76 @@
+"""How pytest-xdist shares the suite between its workers (issue 22 item 5: the whole suite in
+at most 8 minutes on 2 cores).
+
+xdist's own choices lose time on this suite. `--dist load` sends tests one by one, so every
+worker repeats every module-scoped set-up (the official modules, oracle processes, the fetched
+data). `--dist loadfile` keeps a module on one worker but sends modules in the order of their
+test counts, so the longest single tests (the real model, the secret-leak run over every
+category) start last and one worker ends minutes after the other; and a module of long
+parametrized oracle tests (every open-model family's prompts) runs on one worker alone.
+
+Here (`-n` without `--dist`): a module's tests stay on one worker, except the modules in
+`SPREAD`, whose tests are each long and go to whichever worker is free; and the work goes out
+longest first, by the measured costs of `COSTS`, then by test count, so that the two workers
+finish together. The order only changes which worker runs a test and when: each test runs
+once, as before, with the same fixtures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+SPREAD = frozenset({
+    "tests/models/families/test_official_prompts.py",
+})
+"""Modules whose tests may run on different workers: each of their tests is long (seconds to
+tens of seconds) and their module-scoped set-up is short beside them, so sharing them between
+workers pays even though each worker then builds the set-up once."""
+
+COSTS: dict[str, float] = {
+    "tests/e2e/test_no_secret_leaks.py": 105.0,
+    "tests/models/test_hf_local_real_model.py": 45.0,
+}
+"""Seconds a scope (a module, or a test of a `SPREAD` module; the longest matching prefix of
+its node id) took on one worker of a loaded 2-core machine, measured with `--durations`: the
+tests worth starting first. Scopes not named here follow, the most tests first."""
+
+
+class _Item(Protocol):
+    @property
+    def nodeid(self) -> str: ...
+
+
+def scope_of(nodeid: str) -> str:
+    """The unit of work a test belongs to: its module, or itself in a `SPREAD` module."""
+    module = nodeid.split("::", 1)[0]
+    return nodeid if module in SPREAD else module
+
+
+def known_cost(scope: str) -> float:
+    """The measured seconds of the longest prefix in `COSTS` that `scope` starts with (0: not
+    measured)."""
+    matches = [prefix for prefix in COSTS if scope.startswith(prefix)]
+    return COSTS[max(matches, key=len)] if matches else 0.0
+
+
+def longest_first(items: Sequence[_Item]) -> list[Any]:
+    """`items` with each scope's tests together and the scopes in the order they should start:
+    measured cost, then test count, both largest first; otherwise the collection order."""
+    scopes: dict[str, list[_Item]] = {}
+    for item in items:
+        scopes.setdefault(scope_of(item.nodeid), []).append(item)
+    ranked = sorted(scopes.items(), key=lambda pair: (-known_cost(pair[0]), -len(pair[1])))
+    return [item for _, members in ranked for item in members]
+
+
+def make_scheduler(config: Any, log: Any) -> Any:
+    """xdist's scope scheduler with `scope_of` as its scope; the work queue keeps the order in
+    which the workers collected the tests (`longest_first`)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class LongestFirstScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return scope_of(nodeid)
+
+    return LongestFirstScheduling(config, log)

@@ -1,0 +1,90 @@
+"""The plan by which xdist's workers share the suite (`scheduling.py`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+import scheduling
+
+SPREAD_MODULE = "tests/models/families/test_official_prompts.py"
+
+
+@dataclass(frozen=True)
+class Item:
+    nodeid: str
+
+
+def ids(items: list[Any]) -> list[str]:
+    return [item.nodeid for item in items]
+
+
+def test_a_module_is_one_scope_and_a_spread_module_test_its_own() -> None:
+    assert scheduling.scope_of("tests/a/test_x.py::test_one") == "tests/a/test_x.py"
+    assert scheduling.scope_of("tests/a/test_x.py::Cls::test_one") == "tests/a/test_x.py"
+    test = f"{SPREAD_MODULE}::test_single_turn_prompts_equal_the_official[qwen]"
+    assert SPREAD_MODULE in scheduling.SPREAD
+    assert scheduling.scope_of(test) == test
+
+
+def test_the_longest_matching_prefix_gives_the_cost(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scheduling, "COSTS", {"tests/a": 5.0, "tests/a/test_x.py": 7.0})
+    assert scheduling.known_cost("tests/a/test_x.py") == 7.0
+    assert scheduling.known_cost("tests/a/test_y.py") == 5.0
+    assert scheduling.known_cost("tests/b/test_z.py") == 0.0
+
+
+def test_measured_work_starts_first_then_the_largest_modules(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scheduling, "COSTS", {"tests/test_slow.py": 90.0,
+                                              "tests/test_slower.py": 100.0})
+    items = [Item(n) for n in (
+        "tests/test_few.py::a", "tests/test_many.py::a", "tests/test_slow.py::a",
+        "tests/test_many.py::b", "tests/test_slower.py::a", "tests/test_many.py::c",
+        "tests/test_few.py::b",
+    )]
+    assert ids(scheduling.longest_first(items)) == [
+        "tests/test_slower.py::a", "tests/test_slow.py::a",
+        "tests/test_many.py::a", "tests/test_many.py::b", "tests/test_many.py::c",
+        "tests/test_few.py::a", "tests/test_few.py::b",
+    ]
+
+
+def test_a_spread_module_goes_first_test_by_test_in_its_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scheduling, "COSTS", {SPREAD_MODULE: 30.0})
+    spread = [f"{SPREAD_MODULE}::test_p[{name}]" for name in ("b", "a", "c")]
+    items = [Item("tests/test_many.py::a"), Item("tests/test_many.py::b"),
+             *map(Item, spread)]
+    assert ids(scheduling.longest_first(items)) == [*spread, "tests/test_many.py::a",
+                                                     "tests/test_many.py::b"]
+
+
+def test_the_scheduler_splits_by_the_same_scopes() -> None:
+    pytest.importorskip("xdist")
+    config = pytest.Config.fromdictargs({"numprocesses": 2, "tx": ["popen"] * 2}, [])
+    scheduler = scheduling.make_scheduler(config, log=None)
+    spread = f"{SPREAD_MODULE}::test_p[a]"
+    assert scheduler._split_scope(spread) == spread
+    assert scheduler._split_scope("tests/a/test_x.py::test_one") == "tests/a/test_x.py"
+
+
+def test_an_xdist_run_without_dist_uses_the_plan(pytestconfig: pytest.Config) -> None:
+    """`-n` alone picks the scope scheduler in collection order; the collection order of a
+    worker is the plan's (checked on whichever worker runs this test)."""
+    import conftest
+
+    config = pytest.Config.fromdictargs(
+        {"numprocesses": 2, "dist": "no", "tx": ["popen"] * 2}, [])
+    conftest.pytest_cmdline_main(config)
+    assert (config.option.dist, config.option.loadscopereorder) == ("loadscope", False)
+    assert type(conftest.pytest_xdist_make_scheduler(config, None)).__name__ == (
+        "LongestFirstScheduling")
+    chosen = pytest.Config.fromdictargs({"numprocesses": 2, "dist": "load"}, [])
+    conftest.pytest_cmdline_main(chosen)
+    assert chosen.option.dist == "load"
+    assert conftest.pytest_xdist_make_scheduler(chosen, None) is None
