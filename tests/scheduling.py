@@ -28,7 +28,7 @@ tens of seconds) and their module-scoped set-up is short beside them, so sharing
 workers pays even though each worker then builds the set-up once."""
 
 COSTS: dict[str, float] = {
-    "tests/e2e/test_no_secret_leaks.py": 105.0,
+    "tests/e2e/test_no_secret_leaks.py": 45.0,
     "tests/models/test_hf_local_real_model.py": 45.0,
 }
 """Seconds a scope (a module, or a test of a `SPREAD` module; the longest matching prefix of
