@@ -10,9 +10,9 @@ parametrized oracle tests (every open-model family's prompts) runs on one worker
 
 Here (`-n` without `--dist`): a module's tests stay on one worker, except the modules in
 `SPREAD`, whose tests are each long and go to whichever worker is free; and the work goes out
-longest first, by the measured costs of `COSTS`, then by test count, so that the two workers
-finish together. The order only changes which worker runs a test and when: each test runs
-once, as before, with the same fixtures.
+longest first (measured costs in `COSTS`, else a mean cost per test), so that what is left at
+the end is small and the two workers finish together. The order only changes which worker
+runs a test and when: each test runs once, as before, with the same fixtures.
 """
 
 from __future__ import annotations
@@ -30,10 +30,15 @@ workers pays even though each worker then builds the set-up once."""
 COSTS: dict[str, float] = {
     "tests/e2e/test_no_secret_leaks.py": 45.0,
     "tests/models/test_hf_local_real_model.py": 45.0,
+    "tests/models/families/test_official_prompts.py::test_multi_turn": 10.0,
+    "tests/models/families/test_official_prompts.py::test_single_turn": 2.0,
 }
 """Seconds a scope (a module, or a test of a `SPREAD` module; the longest matching prefix of
-its node id) took on one worker of a loaded 2-core machine, measured with `--durations`: the
-tests worth starting first. Scopes not named here follow, the most tests first."""
+its node id) takes on one worker of a quiet 2-core machine, measured (CPU time, and the waits
+of the secret-leak run): the work worth placing by measure."""
+PER_TEST = 0.5
+"""Seconds a test of a scope not in `COSTS` is counted for: the suite's mean (about 1,500 s of
+worker time for 2,600 tests)."""
 
 
 class _Item(Protocol):
@@ -47,20 +52,20 @@ def scope_of(nodeid: str) -> str:
     return nodeid if module in SPREAD else module
 
 
-def known_cost(scope: str) -> float:
-    """The measured seconds of the longest prefix in `COSTS` that `scope` starts with (0: not
-    measured)."""
+def cost(scope: str, tests: int) -> float:
+    """The seconds `scope` is expected to take: `COSTS` at the longest prefix the scope starts
+    with, else `PER_TEST` for each of its tests."""
     matches = [prefix for prefix in COSTS if scope.startswith(prefix)]
-    return COSTS[max(matches, key=len)] if matches else 0.0
+    return COSTS[max(matches, key=len)] if matches else PER_TEST * tests
 
 
 def longest_first(items: Sequence[_Item]) -> list[Any]:
     """`items` with each scope's tests together and the scopes in the order they should start:
-    measured cost, then test count, both largest first; otherwise the collection order."""
+    the longest expected first; at equal cost, the collection order."""
     scopes: dict[str, list[_Item]] = {}
     for item in items:
         scopes.setdefault(scope_of(item.nodeid), []).append(item)
-    ranked = sorted(scopes.items(), key=lambda pair: (-known_cost(pair[0]), -len(pair[1])))
+    ranked = sorted(scopes.items(), key=lambda pair: -cost(pair[0], len(pair[1])))
     return [item for _, members in ranked for item in members]
 
 

@@ -29,27 +29,32 @@ def test_a_module_is_one_scope_and_a_spread_module_test_its_own() -> None:
     assert scheduling.scope_of(test) == test
 
 
-def test_the_longest_matching_prefix_gives_the_cost(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scheduling, "COSTS", {"tests/a": 5.0, "tests/a/test_x.py": 7.0})
-    assert scheduling.known_cost("tests/a/test_x.py") == 7.0
-    assert scheduling.known_cost("tests/a/test_y.py") == 5.0
-    assert scheduling.known_cost("tests/b/test_z.py") == 0.0
-
-
-def test_measured_work_starts_first_then_the_largest_modules(
+def test_the_longest_matching_prefix_gives_the_cost_else_the_mean_per_test(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(scheduling, "COSTS", {"tests/test_slow.py": 90.0,
+    monkeypatch.setattr(scheduling, "COSTS", {"tests/a": 5.0, "tests/a/test_x.py": 7.0})
+    monkeypatch.setattr(scheduling, "PER_TEST", 0.5)
+    assert scheduling.cost("tests/a/test_x.py", 100) == 7.0
+    assert scheduling.cost("tests/a/test_y.py", 100) == 5.0
+    assert scheduling.cost("tests/b/test_z.py", 3) == 1.5
+
+
+def test_the_longest_work_starts_first_measured_or_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scheduling, "COSTS", {"tests/test_slow.py": 1.2,
                                               "tests/test_slower.py": 100.0})
+    monkeypatch.setattr(scheduling, "PER_TEST", 0.5)
     items = [Item(n) for n in (
         "tests/test_few.py::a", "tests/test_many.py::a", "tests/test_slow.py::a",
         "tests/test_many.py::b", "tests/test_slower.py::a", "tests/test_many.py::c",
         "tests/test_few.py::b",
     )]
     assert ids(scheduling.longest_first(items)) == [
-        "tests/test_slower.py::a", "tests/test_slow.py::a",
-        "tests/test_many.py::a", "tests/test_many.py::b", "tests/test_many.py::c",
-        "tests/test_few.py::a", "tests/test_few.py::b",
+        "tests/test_slower.py::a",  # 100 s
+        "tests/test_many.py::a", "tests/test_many.py::b", "tests/test_many.py::c",  # 1.5 s
+        "tests/test_slow.py::a",  # 1.2 s
+        "tests/test_few.py::a", "tests/test_few.py::b",  # 1 s
     ]
 
 
