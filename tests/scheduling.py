@@ -30,8 +30,7 @@ workers pays even though each worker then builds the set-up once."""
 COSTS: dict[str, float] = {
     "tests/e2e/test_no_secret_leaks.py": 45.0,
     "tests/models/test_hf_local_real_model.py": 45.0,
-    "tests/models/families/test_official_prompts.py::test_multi_turn": 10.0,
-    "tests/models/families/test_official_prompts.py::test_single_turn": 2.0,
+    "tests/models/families/test_official_prompts.py": 6.0,
     "tests/e2e/test_agentic_http.py": 46.0,
     "tests/decode/test_fast_calls.py": 41.0,
     "tests/runner/test_multi_turn_generate.py": 40.0,
@@ -44,9 +43,11 @@ COSTS: dict[str, float] = {
     "tests/check/ast/test_js_types.py": 12.0,
 }
 """Seconds a scope (a module, or a test of a `SPREAD` module; the longest matching prefix of
-its node id) takes on one worker: CPU time of the test process and its children, measured
-one directory at a time without xdist (2026-12-02, a shared 2-core machine), plus the waits of
-the secret-leak and kill -9 runs. The work worth placing by measure; the rest is counted."""
+its node id) takes on one worker: CPU time of the test process and its children, measured one
+directory at a time without xdist (2026-12-02, a shared 2-core machine), plus the waits of the
+secret-leak and kill -9 runs. One figure covers all the tests of a `SPREAD` module, so that
+they stay together in the queue (a worker that left the module would build its set-up again).
+The work worth placing by measure; the rest is counted."""
 PER_TEST = 0.5
 """Seconds a test of a scope not in `COSTS` is counted for: the suite's mean (about 1,500 s of
 worker time for 2,600 tests)."""

@@ -93,3 +93,19 @@ def test_an_xdist_run_without_dist_uses_the_plan(pytestconfig: pytest.Config) ->
     conftest.pytest_cmdline_main(chosen)
     assert chosen.option.dist == "load"
     assert conftest.pytest_xdist_make_scheduler(chosen, None) is None
+
+
+def test_the_tests_of_each_spread_module_stay_together_in_the_queue() -> None:
+    """A worker that leaves a spread module and comes back builds its module fixtures again:
+    whatever the other scopes cost, the module's tests are one block (with the real COSTS)."""
+    others = [f"tests/test_m{n}.py::t{i}" for n in range(1, 40) for i in range(n)]
+    for module in scheduling.SPREAD:
+        tests = [f"{module}::test_{kind}[{family}]"
+                 for kind in ("single_turn", "multi_turn") for family in ("a", "b", "c")]
+        collected = [Item(n) for n in [*others[:300], *tests, *others[300:], *COSTLY]]
+        order = [item.nodeid.startswith(module) for item in scheduling.longest_first(collected)]
+        first = order.index(True)
+        assert order[first:first + len(tests)] == [True] * len(tests)
+
+
+COSTLY = [f"{prefix}::t" for prefix in scheduling.COSTS if "::" not in prefix]
