@@ -136,7 +136,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """An xdist worker's collection, which the controller's work queue follows, longest first
     (a run without workers keeps the file order)."""
-    if "PYTEST_XDIST_WORKER" in os.environ:
+    if hasattr(config, "workerinput"):  # this process is a worker (not a pytest it started)
         items[:] = scheduling.longest_first(items)
 
 

@@ -109,3 +109,20 @@ def test_the_tests_of_each_spread_module_stay_together_in_the_queue() -> None:
 
 
 COSTLY = [f"{prefix}::t" for prefix in scheduling.COSTS if "::" not in prefix]
+
+
+def test_only_an_xdist_worker_reorders_its_collection() -> None:
+    """The worker's order is the queue's; a plain run (or a pytest started by a test inside a
+    worker, which inherits the worker's environment) keeps the file order."""
+    import types
+
+    import conftest
+
+    collected = [Item("tests/test_few.py::a"), *(Item(f"tests/test_many.py::{n}") for n in "abc")]
+    plain = list(collected)
+    conftest.pytest_collection_modifyitems(types.SimpleNamespace(), plain)  # type: ignore[arg-type]
+    assert plain == collected
+    worker = list(collected)
+    conftest.pytest_collection_modifyitems(
+        types.SimpleNamespace(workerinput={"workerid": "gw0"}), worker)  # type: ignore[arg-type]
+    assert worker == [*collected[1:], collected[0]]
