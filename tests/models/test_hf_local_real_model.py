@@ -17,12 +17,16 @@ conditions before and after): 66 s user + 5 s system CPU, 1.2 GB peak memory (be
 docs it needs: the same conversation loop, environment and checker, prompts of ~620 tokens. The
 single cases are the shortest of their categories and run one at a time (`--concurrency 1`: a
 batch left-pads every row to its longest prompt). What is left is mostly importing torch and
-transformers and reading the GGUF file (tokenizer and weights, `GgufParseCache`).
+transformers and reading the GGUF file (tokenizer and weights, `GgufParseCache`). Under
+pytest-xdist torch gets the cores divided by the workers (`cpu_share`): with two workers on two
+cores, two torch threads spin against the other worker (68-111 s of CPU for the same run at
+load 3-8) where one thread costs 50 s.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from importlib import metadata
 from pathlib import Path
@@ -90,11 +94,22 @@ def tiny_multi_turn(fetched_home: Path, tmp_path: Path) -> Path:
     return folder
 
 
+def cpu_share() -> int:
+    """torch's threads: the cores this process may use, shared with the other xdist workers
+    (two threads spinning on a core another worker holds cost CPU and gain nothing)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    return max(1, len(os.sched_getaffinity(0)) // workers)
+
+
 def test_smollm2_runs_prompt_mode_end_to_end(
-    tiny_multi_turn: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_multi_turn: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
-    pytest.importorskip("torch", reason="the hf extra (torch) is not installed")
+    torch = pytest.importorskip("torch", reason="the hf extra (torch) is not installed")
     pytest.importorskip("transformers", reason="the hf extra (transformers) is not installed")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(cpu_share())
+    request.addfinalizer(lambda: torch.set_num_threads(threads))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     gguf = smollm2_gguf()
