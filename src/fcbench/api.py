@@ -47,6 +47,7 @@ def evaluate(
     release: str | None = None,
     data_dir: DataDirs = None,
     keep_cases: bool = True,
+    report_cases: bool = False,
     workers: int | None = None,
     echo: bool = False,
     exec_backend: str = "offline",
@@ -56,6 +57,8 @@ def evaluate(
 ) -> Evaluation:
     """Score result files; with `score_dir`, write official score files and leaderboards.
 
+    `report_cases` (with `score_dir`) keeps each category as the HTML report reads it, for
+    `report.html.write_report(..., evaluation=...)`.
     `keep_cases` keeps every case's verdict on the report (`report.models[m].categories[c]
     .cases`); `workers` judges models in parallel processes (default: one per core).
     `exec_backend` (offline, replay, live) answers the executable categories' web-service
@@ -82,6 +85,7 @@ def evaluate(
         data_root=data_dir,
         score_dir=target,
         keep_cases=keep_cases,
+        report_cases=report_cases,
         workers=workers,
         exec_backend=exec_backend,
         exec_replay_dir=Path(exec_replay_dir) if exec_replay_dir is not None else None,

@@ -200,11 +200,11 @@ def run(**kwargs: Any) -> None:
     _check_web_apis(config)
     prepared, report = _run_generation(kwargs["model"], config)
     _print_generation(report, prepared.folder)
-    evaluation = _evaluate(config, prepared.folder, scored_categories(report))
+    evaluation = _evaluate(config, prepared.folder, scored_categories(report), html)
     _print_smoke_note(config)
     if html and scored(evaluation):
         write_html_report(Path(config.score_dir), Path(config.result_dir), config.release,
-                          config.data_dir)
+                          config.data_dir, evaluation)
     if kwargs["model"] == GROUND_TRUTH:
         _print_health(evaluation, prepared.folder, prepared.mode)
     if report.errors:
@@ -424,7 +424,10 @@ def _print_smoke_note(config: RunConfig) -> None:
                    "cases only and is marked partial (*).", err=True)
 
 
-def _evaluate(config: RunConfig, folder: str, names: list[str]) -> Evaluation:
+def _evaluate(config: RunConfig, folder: str, names: list[str], report_cases: bool = False
+              ) -> Evaluation:
+    """Score the run's result files (`report_cases`: keep them as the HTML report reads
+    them, so that the report after the run reads nothing back)."""
     from fcbench import api
     from fcbench.dataset.fetch import DataError
     from fcbench.evaluation import EvaluationError
@@ -442,6 +445,7 @@ def _evaluate(config: RunConfig, folder: str, names: list[str]) -> Evaluation:
             exec_replay_dir=config.exec_replay_path,
             web_api_check=False,
             selection=config.selection,
+            report_cases=report_cases,
         )
     except (DataError, EvaluationError) as exc:
         raise RunError(str(exc)) from None

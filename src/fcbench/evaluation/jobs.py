@@ -25,6 +25,7 @@ from fcbench.dataset.slim import SlimCategory
 from fcbench.evaluation.corrected import upstream_side
 from fcbench.evaluation.plan import CategoryJob, ModelAnswers
 from fcbench.evaluation.types import CaseVerdict, CategoryEvaluation
+from fcbench.report.runs import CategoryRun, from_judged
 from fcbench.runner.results import read_result_file
 from fcbench.score.usage import Usage
 
@@ -41,6 +42,9 @@ class JobRequest:
     keep_cases: bool
     selection: Selection | None = None
     """Only these cases of each category are judged (a smoke run)."""
+    report_cases: bool = False
+    """Hand back each category as the HTML report reads it (`CategoryEvaluation.report_run`),
+    so that the report written after `evaluate` does not read the score files back."""
 
 
 @dataclass
@@ -145,9 +149,30 @@ def _judge_file(
     if request.keep_cases:
         evaluation.cases = [CaseVerdict(case.id, verdict) for case, _, verdict in judged]
     if request.score_dir is not None:
-        _write_score_file(request.score_dir, answers.model, evaluation, judged, data, session,
-                          evaluation.upstream)
+        records = _write_score_file(request.score_dir, answers.model, evaluation, judged, data,
+                                    session, evaluation.upstream)
+        if request.report_cases:
+            evaluation.report_run = _report_run(evaluation, judged, records)
     return evaluation
+
+
+def _report_run(evaluation: CategoryEvaluation, judged: Judged, records: list[Record]
+                ) -> CategoryRun:
+    """The category as the HTML report reads it back from the score file (`runs.from_judged`),
+    built here, in the worker that holds the answers and records: the report after `evaluate`
+    then reads no file a second time, and the details are made on every core."""
+    from fcbench.report.html.cases import failure_detail
+
+    category = evaluation.category
+    kept = [(case, entry, verdict) for case, entry, verdict in judged
+            if "skipped" not in verdict.extras]
+    failed = [(case.id, entry, verdict) for case, entry, verdict in kept if not verdict.valid]
+    details = {case_id: failure_detail(category, entry, _failure_fields(record, verdict))
+               for (case_id, entry, verdict), record in zip(failed, records, strict=True)}
+    return from_judged(evaluation.score,
+                       [(case.id, verdict.valid, verdict.error_type) for case, _, verdict in kept],
+                       {**_skipped_header(judged), **_corrections_header(evaluation.upstream)},
+                       details)
 
 
 def _verdict(
@@ -167,6 +192,14 @@ def _verdict(
     return verdict
 
 
+def _failure_fields(record: Record, verdict: Verdict) -> dict[str, Any]:
+    """What a failure's detail reads from its record: the record itself, or for a record
+    built straight as its JSON line (single-turn), the same fields from the verdict."""
+    if isinstance(record, dict):
+        return record
+    return {"error": verdict.errors, "model_result_decoded": verdict.extras.get("decoded")}
+
+
 def _write_score_file(
     score_dir: Path,
     model: str,
@@ -175,10 +208,11 @@ def _write_score_file(
     data: SlimCategory,
     session: CheckSession,
     upstream: dict[str, Any] | None = None,
-) -> None:
+) -> list[Record]:
     """The official score file: header, then one record per failed case (skipped cases are
     listed in the header instead); under a corrections profile, the profile and `upstream`
-    (the category scored as upstream does, see `evaluation.corrected`)."""
+    (the category scored as upstream does, see `evaluation.corrected`). Returns the records,
+    in case order."""
     from fcbench.report.score_files import write_category_score
 
     category = evaluation.category
@@ -188,28 +222,35 @@ def _write_score_file(
         for case, entry, verdict in judged
         if not verdict.valid and "skipped" not in verdict.extras
     ]
+    header = _skipped_header(judged)
+    if evaluation.file_path is not None:
+        scored = [(case, verdict) for case, _, verdict in judged if "skipped" not in verdict.extras]
+        header.update(session.header_fields(evaluation.file_path, scored))
+    header.update(_corrections_header(upstream))
+    write_category_score(score_dir, model, evaluation.score, records, header or None)
+    return records
+
+
+def _skipped_header(judged: Judged) -> dict[str, Any]:
+    """The score header's skipped cases and why (nothing when none: official bytes)."""
     skipped = [
         {"id": case.id, "reason": verdict.extras["skipped"]}
         for case, _, verdict in judged
         if "skipped" in verdict.extras
     ]
-    header = {"skipped_count": len(skipped), "skipped": skipped} if skipped else {}
-    if evaluation.file_path is not None:
-        scored = [(case, verdict) for case, _, verdict in judged if "skipped" not in verdict.extras]
-        header.update(session.header_fields(evaluation.file_path, scored))
-    header.update(_corrections_header())
-    if upstream is not None:
-        header["corrections_upstream"] = upstream
-    write_category_score(score_dir, model, evaluation.score, records, header or None)
+    return {"skipped_count": len(skipped), "skipped": skipped} if skipped else {}
 
 
-def _corrections_header() -> dict[str, str]:
-    """The corrections profile, named only when one is on: the default's score files keep
-    the official bytes."""
+def _corrections_header(upstream: dict[str, Any] | None) -> dict[str, Any]:
+    """The corrections profile, named only when one is on (the default's score files keep
+    the official bytes), and `upstream` when the profile edited judged cases."""
     from fcbench.corrections import DEFAULT_PROFILE, active_profile
 
     profile = active_profile()
-    return {} if profile == DEFAULT_PROFILE else {"corrections": profile}
+    header: dict[str, Any] = {} if profile == DEFAULT_PROFILE else {"corrections": profile}
+    if upstream is not None:
+        header["corrections_upstream"] = upstream
+    return header
 
 
 def _unknown_ids(path: Path, category: Category, unknown: list[str]) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from fcbench.api import dataset_sizes, evaluate
 from fcbench.pipeline import run
 from fcbench.report.html.collect import collect
@@ -57,3 +59,40 @@ def test_a_smoke_run_shows_partial_in_the_report(fetched_home: Path, tmp_path: P
     without = collect([tmp_path / "score"], [], release, None, dataset_sizes(release, None),
                       load_disputed())
     assert any("left out" in p for p in without["problems"])  # no result file: not readable
+
+
+def test_the_report_after_evaluate_reads_no_score_file_back(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`evaluate(report_cases=True)` hands the report what it would read back from the score
+    files (ids, error types, skipped cases, each failure's detail): the same document, with
+    no score or result file read a second time."""
+    import fcbench.report.html.collect as collect_module
+    import fcbench.report.runs as runs_module
+
+    run("ground-truth", categories=["simple_python", "multi_turn_base"], limit=2,
+        result_dir=tmp_path / "result", score_dir=tmp_path / "first")
+    fail_first_case(tmp_path / "result", "simple_python")
+    broken = next((tmp_path / "result").rglob("BFCL_v4_multi_turn_base_result.json"))
+    lines = broken.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["result"] = [[["no_such_function()"]], *first["result"][1:]]
+    broken.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+    evaluation = evaluate(tmp_path / "result", score_dir=tmp_path / "score", keep_cases=False,
+                          report_cases=True)
+    from fcbench.dataset.fetch import DEFAULT_RELEASE as release
+    sizes = dataset_sizes(release, None)
+    from_files = collect([tmp_path / "score"], [tmp_path / "result"], release, None, sizes,
+                         load_disputed())
+
+    def no_second_read(*_: object, **__: object) -> None:
+        raise AssertionError("read back")
+
+    monkeypatch.setattr(runs_module, "read_score_file", no_second_read)
+    monkeypatch.setattr(collect_module.Sources, "_read_entries", no_second_read)
+    from_memory = collect([tmp_path / "score"], [tmp_path / "result"], release, None, sizes,
+                          load_disputed(), evaluation)
+    assert from_memory == from_files
+    kinds = {row[1]: row[3] for row in from_memory["rows"] if not row[2]}
+    assert set(kinds) == {"simple_python_0", "multi_turn_base_0"}, kinds
+    assert len(from_memory["details"]) == 2

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fcbench.dataset.categories import Category
 
 TEXT_LIMIT = 4000
 """Characters of one text shown in full; longer ones are cut with a note."""
@@ -29,6 +32,17 @@ def shown(value: Any, limit: int = TEXT_LIMIT) -> str:
     """Any JSON value as text for the page (strings as they are)."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return clip(text, limit)
+
+
+def failure_detail(
+    category: Category, entry: Mapping[str, Any] | None, failure: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A failed case's detail, in the form its category's checker kind calls for."""
+    from fcbench.dataset.categories import Checker
+
+    if category.checker == Checker.MULTI_TURN:
+        return multi_turn_detail(entry, failure)
+    return single_turn_detail(entry, failure)
 
 
 # -- Single-turn ------------------------------------------------------------------------------

@@ -13,14 +13,15 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fcbench import __version__
 from fcbench.dataset import categories as reg
-from fcbench.dataset.categories import Category, Checker
-from fcbench.report.html.cases import multi_turn_detail, shown, single_turn_detail
-from fcbench.report.runs import CategoryRun, ModelRun, RunError, iter_runs
-from fcbench.report.score_files import error_type_of
+from fcbench.dataset.categories import Category
+from fcbench.layout import model_dir_name
+from fcbench.report.html.cases import failure_detail, shown
+from fcbench.report.runs import CategoryRun, ModelRun, RunError, model_dirs, read_run
+from fcbench.report.score_files import error_type_of, iter_score_files
 from fcbench.report.table import (
     SHOWN,
     UNDERNEATH,
@@ -34,6 +35,9 @@ from fcbench.score.formulas import format_percent, summary_rows, v1_rows
 from fcbench.score.intervals import wilson
 from fcbench.score.usage import Usage
 
+if TYPE_CHECKING:
+    from fcbench.evaluation import Evaluation
+
 INTERVAL = "Wilson score interval, 95%"
 
 
@@ -45,6 +49,10 @@ class Sources:
     _read: dict[str, tuple[dict[str, dict[str, dict[str, Any]]], Usage]] = field(
         default_factory=dict, init=False, repr=False)
     """Each model's result files, read once (`entries`)."""
+
+    judged: dict[str, Usage] = field(default_factory=dict)
+    """Models judged in this process (`evaluate`): their usage, and no result file to read
+    (their runs carry each failure's detail)."""
 
     @classmethod
     def find(cls, result_dirs: Sequence[Path]) -> Sources:
@@ -75,6 +83,8 @@ class Sources:
 
     def entries(self, model: str) -> tuple[dict[str, dict[str, dict[str, Any]]], Usage]:
         """category -> id -> result entry, and the usage recorded in them."""
+        if model in self.judged:
+            return {}, self.judged[model]
         if model not in self._read:
             self._read[model] = self._read_entries(model)
         return self._read[model]
@@ -120,14 +130,19 @@ def collect(
     data_dir: Path | None,
     sizes: Mapping[str, int],
     disputed: Disputed,
+    evaluation: Evaluation | None = None,
 ) -> dict[str, Any]:
-    """The report document (see the module docstring)."""
+    """The report document (see the module docstring). `evaluation`: what `evaluate` just
+    judged and wrote into `score_dirs`, asked with `report_cases`; its models are taken from
+    memory instead of their score and result files (same document, no second read)."""
     from fcbench.report.runs import dataset_ids
 
     ids = dataset_ids(release, data_dir)
     sources = Sources.find(result_dirs)
     doc = _Document()
-    runs = [run for folder in score_dirs for run in _runs(Path(folder), ids, doc, sources)]
+    judged = _judged_runs(evaluation, sources) if evaluation is not None else {}
+    runs = [run for folder in score_dirs
+            for run in _runs(Path(folder), ids, doc, sources, judged)]
     labels = _labels(runs)
     names = [c.name for c in reg.all_categories() if any(c.name in r.categories for r in runs)]
     _add_cases(doc, names, release, data_dir)
@@ -157,12 +172,41 @@ def collect(
     }
 
 
-def _runs(score_dir: Path, ids: Any, doc: _Document, sources: Sources) -> list[ModelRun]:
+def _runs(score_dir: Path, ids: Any, doc: _Document, sources: Sources,
+          judged: Mapping[str, ModelRun]) -> list[ModelRun]:
+    """Every model's run in a score folder: from memory when `judged` holds exactly the
+    categories its score files are for (in this folder), else read from the files."""
     try:
-        return list(iter_runs(score_dir, None, ids, doc.problems, sources.answered))
+        model_dirs(score_dir)  # a folder that is not there: its one-line error
+        listed: dict[str, list[str]] = {}
+        for model, category, _ in iter_score_files(score_dir):
+            if category != "format_sensitivity":
+                listed.setdefault(model, []).append(category)
+        return [_judged_run(judged[model], score_dir, names)
+                if model in judged and set(judged[model].categories) == set(names)
+                else read_run(score_dir, model, ids, doc.problems, sources.answered)
+                for model, names in listed.items()]
     except RunError as exc:
         doc.problems.append(str(exc))
         return []
+
+
+def _judged_runs(evaluation: Evaluation, sources: Sources) -> dict[str, ModelRun]:
+    """The models of `evaluation` whose every category carries its `report_run`, by score
+    folder name; their usage goes to `sources` (no result file is read for them)."""
+    runs: dict[str, ModelRun] = {}
+    for name, model in evaluation.models.items():
+        made = {c: e.report_run for c, e in model.categories.items() if c != "format_sensitivity"}
+        if made and all(run is not None for run in made.values()):
+            folder = model_dir_name(name)
+            runs[folder] = ModelRun(folder, Path(), {c: r for c, r in made.items() if r})
+            sources.judged[folder] = model.usage
+    return runs
+
+
+def _judged_run(run: ModelRun, score_dir: Path, order: Sequence[str]) -> ModelRun:
+    """A run from memory, in the folder and category order reading it back would give."""
+    return ModelRun(run.model, score_dir, {name: run.categories[name] for name in order})
 
 
 def _labels(runs: Sequence[ModelRun]) -> list[str]:
@@ -194,7 +238,7 @@ def _model(
     scores = {name: cat.score for name, cat in run.categories.items()}
     for name, cat in run.categories.items():
         _add_rows(doc, index, reg.get(name), cat, entries.get(name, {}))
-    return {
+    model: dict[str, Any] = {
         "name": label,
         "score_dir": str(run.score_dir),
         "has_results": run.model in sources.folders,
@@ -204,6 +248,7 @@ def _model(
         "summaries": _summaries(scores, sizes, run.categories),
         "usage": _usage_json(usage),
     }
+    return model
 
 
 def _score_json(cat: CategoryRun, disputed: Disputed) -> dict[str, Any]:
@@ -271,13 +316,14 @@ def _add_rows(
     get a detail (the page shows a passing case's question, functions and expected answer,
     which are per case, not per model): a passing answer's detail was most of the report's
     bytes and half its build time."""
-    multi = category.checker == Checker.MULTI_TURN
+    made = cat.details or {}
     for case_id in cat.ids:
         failure = cat.failures.get(case_id)
         if failure is None:
             doc.rows.append([model, case_id, 1, None, None])
             continue
-        entry = entries.get(case_id)
-        detail = multi_turn_detail(entry, failure) if multi else single_turn_detail(entry, failure)
+        detail = made.get(case_id)
+        if detail is None:
+            detail = failure_detail(category, entries.get(case_id), failure)
         doc.rows.append([model, case_id, 0, error_type_of(failure), len(doc.details)])
         doc.details.append(detail)
