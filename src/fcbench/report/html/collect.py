@@ -248,7 +248,22 @@ def _model(
         "summaries": _summaries(scores, sizes, run.categories),
         "usage": _usage_json(usage),
     }
+    corrected = _corrections(with_missing(scores, reg.ALL_SCORING, sizes), run)
+    if corrected:
+        model["corrections"] = corrected
     return model
+
+
+def _corrections(scores: Mapping[str, CategoryScore], run: ModelRun) -> dict[str, Any]:
+    """Scores both ways when the run used a corrections profile (leaderboard.json's block:
+    each corrected category and case with its upstream numbers, the V4 summaries as
+    upstream scores them, from every scoring category's score: `scores`, completed by
+    `with_missing`); {} for the default, which then shows nothing."""
+    from fcbench.report.corrections import corrections_json, corrections_of
+
+    found = corrections_of({name: cat.header for name, cat in run.categories.items()})
+    block: dict[str, Any] = corrections_json(scores, found).get("corrections", {})
+    return block
 
 
 def _score_json(cat: CategoryRun, disputed: Disputed) -> dict[str, Any]:
