@@ -428,6 +428,7 @@ def test_the_case_grid_and_the_model_filter(
     out = tmp_path / "report.html"
     write_report([tmp_path / "score"], [], out)
     browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    browser.wait_for("document.getElementById('grid').dataset.drawn")  # drawn after ready
     top = browser.evaluate("[...document.querySelectorAll('#summary-table tbody tr')]"
                            ".slice(0, 10).map(r => r.cells[0].textContent)")
     grid_models = browser.evaluate(

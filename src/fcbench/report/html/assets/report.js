@@ -304,13 +304,14 @@ function drawUsageChart(models) {
       {name: "latency p95 (s)", values: known.map((m) => m.usage.latency_p95)}]});
 }
 
-function drawCharts() {
+// `grid` false: the grid (below the fold, the costliest to draw) is left for later.
+function drawCharts(grid = true) {
   const models = selectedModels();
   drawSummaryChart(models);
   drawHeatmap(models);
   drawIntervals(models);
   drawUsageChart(models);
-  drawGrid(models);
+  if (grid) drawGrid(models);
 }
 
 // -- Hardest cases x models -----------------------------------------------------------
@@ -386,6 +387,7 @@ function drawGrid(models) {
   document.getElementById("grid-count").textContent = cases.length + " cases failed by at least one of " +
     order.length + " charted models";
   drawTogether(indices, byCase);
+  document.getElementById("grid").dataset.drawn = "1";  // tests wait on it
 }
 
 function drawTogether(indices, byCase) {
@@ -447,11 +449,11 @@ function setUpChartSelection() {
   top.value = String(Math.min(TOP_DEFAULT, DOC.models.length));
   top.max = String(DOC.models.length);
   for (const id of ["chart-top", "chart-search"]) {
-    document.getElementById(id).addEventListener("input", drawCharts);
+    document.getElementById(id).addEventListener("input", () => drawCharts());
   }
   let pending = null;  // charts are drawn to the page's width: again when it changes
-  window.addEventListener("resize", () => { clearTimeout(pending); pending = setTimeout(drawCharts, 150); });
-  drawCharts();
+  window.addEventListener("resize", () => { clearTimeout(pending); pending = setTimeout(() => drawCharts(), 150); });
+  drawCharts(false);
 }
 
 // -- Cases ------------------------------------------------------------------------------
@@ -666,11 +668,12 @@ async function main() {
   drawCorrections();
   setUpChartSelection();
   document.getElementById("model-filter").addEventListener("input", applyModelFilter);
-  document.getElementById("grid-cases").addEventListener("input", drawCharts);
+  document.getElementById("grid-cases").addEventListener("input", () => drawGrid(selectedModels()));
   setUpFilters();
   drawCases();
   drawDisputed();
   document.body.setAttribute("data-ready", "1");
+  setTimeout(() => drawGrid(selectedModels()), 0);  // after the page is usable
   setTimeout(details, 0);
   openFromAddress();
 }
