@@ -96,3 +96,24 @@ def test_the_report_after_evaluate_reads_no_score_file_back(
     kinds = {row[1]: row[3] for row in from_memory["rows"] if not row[2]}
     assert set(kinds) == {"simple_python_0", "multi_turn_base_0"}, kinds
     assert len(from_memory["details"]) == 2
+
+
+def test_case_texts_are_kept_in_the_release_cache(
+    fetched_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A single-turn category's questions, function lists and expected answers as the page
+    shows them are stored in the release's derived cache and read back unchanged, without
+    parsing the category again."""
+    import fcbench.dataset.load as load_module
+    import fcbench.report.html.collect as collect_module
+    from fcbench.dataset.fetch import DEFAULT_RELEASE as release
+
+    fresh = collect_module._build_case_texts("simple_python", release, None)
+    assert collect_module._case_texts("simple_python", release, None) == fresh
+
+    def not_again(*_: object, **__: object) -> None:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(load_module, "load_category", not_again)
+    assert collect_module._case_texts("simple_python", release, None) == fresh
+    assert fresh[0][0] == "simple_python_0" and fresh[0][2].startswith("[{")

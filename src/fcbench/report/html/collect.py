@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from fcbench import __version__
 from fcbench.dataset import categories as reg
-from fcbench.dataset.categories import Category
+from fcbench.dataset.categories import Category, Checker
 from fcbench.layout import model_dir_name
 from fcbench.report.html.cases import failure_detail, shown
 from fcbench.report.runs import CategoryRun, ModelRun, RunError, model_dirs, read_run
@@ -113,10 +113,8 @@ class _Document:
     details: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    def function_set(self, functions: Any) -> int:
-        """The index of a function list, stored once. Compact JSON (the C encoder; `indent`
-        takes the pure-Python one, 1.5 s of a 14-model report): the page indents it."""
-        text = json.dumps(functions, ensure_ascii=False, separators=(",", ":"))
+    def function_text(self, text: str) -> int:
+        """The index of a function list (as `_compact` JSON text), stored once."""
         if text not in self.function_index:
             self.function_index[text] = len(self.function_sets)
             self.function_sets.append(text)
@@ -219,15 +217,55 @@ def _labels(runs: Sequence[ModelRun]) -> list[str]:
 def _add_cases(
     doc: _Document, names: Sequence[str], release: str, data_dir: Path | None
 ) -> None:
+    for name in names:
+        for case_id, question, functions, expected in _case_texts(name, release, data_dir):
+            doc.cases[case_id] = [name, question, doc.function_text(functions), expected]
+
+
+CaseTexts = list[tuple[str, str, str, "str | None"]]
+"""(id, question, function list as compact JSON, expected answer) per case, as shown."""
+
+_CACHED_CHECKERS = frozenset({
+    Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL, Checker.IRRELEVANCE,
+    Checker.RELEVANCE, Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL,
+    Checker.REST})
+"""Checker kinds whose cases come from the question and answer files alone."""
+
+
+def _case_texts(name: str, release: str, data_dir: Path | None) -> CaseTexts:
+    """A category's case texts; for a single-turn category of a fetched release, kept in the
+    release's derived cache (parsing the category and encoding its function lists again was
+    a third of the report's time after `evaluate`)."""
+    from fcbench.dataset.derived import cached
+    from fcbench.dataset.load import answer_file, question_file
+    from fcbench.dataset.source import has_own_source
+
+    category = reg.get(name)
+    if (data_dir is not None or has_own_source(category) or category.prerequisite
+            or category.checker not in _CACHED_CHECKERS):
+        return _build_case_texts(name, release, data_dir)
+    sources = [question_file(category, release)]
+    if category.has_possible_answer:
+        sources.append(answer_file(category, release))
+    def build() -> list[list[Any]]:  # marshal keeps lists exactly
+        return [list(row) for row in _build_case_texts(name, release, None)]
+
+    return [(str(row[0]), str(row[1]), str(row[2]), row[3])
+            for row in cached(f"report-{name}", release, sources, build)]
+
+
+def _build_case_texts(name: str, release: str, data_dir: Path | None) -> CaseTexts:
     from fcbench.dataset.load import load_category
 
-    for name in names:
-        for case in load_category(name, release, data_dir):
-            expected = case.possible_answer
-            doc.cases[case.id] = [
-                name, shown(case.question), doc.function_set(case.functions),
-                None if expected is None else shown(expected),
-            ]
+    return [(case.id, shown(case.question), _compact(case.functions),
+             None if case.possible_answer is None else shown(case.possible_answer))
+            for case in load_category(name, release, data_dir)]
+
+
+def _compact(value: Any) -> str:
+    """Compact JSON (the C encoder; `indent` takes the pure-Python one, 1.5 s of a 14-model
+    report): the page indents it."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _model(
@@ -269,7 +307,9 @@ def _corrections(scores: Mapping[str, CategoryScore], run: ModelRun) -> dict[str
 def _score_json(cat: CategoryRun, disputed: Disputed) -> dict[str, Any]:
     score = cat.score
     interval = wilson(score.correct, score.total)
-    correct, total = accuracy_without(((i, cat.valid(i)) for i in cat.ids), disputed)
+    correct, total = score.correct, score.total
+    if not {c.id for c in disputed.cases}.isdisjoint(cat.ids):  # else nothing to leave out
+        correct, total = accuracy_without(((i, cat.valid(i)) for i in cat.ids), disputed)
     judged = score.total > 0  # every case skipped: nothing to show a number for
     return {
         "correct": score.correct, "total": score.total, "size": score.dataset_size,
