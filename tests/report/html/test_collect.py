@@ -117,3 +117,40 @@ def test_case_texts_are_kept_in_the_release_cache(
     monkeypatch.setattr(load_module, "load_category", not_again)
     assert collect_module._case_texts("simple_python", release, None) == fresh
     assert fresh[0][0] == "simple_python_0" and fresh[0][2].startswith("[{")
+
+
+def test_models_not_just_judged_are_read_from_their_files(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A score folder holding a model from an earlier evaluation: the report after judging
+    another model takes that one from memory and reads the earlier one from its files (the
+    same document as reading both back)."""
+    import shutil
+
+    import fcbench.report.runs as runs_module
+
+    run("ground-truth", categories=["simple_python"], limit=2,
+        result_dir=tmp_path / "result", score_dir=tmp_path / "first")
+    (folder,) = [p for p in (tmp_path / "result").iterdir() if p.is_dir()]
+    shutil.copytree(folder, tmp_path / "result" / "earlier-model")
+    fail_first_case(tmp_path / "result" / "earlier-model", "simple_python")
+    evaluate(tmp_path / "result", score_dir=tmp_path / "score")
+    evaluation = evaluate(tmp_path / "result", models=[folder.name],
+                          score_dir=tmp_path / "score", report_cases=True)
+    from fcbench.dataset.fetch import DEFAULT_RELEASE as release
+    sizes = dataset_sizes(release, None)
+    from_files = collect([tmp_path / "score"], [tmp_path / "result"], release, None, sizes,
+                         load_disputed())
+    read: list[str] = []
+    reader = runs_module.read_score_file
+
+    def counted(path: Path) -> object:
+        read.append(Path(path).relative_to(tmp_path / "score").parts[0])
+        return reader(path)
+
+    monkeypatch.setattr(runs_module, "read_score_file", counted)
+    mixed = collect([tmp_path / "score"], [tmp_path / "result"], release, None, sizes,
+                    load_disputed(), evaluation)
+    assert mixed == from_files
+    assert read == ["earlier-model"]
+    assert [m["name"] for m in mixed["models"]] == sorted(["earlier-model", folder.name])
