@@ -446,6 +446,10 @@ def test_the_case_grid_and_the_model_filter(
     first = browser.evaluate("[...document.querySelector('#together-table tbody tr').cells]"
                              ".map(c => c.textContent)")
     assert first[2] == f"{best:.2f}", first
+    browser.click("#grid-split")  # only the cases that tell the charted models apart
+    split = [c for c in sorted(counts, key=lambda c: (-counts[c], c)) if counts[c] < 10][:30]
+    assert browser.evaluate("[...document.querySelectorAll('#grid-table tbody tr')]"
+                            ".map(r => r.dataset.case)") == split
 
     browser.evaluate("(() => { const t = document.getElementById('chart-top'); t.value = '3';"
                      " t.dispatchEvent(new Event('input', {bubbles: true})); })()")

@@ -329,13 +329,14 @@ function verdictsOf(indices) {
   return byCase;
 }
 
-// The cases failed by the largest share of the models that judged them (then by count, id).
-function hardestCases(byCase, count) {
+// The cases failed by the largest share of the models that judged them (then by count, id);
+// `split`: only those some model passed (the ones that tell models apart).
+function hardestCases(byCase, count, split) {
   const cases = [];
   for (const [id, rows] of byCase) {
     let failed = 0;
     for (const r of rows.values()) if (!r[2]) failed++;
-    if (failed) cases.push({id, rows, failed, judged: rows.size});
+    if (failed && !(split && failed === rows.size)) cases.push({id, rows, failed, judged: rows.size});
   }
   cases.sort((a, b) => b.failed / b.judged - a.failed / a.judged || b.failed - a.failed ||
     (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -370,7 +371,7 @@ function drawGrid(models) {
   const indices = models.map((m) => DOC.models.indexOf(m));
   const count = Math.max(1, Number(document.getElementById("grid-cases").value) || 30);
   const byCase = verdictsOf(indices);
-  const cases = hardestCases(byCase, count);
+  const cases = hardestCases(byCase, count, document.getElementById("grid-split").checked);
   const order = failTogetherOrder(indices, cases);
   const head = el("tr", {}, el("th", {text: "case (failed / judged)"}),
     ...order.map((i) => el("th", {class: "model", text: DOC.models[i].name, title: DOC.models[i].name})));
@@ -668,7 +669,9 @@ async function main() {
   drawCorrections();
   setUpChartSelection();
   document.getElementById("model-filter").addEventListener("input", applyModelFilter);
-  document.getElementById("grid-cases").addEventListener("input", () => drawGrid(selectedModels()));
+  for (const id of ["grid-cases", "grid-split"]) {
+    document.getElementById(id).addEventListener("input", () => drawGrid(selectedModels()));
+  }
   setUpFilters();
   drawCases();
   drawDisputed();
