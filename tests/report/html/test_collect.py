@@ -154,3 +154,26 @@ def test_models_not_just_judged_are_read_from_their_files(
     assert mixed == from_files
     assert read == ["earlier-model"]
     assert [m["name"] for m in mixed["models"]] == sorted(["earlier-model", folder.name])
+
+
+def test_usage_counts_the_cases_judged_not_every_answer(fetched_home: Path, tmp_path: Path
+                                                         ) -> None:
+    """Evaluating one category of a result folder that holds two: the report's usage counts
+    that category's answers (as evaluate does for the CSVs), from files and from memory."""
+    run("ground-truth", categories=["simple_python", "multiple"], limit=2,
+        result_dir=tmp_path / "result", score_dir=tmp_path / "first")
+    for file in (tmp_path / "result").rglob("BFCL_v4_*_result.json"):  # recorded usage
+        entries = [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines()]
+        file.write_text("".join(json.dumps({**e, "latency": 1.5, "input_token_count": 10})
+                                + "\n" for e in entries), encoding="utf-8")
+    evaluation = evaluate(tmp_path / "result", categories=["simple_python"],
+                          score_dir=tmp_path / "score", report_cases=True)
+    from fcbench.dataset.fetch import DEFAULT_RELEASE as release
+    sizes = dataset_sizes(release, None)
+    from_files = collect([tmp_path / "score"], [tmp_path / "result"], release, None, sizes,
+                         load_disputed())
+    from_memory = collect([tmp_path / "score"], [tmp_path / "result"], release, None, sizes,
+                          load_disputed(), evaluation)
+    assert from_memory == from_files
+    usage = from_files["models"][0]["usage"]
+    assert (usage["calls"], usage["input_tokens"]) == (2, 20), usage

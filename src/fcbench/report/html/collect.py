@@ -46,10 +46,9 @@ class Sources:
     """Where a model's raw outputs are, and how they are encoded."""
 
     folders: dict[str, Path] = field(default_factory=dict)
-    _read: dict[str, tuple[dict[str, dict[str, dict[str, Any]]], Usage]] = field(
+    _read: dict[str, dict[str, dict[str, dict[str, Any]]]] = field(
         default_factory=dict, init=False, repr=False)
     """Each model's result files, read once (`entries`)."""
-
     judged: dict[str, Usage] = field(default_factory=dict)
     """Models judged in this process (`evaluate`): their usage, and no result file to read
     (their runs carry each failure's detail)."""
@@ -78,30 +77,37 @@ class Sources:
 
     def answered(self, model: str, category: str) -> set[str] | None:
         """The ids of the model's result file for a category (None: no such file)."""
-        found, _ = self.entries(model)
+        found = self.entries(model)
         return set(found[category]) if category in found else None
 
-    def entries(self, model: str) -> tuple[dict[str, dict[str, dict[str, Any]]], Usage]:
-        """category -> id -> result entry, and the usage recorded in them."""
+    def entries(self, model: str) -> dict[str, dict[str, dict[str, Any]]]:
+        """category -> id -> result entry (nothing for a model judged in this process)."""
         if model in self.judged:
-            return {}, self.judged[model]
+            return {}
         if model not in self._read:
             self._read[model] = self._read_entries(model)
         return self._read[model]
 
-    def _read_entries(self, model: str) -> tuple[dict[str, dict[str, dict[str, Any]]], Usage]:
+    def usage(self, run: ModelRun) -> Usage:
+        """Tokens and latencies of the cases the run judged or skipped, as `evaluate` counts
+        them for the CSVs (not of every answer in the result files: a partial evaluation)."""
+        if run.model in self.judged:
+            return self.judged[run.model]
+        found = self.entries(run.model)
+        usage = Usage()
+        for name, cat in run.categories.items():
+            answers = found.get(name, {})
+            usage.extend(answers[i] for i in [*cat.ids, *cat.skipped] if i in answers)
+        return usage
+
+    def _read_entries(self, model: str) -> dict[str, dict[str, dict[str, Any]]]:
         from fcbench.runner.results import find_result_files, read_result_file
 
         folder = self.folders.get(model)
-        found: dict[str, dict[str, dict[str, Any]]] = {}
-        usage = Usage()
         if folder is None:
-            return found, usage
-        for file in find_result_files(folder):
-            entries = read_result_file(file).entries
-            found[file.category] = entries
-            usage.extend(entries.values())
-        return found, usage
+            return {}
+        return {file.category: read_result_file(file).entries
+                for file in find_result_files(folder)}
 
 
 @dataclass
@@ -272,7 +278,7 @@ def _model(
     index: int, run: ModelRun, label: str, sources: Sources, sizes: Mapping[str, int],
     disputed: Disputed, doc: _Document,
 ) -> dict[str, Any]:
-    entries, usage = sources.entries(run.model)
+    entries = sources.entries(run.model)
     scores = {name: cat.score for name, cat in run.categories.items()}
     for name, cat in run.categories.items():
         _add_rows(doc, index, reg.get(name), cat, entries.get(name, {}))
@@ -284,7 +290,7 @@ def _model(
         "errors": {n: dict(Counter(error_type_of(r) for r in c.failures.values()))
                    for n, c in run.categories.items()},
         "summaries": _summaries(scores, sizes, run.categories),
-        "usage": _usage_json(usage),
+        "usage": _usage_json(sources.usage(run)),
     }
     corrected = _corrections(with_missing(scores, reg.ALL_SCORING, sizes), run)
     if corrected:
