@@ -177,3 +177,33 @@ def test_usage_counts_the_cases_judged_not_every_answer(fetched_home: Path, tmp_
     assert from_memory == from_files
     usage = from_files["models"][0]["usage"]
     assert (usage["calls"], usage["input_tokens"]) == (2, 20), usage
+
+
+def test_models_read_in_workers_give_the_same_document(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Score folders read back in forked workers (several models, several cores) give the
+    document read in one process: failures' details, error types, usage, problems."""
+    import shutil
+
+    import fcbench.report.html.collect as collect_module
+
+    run("ground-truth", categories=["simple_python", "multi_turn_base"], limit=2,
+        result_dir=tmp_path / "result", score_dir=tmp_path / "first")
+    (folder,) = [p for p in (tmp_path / "result").iterdir() if p.is_dir()]
+    for name in ("second-model", "third-model"):
+        shutil.copytree(folder, tmp_path / "result" / name)
+        fail_first_case(tmp_path / "result" / name, "simple_python")
+    evaluate(tmp_path / "result", score_dir=tmp_path / "score")
+    from fcbench.dataset.fetch import DEFAULT_RELEASE as release
+    sizes = dataset_sizes(release, None)
+
+    def document(workers: int) -> dict[str, object]:
+        monkeypatch.setattr(collect_module, "READ_WORKERS", workers)
+        return collect([tmp_path / "score", tmp_path / "no-such-folder"], [tmp_path / "result"],
+                       release, None, sizes, load_disputed())
+
+    alone, apart = document(1), document(2)
+    assert apart == alone
+    assert len(alone["models"]) == 3 and len(alone["details"]) == 2
+    assert any("no such score folder" in p for p in alone["problems"])

@@ -9,6 +9,7 @@ and once per distinct list, not once per model, which keeps the page small.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -186,13 +187,55 @@ def _runs(score_dir: Path, ids: Any, doc: _Document, sources: Sources,
         for model, category, _ in iter_score_files(score_dir):
             if category != "format_sensitivity":
                 listed.setdefault(model, []).append(category)
-        return [_judged_run(judged[model], score_dir, names)
-                if model in judged and set(judged[model].categories) == set(names)
-                else read_run(score_dir, model, ids, doc.problems, sources.answered)
+        kept = {model for model, names in listed.items()
+                if model in judged and set(judged[model].categories) == set(names)}
+        read = _read_runs(score_dir, [m for m in listed if m not in kept], ids, doc, sources)
+        return [_judged_run(judged[model], score_dir, names) if model in kept else read[model]
                 for model, names in listed.items()]
     except RunError as exc:
         doc.problems.append(str(exc))
         return []
+
+
+READ_WORKERS: int | None = None
+"""Processes that read models' score and result files back (None: one per core)."""
+
+
+def _read_runs(score_dir: Path, models: Sequence[str], ids: Any, doc: _Document,
+               sources: Sources) -> dict[str, ModelRun]:
+    """The runs of `models` read from their files: in forked workers when there are several
+    models and cores (parsing the failure lines, which hold whole prompts, is most of a
+    report's time), each run coming back with its failures' details made (`_read_apart`)."""
+    workers = min(READ_WORKERS or os.cpu_count() or 1, len(models))
+    if workers <= 1 or not hasattr(os, "fork"):
+        return {m: read_run(score_dir, m, ids, doc.problems, sources.answered) for m in models}
+    from fcbench.runner.forks import map_in_forks
+
+    found = map_in_forks(lambda model: _read_apart(score_dir, model, ids, sources), models,
+                         workers)
+    runs: dict[str, ModelRun] = {}
+    for model, (run, usage, problems) in zip(models, found, strict=True):
+        doc.problems.extend(problems)
+        sources.judged[model] = usage  # its result files were read in the worker
+        runs[model] = run
+    return runs
+
+
+def _read_apart(score_dir: Path, model: str, ids: Any, sources: Sources
+                ) -> tuple[ModelRun, Usage, list[str]]:
+    """In a worker: a model's run as the report needs it, like one judged in this process
+    (failures' details made, records cut to id and error type), its usage and problems."""
+    problems: list[str] = []
+    run = read_run(score_dir, model, ids, problems, sources.answered)
+    entries = sources.entries(model)
+    for name, cat in run.categories.items():
+        category = reg.get(name)
+        answers = entries.get(name, {})
+        cat.details = {i: failure_detail(category, answers.get(i), record)
+                       for i, record in cat.failures.items()}
+        cat.failures = {i: {"id": i, "error_type": error_type_of(record)}
+                        for i, record in cat.failures.items()}
+    return run, sources.usage(run), problems
 
 
 def _judged_runs(evaluation: Evaluation, sources: Sources) -> dict[str, ModelRun]:
