@@ -8,8 +8,9 @@ ground-truth --categories simple_python,multiple --limit 3``).
 
 Measured, each in a fresh process (wall time and that process's own peak RSS):
 
-* ``fcbench evaluate --no-report`` and ``fcbench evaluate`` (which writes report.html) on the
-  corpus: the ratio of the two is the report's cost to an evaluation;
+* ``fcbench evaluate --no-report`` and ``fcbench evaluate`` (which writes report.html, from the
+  verdicts in memory) on the corpus, back to back, ``--repeat`` times: the median ratio of a
+  pair is the report's cost to an evaluation;
 * ``fcbench report`` of the corpus's score folder: build time, peak RSS, file size; and of
   one model's score folder: the size is extrapolated to the issue's 57 models as one model's
   report plus 56 times the size each further model adds (the questions, functions and
@@ -80,6 +81,25 @@ def browser_ready_seconds(page: Path, profile: Path) -> float | None:
         browser.close()
 
 
+def evaluate_pairs(work: Path, env: dict[str, str], repeat: int
+                   ) -> list[tuple[Measured, Measured]]:
+    """`evaluate --no-report` and `evaluate` (with the report) back to back, `repeat` times,
+    sorted by their ratio: on a machine shared with other work, a pair run together sees the
+    same load, and the median pair's ratio is the figure least moved by a burst."""
+    pairs = []
+    for index in range(max(1, repeat)):
+        shutil.rmtree(work / "plain", ignore_errors=True)
+        shutil.rmtree(work / "scores", ignore_errors=True)
+        plain = measured(fcbench("evaluate", "--result-dir", str(CORPUS), "--score-dir",
+                                 str(work / "plain"), "--no-report"), env,
+                         work / f"plain-{index}.log")
+        with_report = measured(fcbench("evaluate", "--result-dir", str(CORPUS), "--score-dir",
+                                       str(work / "scores")), env,
+                               work / f"evaluate-{index}.log")
+        pairs.append((plain, with_report))
+    return sorted(pairs, key=lambda pair: pair[1].seconds / pair[0].seconds)
+
+
 def one_model_report(work: Path, env: dict[str, str]) -> Path:
     """The report of the corpus's first model alone (its score folder copied apart)."""
     first = min(p for p in (work / "scores").iterdir() if p.is_dir())
@@ -95,6 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--browser", action="store_true", help="also time the page in Chromium")
     parser.add_argument("--strict", action="store_true", help="exit 1 on any FAIL")
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="evaluate pairs (--no-report, with report) to take the median of")
     args = parser.parse_args(argv)
     if not CORPUS.is_dir():
         print(f"needs the v1 corpus in {CORPUS}", file=sys.stderr)
@@ -105,10 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     subprocess.run(fcbench(*fetch), env=env, check=True, capture_output=True)
     models = sum(1 for p in CORPUS.iterdir() if p.is_dir())
 
-    plain = measured(fcbench("evaluate", "--result-dir", str(CORPUS), "--score-dir",
-                             str(work / "plain"), "--no-report"), env, work / "plain.log")
-    with_report = measured(fcbench("evaluate", "--result-dir", str(CORPUS), "--score-dir",
-                                   str(work / "scores")), env, work / "evaluate.log")
+    pairs = evaluate_pairs(work, env, args.repeat)
+    plain, with_report = pairs[len(pairs) // 2]  # the pair of the median ratio
     page = work / "report.html"
     build = measured(fcbench("report", str(work / "scores"), "--result-dir", str(CORPUS),
                              "-o", str(page)), env, work / "report.log")
@@ -129,7 +149,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     smoke_size = smoke_page.stat().st_size
     ratio = with_report.seconds / plain.seconds
 
-    print(f"workload: {CORPUS} ({models} models); work folder {work}")
+    print(f"workload: {CORPUS} ({models} models); work folder {work}; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print("evaluate pairs (--no-report, with report; run back to back): " + ", ".join(
+        f"{a.seconds:.2f}/{b.seconds:.2f} s = {b.seconds / a.seconds:.2f}x" for a, b in pairs)
+        + "; the median pair below")
     print(f"evaluate --no-report       {plain.seconds:7.2f} s  peak RSS "
           f"{plain.max_rss_bytes / MB:6.1f} MB")
     print(f"evaluate (with report)     {with_report.seconds:7.2f} s  peak RSS "

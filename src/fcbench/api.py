@@ -25,6 +25,8 @@ from fcbench.score.aggregate import CategoryScore, with_missing
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from fcbench.evaluation.jobs import CaseDetail
+
 
 def load_dataset(
     category: str, *, release: str | None = None, data_dir: DataDirs = None
@@ -47,6 +49,7 @@ def evaluate(
     release: str | None = None,
     data_dir: DataDirs = None,
     keep_cases: bool = True,
+    report_cases: bool = False,
     workers: int | None = None,
     echo: bool = False,
     exec_backend: str = "offline",
@@ -56,6 +59,8 @@ def evaluate(
 ) -> Evaluation:
     """Score result files; with `score_dir`, write official score files and leaderboards.
 
+    `report_cases` (with `score_dir`) keeps each category as the HTML report reads it, for
+    `report.html.write_report(..., evaluation=...)`.
     `keep_cases` keeps every case's verdict on the report (`report.models[m].categories[c]
     .cases`); `workers` judges models in parallel processes (default: one per core).
     `exec_backend` (offline, replay, live) answers the executable categories' web-service
@@ -82,6 +87,7 @@ def evaluate(
         data_root=data_dir,
         score_dir=target,
         keep_cases=keep_cases,
+        case_detail=_failure_detail() if report_cases else None,
         workers=workers,
         exec_backend=exec_backend,
         exec_replay_dir=Path(exec_replay_dir) if exec_replay_dir is not None else None,
@@ -233,3 +239,11 @@ def _print_top_errors(report: Evaluation, console: Console) -> None:
 
     print_top_errors({m.model: {name: c.error_types for name, c in m.categories.items()}
                       for m in report.models.values()}, console)
+
+
+def _failure_detail() -> CaseDetail:
+    """The HTML report's detail of a failed case, handed down to the evaluation jobs (which
+    import no reporter) when `report_cases` keeps categories as the report reads them."""
+    from fcbench.report.html.cases import failure_detail
+
+    return failure_detail

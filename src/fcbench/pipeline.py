@@ -162,8 +162,10 @@ def execute_generation(planned: RunPlan) -> GenerateResult:
     return GenerateResult(planned.model, planned.folder, planned.mode, _generate(planned))
 
 
-def execute_run(planned: RunPlan) -> RunResult:
-    """Carry out a plan's generation, then score it (score files and leaderboards)."""
+def execute_run(planned: RunPlan, *, report_cases: bool = False) -> RunResult:
+    """Carry out a plan's generation, then score it (score files and leaderboards);
+    `report_cases`: keep each category as the HTML report reads it (`api.evaluate`), so that
+    a report written after the run reads nothing back."""
     from fcbench import api
 
     config = planned.config
@@ -173,7 +175,7 @@ def execute_run(planned: RunPlan) -> RunResult:
         categories=generated.scored_categories, score_dir=config.output.score_dir,
         release=config.selection.release, data_dir=planned.data_dir,
         exec_backend=config.exec.backend, exec_replay_dir=config.exec.replay_dir,
-        web_api_check=False, selection=planned.selection,
+        web_api_check=False, selection=planned.selection, report_cases=report_cases,
     )
     check = planned.web_api_check
     problems = tuple(check.lines()) if check is not None and not check.healthy else ()

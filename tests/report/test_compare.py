@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from fcbench.api import dataset_sizes
 from fcbench.cli import main
 from fcbench.report.compare import compare
-from fcbench.report.runs import RunError, dataset_ids, read_run
 from fcbench.score.disputed import Disputed, DisputedCase
+from fcbench.score.runs import RunError, dataset_ids, read_run
 from shared_corpus import V1
 
 CORPUS_V1 = V1
@@ -98,7 +98,7 @@ def test_terminal_output_lists_deltas_and_flips(v1_scores: Path) -> None:
 
 def test_columns_are_named_by_model_then_folder_then_letter(tmp_path: Path) -> None:
     from fcbench.report.compare import short_names
-    from fcbench.report.runs import ModelRun
+    from fcbench.score.runs import ModelRun
 
     assert short_names(ModelRun("m1", tmp_path / "x"), ModelRun("m2", tmp_path / "x")) == (
         "m1", "m2")

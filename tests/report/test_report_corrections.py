@@ -87,7 +87,7 @@ def test_compare_names_each_sides_profile(fetched_home: Path, tmp_path: Path) ->
 def _one_corrected_case(root: Path) -> None:
     """live_simple answered in full: every case wrong ([]) but the one whose answer #1329
     corrects, answered as the correction accepts it."""
-    from fcbench.report.runs import dataset_ids
+    from fcbench.score.runs import dataset_ids
 
     folder = root / "result" / "m" / "live"
     folder.mkdir(parents=True)
@@ -127,7 +127,7 @@ def test_compare_shows_the_upstream_side(fetched_home: Path, tmp_path: Path) -> 
     from rich.console import Console
 
     from fcbench.report.compare import as_json, compare, print_comparison
-    from fcbench.report.runs import dataset_ids, read_run
+    from fcbench.score.runs import dataset_ids, read_run
 
     _one_corrected_case(tmp_path)
     upstream = board(tmp_path, None)["summaries"]

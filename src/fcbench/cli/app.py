@@ -233,6 +233,7 @@ def evaluate(
             release=release,
             data_dir=data_dir,
             keep_cases=False,
+            report_cases=not no_report,
             echo=True,
             exec_backend=exec_backend,
             exec_replay_dir=exec_replay_dir,
@@ -247,7 +248,7 @@ def evaluate(
         _fail("nothing was scored: no result file of the chosen categories (see the warnings "
               "above)", 1)
     if score_dir is not None and not no_write and not no_report:
-        write_html_report(score_dir, result_dir, release, data_dir)
+        write_html_report(score_dir, result_dir, release, data_dir, report)
     if selection.active:
         click.echo(f"Smoke run ({selection.describe()}): the scores cover the chosen cases "
                    "only and are marked partial (*).", err=True)

@@ -17,6 +17,7 @@ import click
 
 if TYPE_CHECKING:
     from fcbench.dataset.custom import DataDirs
+    from fcbench.evaluation import Evaluation
 
     _StrChoice = click.Choice[str]
 else:
@@ -164,11 +165,12 @@ report_option = grouped(OUTPUT)(
 
 
 def write_html_report(score_dir: Path, result_dir: Path | None, release: str | None,
-                      data_dir: DataDirs) -> None:
+                      data_dir: DataDirs, evaluation: Evaluation | None = None) -> None:
     """After `run` / `evaluate`: `score_dir/report.html`; a report that cannot be made is one
-    line on stderr, never a failed run (the scores are already written)."""
+    line on stderr, never a failed run (the scores are already written). `evaluation`: the
+    one that just wrote `score_dir`, judged with `report_cases` (not read back)."""
     from fcbench.dataset.custom import use_data_dirs
     from fcbench.report.html import report_after_run
 
     report_after_run(score_dir, result_dir, release=release, data_dir=use_data_dirs(data_dir),
-                     note=lambda line: click.echo(line, err=True))
+                     note=lambda line: click.echo(line, err=True), evaluation=evaluation)

@@ -34,7 +34,7 @@ def _errors() -> tuple[type[Exception], ...]:
     from fcbench.dataset.fetch import DataError
     from fcbench.report.leaderboard import LeaderboardError
     from fcbench.report.published import PublishedError
-    from fcbench.report.runs import RunError
+    from fcbench.score.runs import RunError
 
     return (DataError, LeaderboardError, PublishedError, RunError, OSError)
 
@@ -124,8 +124,8 @@ def compare(a: str, b: str, as_json: bool, html: Path | None, release: str | Non
     data_dir = _data_root(data_dirs)
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.report import compare as cmp
-    from fcbench.report.runs import dataset_ids, one_model, read_run
     from fcbench.score.disputed import load_disputed
+    from fcbench.score.runs import dataset_ids, one_model, read_run
 
     try:
         ids = dataset_ids(release or DEFAULT_RELEASE, data_dir)
@@ -220,7 +220,7 @@ def failures(target: str, categories: tuple[str, ...], error_type: str | None,
     data_dir = _data_root(data_dirs)
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.report import failures as fail
-    from fcbench.report.runs import RunError, dataset_ids, one_model, read_run
+    from fcbench.score.runs import RunError, dataset_ids, one_model, read_run
 
     colour = sys.stdout.isatty()
     shown = 0

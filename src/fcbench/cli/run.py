@@ -8,6 +8,7 @@ Heavy modules (openai, rich, the dataset) are imported inside the commands so th
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -267,14 +268,15 @@ def run(**kwargs: Any) -> None:
 
     html = not kwargs.pop("no_report")
     config = _config(kwargs)
-    planned, result = _carry_out(kwargs["model"], config, execute_run)
+    planned, result = _carry_out(kwargs["model"], config,
+                                  functools.partial(execute_run, report_cases=html))
     output = config.output
     _print_generation(result.generation, result.folder)
     print_evaluation(result.evaluation, planned.release, planned.data_dir, output.score_dir)
     _print_smoke_note(planned)
     if html and scored(result.evaluation):
         write_html_report(output.score_dir, output.result_dir, config.selection.release,
-                          config.selection.data_dir)
+                          config.selection.data_dir, result.evaluation)
     if kwargs["model"] == GROUND_TRUTH:
         _print_health(result)
     if result.generation.errors:

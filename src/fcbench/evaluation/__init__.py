@@ -17,7 +17,7 @@ from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.load import scoring_sizes
 from fcbench.dataset.selection import Selection
 from fcbench.decode.encoding import Encoding, EncodingError
-from fcbench.evaluation.jobs import JobRequest, JobResult, run_jobs
+from fcbench.evaluation.jobs import CaseDetail, JobRequest, JobResult, run_jobs
 from fcbench.evaluation.plan import (
     ModelAnswers,
     group_jobs,
@@ -54,6 +54,7 @@ def evaluate(
     data_root: Path | None = None,
     score_dir: Path | None = None,
     keep_cases: bool = True,
+    case_detail: CaseDetail | None = None,
     workers: int | None = None,
     exec_backend: str = "offline",
     exec_replay_dir: Path | None = None,
@@ -65,7 +66,9 @@ def evaluate(
     collections) restricts what is scored; with `score_dir`, each category's official score
     file is written as soon as it is judged. `workers` (default: one per core) runs category
     jobs in parallel processes. `selection` judges only the cases it chooses of each
-    category (the others in a result file are left out, as if absent).
+    category (the others in a result file are left out, as if absent). `case_detail` (with
+    `score_dir`) keeps each category as the HTML report reads it (`report_run`), failures
+    detailed by that function.
     """
     settings = JudgeSettings(release, data_root, score_dir is not None, exec_backend,
                              exec_replay_dir)
@@ -90,7 +93,7 @@ def evaluate(
     if data_root is not None:
         planned = _in_dataset(report, planned, release, data_root)
     active = selection if selection is not None and selection.active else None
-    request = JobRequest(settings, score_dir, keep_cases, active)
+    request = JobRequest(settings, score_dir, keep_cases, active, case_detail)
     for result in run_jobs(group_jobs(planned), request, workers):
         _merge(report, result)
     order = {c.name: i for i, c in enumerate(categories.all_categories())}

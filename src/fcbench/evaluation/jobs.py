@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from fcbench.evaluation.corrected import upstream_side
 from fcbench.evaluation.plan import CategoryJob, ModelAnswers
 from fcbench.evaluation.types import CaseVerdict, CategoryEvaluation
 from fcbench.results.read import read_result_file
+from fcbench.score.runs import CategoryRun, from_judged
 from fcbench.score.usage import Usage
 
 FILE_COST = 10_000
@@ -41,6 +42,12 @@ class JobRequest:
     keep_cases: bool
     selection: Selection | None = None
     """Only these cases of each category are judged (a smoke run)."""
+    case_detail: CaseDetail | None = None
+    """When given: hand back each category as the HTML report reads it
+    (`CategoryEvaluation.report_run`), each failure's details made by this function (the
+    report's, passed down by the API: evaluation imports no reporter), so that the report
+    written after `evaluate` does not read the score files back. A module-level function:
+    jobs in worker processes receive it by name."""
 
 
 @dataclass
@@ -51,6 +58,10 @@ class JobResult:
 
 
 Judged = list[tuple[TestCase, dict[str, Any], Verdict]]
+
+CaseDetail = Callable[[Category, dict[str, Any], dict[str, Any]], Any]
+"""What a report shows of one failed case: (category, result entry, failure fields) ->
+details (`report.html.cases.failure_detail`)."""
 
 
 def run_jobs(jobs: Sequence[CategoryJob], request: JobRequest, workers: int | None
@@ -145,9 +156,29 @@ def _judge_file(
     if request.keep_cases:
         evaluation.cases = [CaseVerdict(case.id, verdict) for case, _, verdict in judged]
     if request.score_dir is not None:
-        _write_score_file(request.score_dir, answers.model, evaluation, judged, data, session,
-                          evaluation.upstream)
+        records = _write_score_file(request.score_dir, answers.model, evaluation, judged, data,
+                                    session, evaluation.upstream)
+        if request.case_detail is not None:
+            evaluation.report_run = _report_run(evaluation, judged, records,
+                                                request.case_detail)
     return evaluation
+
+
+def _report_run(evaluation: CategoryEvaluation, judged: Judged, records: list[Record],
+                failure_detail: CaseDetail) -> CategoryRun:
+    """The category as the HTML report reads it back from the score file (`runs.from_judged`),
+    built here, in the worker that holds the answers and records: the report after `evaluate`
+    then reads no file a second time, and the details are made on every core."""
+    category = evaluation.category
+    kept = [(case, entry, verdict) for case, entry, verdict in judged
+            if "skipped" not in verdict.extras]
+    failed = [(case.id, entry, verdict) for case, entry, verdict in kept if not verdict.valid]
+    details = {case_id: failure_detail(category, entry, _failure_fields(record, verdict))
+               for (case_id, entry, verdict), record in zip(failed, records, strict=True)}
+    return from_judged(evaluation.score,
+                       [(case.id, verdict.valid, verdict.error_type) for case, _, verdict in kept],
+                       {**_skipped_header(judged), **_corrections_header(evaluation.upstream)},
+                       details)
 
 
 def _verdict(
@@ -167,6 +198,14 @@ def _verdict(
     return verdict
 
 
+def _failure_fields(record: Record, verdict: Verdict) -> dict[str, Any]:
+    """What a failure's detail reads from its record: the record itself, or for a record
+    built straight as its JSON line (single-turn), the same fields from the verdict."""
+    if isinstance(record, dict):
+        return record
+    return {"error": verdict.errors, "model_result_decoded": verdict.extras.get("decoded")}
+
+
 def _write_score_file(
     score_dir: Path,
     model: str,
@@ -175,10 +214,11 @@ def _write_score_file(
     data: SlimCategory,
     session: CheckSession,
     upstream: dict[str, Any] | None = None,
-) -> None:
+) -> list[Record]:
     """The official score file: header, then one record per failed case (skipped cases are
     listed in the header instead); under a corrections profile, the profile and `upstream`
-    (the category scored as upstream does, see `evaluation.corrected`)."""
+    (the category scored as upstream does, see `evaluation.corrected`). Returns the records,
+    in case order."""
     from fcbench.results.score_files import write_category_score
 
     category = evaluation.category
@@ -188,28 +228,35 @@ def _write_score_file(
         for case, entry, verdict in judged
         if not verdict.valid and "skipped" not in verdict.extras
     ]
+    header = _skipped_header(judged)
+    if evaluation.file_path is not None:
+        scored = [(case, verdict) for case, _, verdict in judged if "skipped" not in verdict.extras]
+        header.update(session.header_fields(evaluation.file_path, scored))
+    header.update(_corrections_header(upstream))
+    write_category_score(score_dir, model, evaluation.score, records, header or None)
+    return records
+
+
+def _skipped_header(judged: Judged) -> dict[str, Any]:
+    """The score header's skipped cases and why (nothing when none: official bytes)."""
     skipped = [
         {"id": case.id, "reason": verdict.extras["skipped"]}
         for case, _, verdict in judged
         if "skipped" in verdict.extras
     ]
-    header = {"skipped_count": len(skipped), "skipped": skipped} if skipped else {}
-    if evaluation.file_path is not None:
-        scored = [(case, verdict) for case, _, verdict in judged if "skipped" not in verdict.extras]
-        header.update(session.header_fields(evaluation.file_path, scored))
-    header.update(_corrections_header())
-    if upstream is not None:
-        header["corrections_upstream"] = upstream
-    write_category_score(score_dir, model, evaluation.score, records, header or None)
+    return {"skipped_count": len(skipped), "skipped": skipped} if skipped else {}
 
 
-def _corrections_header() -> dict[str, str]:
-    """The corrections profile, named only when one is on: the default's score files keep
-    the official bytes."""
+def _corrections_header(upstream: dict[str, Any] | None) -> dict[str, Any]:
+    """The corrections profile, named only when one is on (the default's score files keep
+    the official bytes), and `upstream` when the profile edited judged cases."""
     from fcbench.corrections import DEFAULT_PROFILE, active_profile
 
     profile = active_profile()
-    return {} if profile == DEFAULT_PROFILE else {"corrections": profile}
+    header: dict[str, Any] = {} if profile == DEFAULT_PROFILE else {"corrections": profile}
+    if upstream is not None:
+        header["corrections_upstream"] = upstream
+    return header
 
 
 def _unknown_ids(path: Path, category: Category, unknown: list[str]) -> str:

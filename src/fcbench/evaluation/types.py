@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fcbench.core.categories import Category
 from fcbench.core.model import Verdict
@@ -13,6 +13,9 @@ from fcbench.decode.encoding import Encoding
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.formulas import V1Summary, V4Summary, v1_overall, v4_summary
 from fcbench.score.usage import Usage
+
+if TYPE_CHECKING:
+    from fcbench.score.runs import CategoryRun
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,9 @@ class CategoryEvaluation:
     upstream: dict[str, Any] | None = None
     """Under a corrections profile that edits judged cases' ground truth: the category as
     upstream scores it (`evaluation.corrected.upstream_side`), else None."""
+    report_run: CategoryRun | None = None
+    """When asked (`report_cases`, with score files written): the category as the HTML report
+    would read it back from its score file, with each failure's detail."""
 
     @property
     def accuracy(self) -> float:

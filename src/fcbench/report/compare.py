@@ -27,12 +27,12 @@ from fcbench.report.corrections import (
     upstream_of_headers,
     upstream_scores,
 )
-from fcbench.report.runs import CategoryRun, ModelRun
 from fcbench.report.table import displayed_summaries
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.disputed import Disputed, accuracy_without
 from fcbench.score.formulas import summary_rows, v1_rows
 from fcbench.score.intervals import mcnemar_exact
+from fcbench.score.runs import CategoryRun, ModelRun
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fcbench.report.runs import ModelRun
 from fcbench.results.score_files import error_type_of
+from fcbench.score.runs import ModelRun
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 """Control characters (a terminal escape sequence starts with one) are shown as `\\xNN`."""

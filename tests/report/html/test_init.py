@@ -190,9 +190,9 @@ def test_skipped_cases_are_never_a_score(
     for rest anywhere, the skipped counts beside the scores and the summaries over them, the
     reasons in the notes; the Markdown summary likewise."""
     from fcbench.dataset.fetch import DEFAULT_RELEASE
-    from fcbench.report.runs import dataset_ids
     from fcbench.results.score_files import write_category_score
     from fcbench.score.aggregate import CategoryScore
+    from fcbench.score.runs import dataset_ids
 
     ids = dataset_ids(DEFAULT_RELEASE)
     score_dir = tmp_path / "score"
@@ -380,3 +380,145 @@ def test_a_flipped_case_links_to_its_drill_down(
     browser.open(href, opened)
     detail = browser.evaluate("document.getElementById('detail').innerText")
     assert detail.startswith(f"{case_id} · {failing} · failed"), detail[:200]
+
+
+def test_a_multi_turn_failure_marks_its_turn_and_diffs_the_state(
+    report: Path, browser: Browser, tmp_path: Path
+) -> None:
+    """A state mismatch of a 2025 model: the turn the checker stopped at is marked (the one
+    turn so marked, the one the note names) and the environments are shown as a diff."""
+    browser.open(report.as_uri(), "document.body && document.body.dataset.ready")
+    browser.choose("#f-model", "14")  # openai_gpt-oss-120b
+    browser.choose("#f-error", "multi_turn:instance_state_mismatch")
+    assert rows_shown(browser)
+    browser.open_case("#case-table tbody tr")
+    marked = browser.evaluate("[...document.querySelectorAll('#detail .turn.failed-turn')]"
+                              ".map(t => t.dataset.turn)")
+    note = browser.evaluate("[...document.querySelectorAll('#detail p.fail')]"
+                            ".map(p => p.textContent).join(' ')")
+    assert len(marked) == 1 and f"stopped at turn {marked[0]}" in note, (marked, note)
+    lines = browser.evaluate("[...document.querySelectorAll('#detail pre.diff span')]"
+                             ".map(s => [s.className, s.textContent])")
+    assert lines[0][1].startswith("--- ground truth") and lines[1][1].startswith("+++ model")
+    assert any(kind == "del" for kind, _ in lines) or any(kind == "add" for kind, _ in lines)
+    browser.evaluate("document.querySelector('#detail .failed-turn').scrollIntoView()")
+    browser.screenshot(shots(tmp_path) / "report-multi-turn-failed-turn.png")
+    assert browser.console_errors() == []
+
+
+def failed_sets(score_dir: Path) -> dict[str, set[str]]:
+    """model -> ids of its failed cases, read from its score files."""
+    from fcbench.results.score_files import iter_score_files, read_score_file
+
+    failed: dict[str, set[str]] = {}
+    for model, _, path in iter_score_files(score_dir):
+        failed.setdefault(model, set()).update(str(r["id"]) for r in read_score_file(path)[1])
+    return failed
+
+
+def test_the_case_grid_and_the_model_filter(
+    fetched_home: Path, browser: Browser, tmp_path: Path
+) -> None:
+    """100 models: the grid holds the charted models only, the hardest cases first (in the
+    order computed here from the score files), the models that fail together ranked by
+    Jaccard; the model filter narrows every table (rows, and the category table's
+    columns); nothing overflows at 1,400 and 800 px."""
+    hundred_models(tmp_path / "score")
+    failed = failed_sets(tmp_path / "score")
+    out = tmp_path / "report.html"
+    write_report([tmp_path / "score"], [], out)
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    browser.wait_for("document.getElementById('grid').dataset.drawn")  # drawn after ready
+    top = browser.evaluate("[...document.querySelectorAll('#summary-table tbody tr')]"
+                           ".slice(0, 10).map(r => r.cells[0].textContent)")
+    grid_models = browser.evaluate(
+        "[...document.querySelectorAll('#grid-table th.model')].map(h => h.textContent)")
+    assert sorted(grid_models) == sorted(top)
+    counts = {case: sum(case in failed[m] for m in top) for m in top for case in failed[m]}
+    expected = sorted(counts, key=lambda c: (-counts[c], c))[:30]
+    rows = browser.evaluate("[...document.querySelectorAll('#grid-table tbody tr')]"
+                            ".map(r => [r.dataset.case, r.querySelectorAll('td.f').length])")
+    assert [case for case, _ in rows] == expected
+    assert [n for _, n in rows] == [counts[c] for c in expected]
+    pairs = [(a, b) for i, a in enumerate(top) for b in top[i + 1:]]
+    best = max(len(failed[a] & failed[b]) / len(failed[a] | failed[b]) for a, b in pairs
+               if failed[a] | failed[b])
+    first = browser.evaluate("[...document.querySelector('#together-table tbody tr').cells]"
+                             ".map(c => c.textContent)")
+    assert first[2] == f"{best:.2f}", first
+    browser.click("#grid-split")  # only the cases that tell the charted models apart
+    split = [c for c in sorted(counts, key=lambda c: (-counts[c], c)) if counts[c] < 10][:30]
+    assert browser.evaluate("[...document.querySelectorAll('#grid-table tbody tr')]"
+                            ".map(r => r.dataset.case)") == split
+
+    browser.evaluate("(() => { const t = document.getElementById('chart-top'); t.value = '3';"
+                     " t.dispatchEvent(new Event('input', {bubbles: true})); })()")
+    assert browser.evaluate("document.querySelectorAll('#grid-table th.model').length") == 3
+    browser.click("#grid-table tbody tr td.cell.f")
+    browser.wait_for("document.getElementById('detail').classList.contains('open')")
+
+    browser.type_text("#model-filter", "model-05")
+    visible = browser.evaluate(
+        "[...document.querySelectorAll('#summary-table tbody tr:not(.filtered-out)')]"
+        ".map(r => r.cells[0].textContent)")
+    assert sorted(visible) == [f"model-05{i}" for i in range(10)]
+    columns = browser.evaluate(
+        "[...document.querySelectorAll('#category-table thead th:not(.filtered-out)')]"
+        ".map(h => h.textContent)")
+    assert columns[0] == "category" and sorted(columns[1:]) == sorted(visible)
+    browser.click("#summary-table th:nth-child(1)")  # a sort keeps the filter
+    assert browser.evaluate("document.querySelectorAll("
+                            "'#summary-table tbody tr:not(.filtered-out)').length") == 10
+    folder = shots(tmp_path)
+    for width in (1400, 800):
+        browser.send("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": 1800, "deviceScaleFactor": 1, "mobile": False})
+        overflow = browser.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, (width, overflow)
+        browser.evaluate("document.getElementById('grid').scrollIntoView()")
+        browser.screenshot(folder / f"report-100-models-grid-{width}.png")
+    browser.send("Emulation.setDeviceMetricsOverride", {
+        "width": 1400, "height": 1800, "deviceScaleFactor": 1, "mobile": False})
+    assert browser.console_errors() == []
+
+
+def test_corrections_show_both_ways(fetched_home: Path, browser: Browser, tmp_path: Path) -> None:
+    """A run under a corrections profile: a section lists each corrected category with its
+    score corrected and as upstream, the V4 Overall both ways, and every corrected case with
+    its upstream numbers and both verdicts; a default run has no such section."""
+    from fcbench.results.score_files import write_category_score
+    from fcbench.score.aggregate import CategoryScore
+
+    case = {"id": "simple_python_3", "fix": "ground-truth-enum-units", "upstream": [1329, 1314],
+            "valid": True, "upstream_valid": False}
+    header = {"corrections": "community-2026", "corrections_upstream": {
+        "correct_count": 389, "total_count": 400, "accuracy": 389 / 400, "cases": [case]}}
+    failures = [{"id": f"simple_python_{k}", "error_type": "value_error:others"}
+                for k in (10, 11, 12, 13, 14, 15, 16, 17, 18, 19)]
+    write_category_score(tmp_path / "fixed", "org/fixed-model",
+                         CategoryScore("simple_python", 390, 400, 400), failures, header)
+    write_category_score(tmp_path / "plain", "plain-model",
+                         CategoryScore("simple_python", 390, 400, 400), failures)
+    out = tmp_path / "report.html"
+    write_report([tmp_path / "fixed", tmp_path / "plain"], [], out)
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    assert browser.evaluate("document.getElementById('corrections').hidden") is False
+
+    def cells(selector: str) -> list[list[str]]:
+        return browser.evaluate(f"[...document.querySelectorAll('{selector} tbody tr')]"
+                                ".map(r => [...r.cells].map(c => c.textContent))")
+
+    scores = cells("#corrections-table")
+    assert ["org_fixed-model", "community-2026", "simple_python", "97.50", "97.25"] in scores
+    overall = next(r for r in scores if r[2] == "V4 Overall")
+    assert float(overall[3]) >= float(overall[4]) > 0  # the fix gained a case (of ~4,800)
+    assert cells("#corrections-cases") == [["org_fixed-model", "simple_python_3",
+                                             "simple_python", "ground-truth-enum-units",
+                                             "#1329, #1314", "pass", "fail"]]
+    assert all(r[0] != "plain-model" for r in scores)
+    browser.evaluate("document.getElementById('corrections').scrollIntoView()")
+    browser.screenshot(shots(tmp_path) / "report-corrections.png")
+    write_report([tmp_path / "plain"], [], out)
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    assert browser.evaluate("document.getElementById('corrections').hidden") is True
+    assert browser.console_errors() == []

@@ -16,6 +16,7 @@ from fcbench.report.compare import Comparison, as_json
 from fcbench.report.html.page import render, write_page
 
 if TYPE_CHECKING:
+    from fcbench.evaluation import Evaluation
     from fcbench.report.published import PublishedBoard
 
 __all__ = ["report_after_run", "write_compare_page", "write_report"]
@@ -31,18 +32,21 @@ def write_report(
     markdown: Path | None = None,
     title: str = "fcbench report",
     published: PublishedBoard | None = None,
+    evaluation: Evaluation | None = None,
 ) -> list[Path]:
     """Write the HTML report of `score_dirs` to `out` (and a Markdown summary if asked).
 
     `result_dirs` None means: each score folder's sibling `result`, when it exists (the
     layout `run` and `evaluate` make). `published`: the published leaderboard to place the
-    models on (`report.published.load_published`). Returns the files written.
+    models on (`report.published.load_published`). `evaluation`: what `evaluate` just wrote
+    into `score_dirs`, judged with `report_cases` (its models are not read back from the
+    files). Returns the files written.
     """
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.dataset.load import scoring_sizes as dataset_sizes
     from fcbench.report.html.collect import collect
-    from fcbench.report.runs import RunError, model_dirs
     from fcbench.score.disputed import load_disputed
+    from fcbench.score.runs import RunError, model_dirs
 
     if not any(model_dirs(Path(p)) for p in score_dirs):  # model_dirs: no folder -> RunError
         raise RunError(f"no score files in {', '.join(map(str, score_dirs))}")
@@ -52,7 +56,7 @@ def write_report(
                        if (p.parent / "result").is_dir()]
     sizes = dataset_sizes(release, data_dir)
     document = collect([Path(p) for p in score_dirs], [Path(p) for p in result_dirs], release,
-                       data_dir, sizes, load_disputed())
+                       data_dir, sizes, load_disputed(), evaluation)
     if published is not None:
         document["published"] = _placements(score_dirs, sizes, release, published)
     written = [write_page(out, render(document, title))]
@@ -82,19 +86,21 @@ def report_after_run(
     release: str | None = None,
     data_dir: Path | None = None,
     note: Callable[[str], None] = print,
+    evaluation: Evaluation | None = None,
 ) -> Path | None:
     """What `run` and `evaluate` call unless `--no-report`: `score_dir/report.html`.
 
-    Never stops the run: a missing charting library or an unreadable input becomes one line
-    given to `note` (the CLI passes its stderr console's print), and None is returned.
+    Never stops the run: an unreadable input becomes one line given to `note` (the CLI
+    passes its stderr console's print), and None is returned. `evaluation`: the evaluation
+    that just wrote `score_dir`, judged with `report_cases=True` (see `write_report`).
     """
     from fcbench.dataset.fetch import DataError
-    from fcbench.report.runs import RunError
+    from fcbench.score.runs import RunError
 
     out = Path(score_dir) / REPORT_NAME
     try:
         write_report([Path(score_dir)], [Path(result_dir)] if result_dir else None, out,
-                     release=release, data_dir=data_dir)
+                     release=release, data_dir=data_dir, evaluation=evaluation)
     except (DataError, RunError, OSError, ValueError) as exc:
         note(f"no HTML report: {exc}")
         return None

@@ -8,15 +8,22 @@ conversation with the *differences* between state snapshots instead of every sna
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fcbench.core.categories import Category
 
 TEXT_LIMIT = 4000
 """Characters of one text shown in full; longer ones are cut with a note."""
 TOOL_LIMIT = 600
 """Characters of one tool (execution) result in a multi-turn step."""
 DIFF_DEPTH = 3
+DIFF_LINES = 200
+"""Lines of one attribute's model-vs-ground-truth diff shown; the rest cut with a note."""
 
 
 def clip(text: str, limit: int = TEXT_LIMIT) -> str:
@@ -29,6 +36,17 @@ def shown(value: Any, limit: int = TEXT_LIMIT) -> str:
     """Any JSON value as text for the page (strings as they are)."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return clip(text, limit)
+
+
+def failure_detail(
+    category: Category, entry: Mapping[str, Any] | None, failure: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A failed case's detail, in the form its category's checker kind calls for."""
+    from fcbench.core.categories import Checker
+
+    if category.checker == Checker.MULTI_TURN:
+        return multi_turn_detail(entry, failure)
+    return single_turn_detail(entry, failure)
 
 
 # -- Single-turn ------------------------------------------------------------------------------
@@ -69,8 +87,63 @@ def multi_turn_detail(
     if not detail["turns"]:
         raw = _raw_of(entry, failure)
         detail["raw"] = None if raw is None else shown(raw)
-    detail["error"] = shown(failure.get("error"))
+    error = failure.get("error")
+    detail["error"] = shown(error)
+    detail["failed_turn"] = failed_turn(error)
+    detail["state_diff"] = state_diff(error)
     return detail
+
+
+_TURN = re.compile(r"\bturn (\d+)\b")
+
+
+def failed_turn(error: Any) -> int | None:
+    """The turn the official multi-turn checker stopped at (0-based), from its error: the
+    turn its message names, else the turns it had executed (`execution_result` holds one
+    entry per turn up to the failing one); None when the case failed as a whole (force
+    termination, an inference error)."""
+    if not isinstance(error, Mapping):
+        return None
+    messages = error.get("error_message")
+    for text in messages if isinstance(messages, list) else [messages]:
+        found = _TURN.search(text) if isinstance(text, str) else None
+        if found:
+            return int(found.group(1))
+    details = error.get("details")
+    for holder in (error, details if isinstance(details, Mapping) else {}):
+        executed = holder.get("execution_result")
+        if isinstance(executed, list) and executed:
+            return len(executed) - 1
+    return None
+
+
+def state_diff(error: Any) -> list[list[str]]:
+    """[class, attribute, diff] per attribute the official checker found different between
+    the model's environment and the ground truth's (`details.differences`): a unified diff
+    of the two values as indented JSON, ground truth as `-`, model as `+`."""
+    details = error.get("details") if isinstance(error, Mapping) else None
+    differences = details.get("differences") if isinstance(details, Mapping) else None
+    if not isinstance(differences, Mapping):
+        return []
+    message = str(error.get("error_message", "")) if isinstance(error, Mapping) else ""
+    found = re.search(r"Model instance for (\S+) does not match", message)
+    owner = found.group(1) if found else ""
+    return [[owner, str(name), _value_diff(pair)] for name, pair in differences.items()
+            if isinstance(pair, Mapping)]
+
+
+def _value_diff(pair: Mapping[str, Any]) -> str:
+    def lines(value: Any) -> list[str]:
+        if isinstance(value, str):  # e.g. a file system's one-line repr: a part per line
+            return value.replace(", ", ",\n").splitlines()
+        return json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True,
+                          default=str).splitlines()
+
+    diff = list(difflib.unified_diff(lines(pair.get("ground_truth")), lines(pair.get("model")),
+                                     "ground truth", "model", n=2, lineterm=""))
+    if len(diff) > DIFF_LINES:
+        diff = [*diff[:DIFF_LINES], f"… [{len(diff) - DIFF_LINES:,} more lines]"]
+    return "\n".join(diff)
 
 
 def turns_of(log: list[Any]) -> list[dict[str, Any]]:

@@ -9,17 +9,18 @@ and once per distinct list, not once per model, which keeps the page small.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fcbench._version import __version__
 from fcbench.core import categories as reg
 from fcbench.core.categories import Category, Checker
-from fcbench.report.html.cases import multi_turn_detail, shown, single_turn_detail
-from fcbench.report.runs import CategoryRun, ModelRun, RunError, iter_runs
+from fcbench.layout import model_dir_name
+from fcbench.report.html.cases import failure_detail, shown
 from fcbench.report.table import (
     SHOWN,
     UNDERNEATH,
@@ -27,12 +28,16 @@ from fcbench.report.table import (
     displayed_summaries,
     partial_summaries,
 )
-from fcbench.results.score_files import error_type_of
+from fcbench.results.score_files import error_type_of, iter_score_files
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.disputed import Disputed, accuracy_without
 from fcbench.score.formulas import format_percent, summary_rows, v1_rows
 from fcbench.score.intervals import wilson
+from fcbench.score.runs import CategoryRun, ModelRun, RunError, model_dirs, read_run
 from fcbench.score.usage import Usage
+
+if TYPE_CHECKING:
+    from fcbench.evaluation import Evaluation
 
 INTERVAL = "Wilson score interval, 95%"
 
@@ -42,9 +47,12 @@ class Sources:
     """Where a model's raw outputs are, and how they are encoded."""
 
     folders: dict[str, Path] = field(default_factory=dict)
-    _read: dict[str, tuple[dict[str, dict[str, dict[str, Any]]], Usage]] = field(
+    _read: dict[str, dict[str, dict[str, dict[str, Any]]]] = field(
         default_factory=dict, init=False, repr=False)
     """Each model's result files, read once (`entries`)."""
+    judged: dict[str, Usage] = field(default_factory=dict)
+    """Models judged in this process (`evaluate`): their usage, and no result file to read
+    (their runs carry each failure's detail)."""
 
     @classmethod
     def find(cls, result_dirs: Sequence[Path]) -> Sources:
@@ -70,28 +78,37 @@ class Sources:
 
     def answered(self, model: str, category: str) -> set[str] | None:
         """The ids of the model's result file for a category (None: no such file)."""
-        found, _ = self.entries(model)
+        found = self.entries(model)
         return set(found[category]) if category in found else None
 
-    def entries(self, model: str) -> tuple[dict[str, dict[str, dict[str, Any]]], Usage]:
-        """category -> id -> result entry, and the usage recorded in them."""
+    def entries(self, model: str) -> dict[str, dict[str, dict[str, Any]]]:
+        """category -> id -> result entry (nothing for a model judged in this process)."""
+        if model in self.judged:
+            return {}
         if model not in self._read:
             self._read[model] = self._read_entries(model)
         return self._read[model]
 
-    def _read_entries(self, model: str) -> tuple[dict[str, dict[str, dict[str, Any]]], Usage]:
+    def usage(self, run: ModelRun) -> Usage:
+        """Tokens and latencies of the cases the run judged or skipped, as `evaluate` counts
+        them for the CSVs (not of every answer in the result files: a partial evaluation)."""
+        if run.model in self.judged:
+            return self.judged[run.model]
+        found = self.entries(run.model)
+        usage = Usage()
+        for name, cat in run.categories.items():
+            answers = found.get(name, {})
+            usage.extend(answers[i] for i in [*cat.ids, *cat.skipped] if i in answers)
+        return usage
+
+    def _read_entries(self, model: str) -> dict[str, dict[str, dict[str, Any]]]:
         from fcbench.results.read import find_result_files, read_result_file
 
         folder = self.folders.get(model)
-        found: dict[str, dict[str, dict[str, Any]]] = {}
-        usage = Usage()
         if folder is None:
-            return found, usage
-        for file in find_result_files(folder):
-            entries = read_result_file(file).entries
-            found[file.category] = entries
-            usage.extend(entries.values())
-        return found, usage
+            return {}
+        return {file.category: read_result_file(file).entries
+                for file in find_result_files(folder)}
 
 
 @dataclass
@@ -103,10 +120,8 @@ class _Document:
     details: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    def function_set(self, functions: Any) -> int:
-        """The index of a function list, stored once. Compact JSON (the C encoder; `indent`
-        takes the pure-Python one, 1.5 s of a 14-model report): the page indents it."""
-        text = json.dumps(functions, ensure_ascii=False, separators=(",", ":"))
+    def function_text(self, text: str) -> int:
+        """The index of a function list (as `_compact` JSON text), stored once."""
         if text not in self.function_index:
             self.function_index[text] = len(self.function_sets)
             self.function_sets.append(text)
@@ -120,14 +135,19 @@ def collect(
     data_dir: Path | None,
     sizes: Mapping[str, int],
     disputed: Disputed,
+    evaluation: Evaluation | None = None,
 ) -> dict[str, Any]:
-    """The report document (see the module docstring)."""
-    from fcbench.report.runs import dataset_ids
+    """The report document (see the module docstring). `evaluation`: what `evaluate` just
+    judged and wrote into `score_dirs`, asked with `report_cases`; its models are taken from
+    memory instead of their score and result files (same document, no second read)."""
+    from fcbench.score.runs import dataset_ids
 
     ids = dataset_ids(release, data_dir)
     sources = Sources.find(result_dirs)
     doc = _Document()
-    runs = [run for folder in score_dirs for run in _runs(Path(folder), ids, doc, sources)]
+    judged = _judged_runs(evaluation, sources) if evaluation is not None else {}
+    runs = [run for folder in score_dirs
+            for run in _runs(Path(folder), ids, doc, sources, judged)]
     labels = _labels(runs)
     names = [c.name for c in reg.all_categories() if any(c.name in r.categories for r in runs)]
     _add_cases(doc, names, release, data_dir)
@@ -157,12 +177,83 @@ def collect(
     }
 
 
-def _runs(score_dir: Path, ids: Any, doc: _Document, sources: Sources) -> list[ModelRun]:
+def _runs(score_dir: Path, ids: Any, doc: _Document, sources: Sources,
+          judged: Mapping[str, ModelRun]) -> list[ModelRun]:
+    """Every model's run in a score folder: from memory when `judged` holds exactly the
+    categories its score files are for (in this folder), else read from the files."""
     try:
-        return list(iter_runs(score_dir, None, ids, doc.problems, sources.answered))
+        model_dirs(score_dir)  # a folder that is not there: its one-line error
+        listed: dict[str, list[str]] = {}
+        for model, category, _ in iter_score_files(score_dir):
+            if category != "format_sensitivity":
+                listed.setdefault(model, []).append(category)
+        kept = {model for model, names in listed.items()
+                if model in judged and set(judged[model].categories) == set(names)}
+        read = _read_runs(score_dir, [m for m in listed if m not in kept], ids, doc, sources)
+        return [_judged_run(judged[model], score_dir, names) if model in kept else read[model]
+                for model, names in listed.items()]
     except RunError as exc:
         doc.problems.append(str(exc))
         return []
+
+
+READ_WORKERS: int | None = None
+"""Processes that read models' score and result files back (None: one per core)."""
+
+
+def _read_runs(score_dir: Path, models: Sequence[str], ids: Any, doc: _Document,
+               sources: Sources) -> dict[str, ModelRun]:
+    """The runs of `models` read from their files: in forked workers when there are several
+    models and cores (parsing the failure lines, which hold whole prompts, is most of a
+    report's time), each run coming back with its failures' details made (`_read_apart`)."""
+    workers = min(READ_WORKERS or os.cpu_count() or 1, len(models))
+    if workers <= 1 or not hasattr(os, "fork"):
+        return {m: read_run(score_dir, m, ids, doc.problems, sources.answered) for m in models}
+    from fcbench.runner.forks import map_in_forks
+
+    found = map_in_forks(lambda model: _read_apart(score_dir, model, ids, sources), models,
+                         workers)
+    runs: dict[str, ModelRun] = {}
+    for model, (run, usage, problems) in zip(models, found, strict=True):
+        doc.problems.extend(problems)
+        sources.judged[model] = usage  # its result files were read in the worker
+        runs[model] = run
+    return runs
+
+
+def _read_apart(score_dir: Path, model: str, ids: Any, sources: Sources
+                ) -> tuple[ModelRun, Usage, list[str]]:
+    """In a worker: a model's run as the report needs it, like one judged in this process
+    (failures' details made, records cut to id and error type), its usage and problems."""
+    problems: list[str] = []
+    run = read_run(score_dir, model, ids, problems, sources.answered)
+    entries = sources.entries(model)
+    for name, cat in run.categories.items():
+        category = reg.get(name)
+        answers = entries.get(name, {})
+        cat.details = {i: failure_detail(category, answers.get(i), record)
+                       for i, record in cat.failures.items()}
+        cat.failures = {i: {"id": i, "error_type": error_type_of(record)}
+                        for i, record in cat.failures.items()}
+    return run, sources.usage(run), problems
+
+
+def _judged_runs(evaluation: Evaluation, sources: Sources) -> dict[str, ModelRun]:
+    """The models of `evaluation` whose every category carries its `report_run`, by score
+    folder name; their usage goes to `sources` (no result file is read for them)."""
+    runs: dict[str, ModelRun] = {}
+    for name, model in evaluation.models.items():
+        made = {c: e.report_run for c, e in model.categories.items() if c != "format_sensitivity"}
+        if made and all(run is not None for run in made.values()):
+            folder = model_dir_name(name)
+            runs[folder] = ModelRun(folder, Path(), {c: r for c, r in made.items() if r})
+            sources.judged[folder] = model.usage
+    return runs
+
+
+def _judged_run(run: ModelRun, score_dir: Path, order: Sequence[str]) -> ModelRun:
+    """A run from memory, in the folder and category order reading it back would give."""
+    return ModelRun(run.model, score_dir, {name: run.categories[name] for name in order})
 
 
 def _labels(runs: Sequence[ModelRun]) -> list[str]:
@@ -175,26 +266,66 @@ def _labels(runs: Sequence[ModelRun]) -> list[str]:
 def _add_cases(
     doc: _Document, names: Sequence[str], release: str, data_dir: Path | None
 ) -> None:
+    for name in names:
+        for case_id, question, functions, expected in _case_texts(name, release, data_dir):
+            doc.cases[case_id] = [name, question, doc.function_text(functions), expected]
+
+
+CaseTexts = list[tuple[str, str, str, "str | None"]]
+"""(id, question, function list as compact JSON, expected answer) per case, as shown."""
+
+_CACHED_CHECKERS = frozenset({
+    Checker.AST_SIMPLE, Checker.AST_MULTIPLE, Checker.AST_PARALLEL, Checker.IRRELEVANCE,
+    Checker.RELEVANCE, Checker.EXEC_SIMPLE, Checker.EXEC_MULTIPLE, Checker.EXEC_PARALLEL,
+    Checker.REST})
+"""Checker kinds whose cases come from the question and answer files alone."""
+
+
+def _case_texts(name: str, release: str, data_dir: Path | None) -> CaseTexts:
+    """A category's case texts; for a single-turn category of a fetched release, kept in the
+    release's derived cache (parsing the category and encoding its function lists again was
+    a third of the report's time after `evaluate`)."""
+    from fcbench.dataset.derived import cached
+    from fcbench.dataset.load import answer_file, question_file
+    from fcbench.dataset.source import has_own_source
+
+    category = reg.get(name)
+    if (data_dir is not None or has_own_source(category) or category.prerequisite
+            or category.checker not in _CACHED_CHECKERS):
+        return _build_case_texts(name, release, data_dir)
+    sources = [question_file(category, release)]
+    if category.has_possible_answer:
+        sources.append(answer_file(category, release))
+    def build() -> list[list[Any]]:  # marshal keeps lists exactly
+        return [list(row) for row in _build_case_texts(name, release, None)]
+
+    return [(str(row[0]), str(row[1]), str(row[2]), row[3])
+            for row in cached(f"report-{name}", release, sources, build)]
+
+
+def _build_case_texts(name: str, release: str, data_dir: Path | None) -> CaseTexts:
     from fcbench.dataset.load import load_category
 
-    for name in names:
-        for case in load_category(name, release, data_dir):
-            expected = case.possible_answer
-            doc.cases[case.id] = [
-                name, shown(case.question), doc.function_set(case.functions),
-                None if expected is None else shown(expected),
-            ]
+    return [(case.id, shown(case.question), _compact(case.functions),
+             None if case.possible_answer is None else shown(case.possible_answer))
+            for case in load_category(name, release, data_dir)]
+
+
+def _compact(value: Any) -> str:
+    """Compact JSON (the C encoder; `indent` takes the pure-Python one, 1.5 s of a 14-model
+    report): the page indents it."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _model(
     index: int, run: ModelRun, label: str, sources: Sources, sizes: Mapping[str, int],
     disputed: Disputed, doc: _Document,
 ) -> dict[str, Any]:
-    entries, usage = sources.entries(run.model)
+    entries = sources.entries(run.model)
     scores = {name: cat.score for name, cat in run.categories.items()}
     for name, cat in run.categories.items():
         _add_rows(doc, index, reg.get(name), cat, entries.get(name, {}))
-    return {
+    model: dict[str, Any] = {
         "name": label,
         "score_dir": str(run.score_dir),
         "has_results": run.model in sources.folders,
@@ -202,14 +333,32 @@ def _model(
         "errors": {n: dict(Counter(error_type_of(r) for r in c.failures.values()))
                    for n, c in run.categories.items()},
         "summaries": _summaries(scores, sizes, run.categories),
-        "usage": _usage_json(usage),
+        "usage": _usage_json(sources.usage(run)),
     }
+    corrected = _corrections(with_missing(scores, reg.ALL_SCORING, sizes), run)
+    if corrected:
+        model["corrections"] = corrected
+    return model
+
+
+def _corrections(scores: Mapping[str, CategoryScore], run: ModelRun) -> dict[str, Any]:
+    """Scores both ways when the run used a corrections profile (leaderboard.json's block:
+    each corrected category and case with its upstream numbers, the V4 summaries as
+    upstream scores them, from every scoring category's score: `scores`, completed by
+    `with_missing`); {} for the default, which then shows nothing."""
+    from fcbench.report.corrections import corrections_json, corrections_of
+
+    found = corrections_of({name: cat.header for name, cat in run.categories.items()})
+    block: dict[str, Any] = corrections_json(scores, found).get("corrections", {})
+    return block
 
 
 def _score_json(cat: CategoryRun, disputed: Disputed) -> dict[str, Any]:
     score = cat.score
     interval = wilson(score.correct, score.total)
-    correct, total = accuracy_without(((i, cat.valid(i)) for i in cat.ids), disputed)
+    correct, total = score.correct, score.total
+    if not {c.id for c in disputed.cases}.isdisjoint(cat.ids):  # else nothing to leave out
+        correct, total = accuracy_without(((i, cat.valid(i)) for i in cat.ids), disputed)
     judged = score.total > 0  # every case skipped: nothing to show a number for
     return {
         "correct": score.correct, "total": score.total, "size": score.dataset_size,
@@ -271,13 +420,14 @@ def _add_rows(
     get a detail (the page shows a passing case's question, functions and expected answer,
     which are per case, not per model): a passing answer's detail was most of the report's
     bytes and half its build time."""
-    multi = category.checker == Checker.MULTI_TURN
+    made = cat.details or {}
     for case_id in cat.ids:
         failure = cat.failures.get(case_id)
         if failure is None:
             doc.rows.append([model, case_id, 1, None, None])
             continue
-        entry = entries.get(case_id)
-        detail = multi_turn_detail(entry, failure) if multi else single_turn_detail(entry, failure)
+        detail = made.get(case_id)
+        if detail is None:
+            detail = failure_detail(category, entries.get(case_id), failure)
         doc.rows.append([model, case_id, 0, error_type_of(failure), len(doc.details)])
         doc.details.append(detail)

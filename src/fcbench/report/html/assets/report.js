@@ -60,8 +60,11 @@ function sortValue(text) {
 // A table whose headers sort it (click: descending numbers / ascending text; again: reverse).
 function table(headers, rows, numeric) {
   const body = el("tbody");
-  const fill = (list) => body.replaceChildren(...list.map((row) => el("tr", {}, ...row.map((cell, i) =>
-    numeric(i) ? numCell(cell) : el("td", {text: cell})))));
+  const fill = (list) => {
+    body.replaceChildren(...list.map((row) => el("tr", {}, ...row.map((cell, i) =>
+      numeric(i) ? numCell(cell) : el("td", {text: cell})))));
+    filterRows(body);
+  };
   let order = {column: -1, down: true};
   const head = el("tr", {}, ...headers.map((h, i) => {
     const th = el("th", {class: (numeric(i) ? "num " : "") + "sortable", text: h, title: "sort"});
@@ -81,6 +84,45 @@ function table(headers, rows, numeric) {
   }));
   fill(rows);
   return el("table", {}, el("thead", {}, head), body);
+}
+
+// -- The model filter of the tables --------------------------------------------------
+
+function modelQuery() {
+  const input = document.getElementById("model-filter");
+  return input ? input.value.trim().toLowerCase() : "";
+}
+
+// Rows whose first cell (the model) does not hold the query are hidden; tables with a
+// model per column (data-models="columns") hide those columns instead.
+function filterRows(body) {
+  const table = body.closest("table");
+  if (!table || table.dataset.models === undefined) return;
+  const query = modelQuery();
+  const keep = (text) => query === "" || text.toLowerCase().includes(query);
+  if (table.dataset.models === "columns") {
+    const heads = [...table.querySelectorAll("thead th")];
+    const shown = heads.map((th, i) => i === 0 || keep(th.textContent));
+    for (const tr of table.querySelectorAll("tr")) {
+      [...tr.children].forEach((cell, i) => cell.classList.toggle("filtered-out", !shown[i]));
+    }
+    return;
+  }
+  for (const tr of body.children) tr.classList.toggle("filtered-out", !keep(tr.cells[0].textContent.replace(/ !$/, "")));
+}
+
+function applyModelFilter() {
+  document.querySelectorAll("table[data-models] tbody").forEach(filterRows);
+  const query = modelQuery();
+  const matching = DOC.models.filter((m) => query === "" || m.name.toLowerCase().includes(query)).length;
+  document.getElementById("model-filter-count").textContent =
+    query === "" ? "" : matching + " of " + DOC.models.length + " models match";
+}
+
+function byModel(tableNode, how = "rows") {
+  tableNode.dataset.models = how;
+  filterRows(tableNode.querySelector("tbody"));
+  return tableNode;
 }
 
 // -- Summaries --------------------------------------------------------------------------
@@ -136,8 +178,8 @@ function drawSummaries() {
   const labels = summaryLabels();
   const rows = RANKED.map((i) => DOC.models[i]).map((m, rank) =>
     [m.name, String(rank + 1), ...labels.map((l) => summaryOf(m, l).text)]);
-  document.getElementById("summary-table").append(
-    table(["model", "# (V4 Overall)", ...labels.map(summaryName)], rows, (i) => i > 0));
+  document.getElementById("summary-table").append(byModel(
+    table(["model", "# (V4 Overall)", ...labels.map(summaryName)], rows, (i) => i > 0)));
 }
 
 function drawSummaryChart(models) {
@@ -161,7 +203,7 @@ function drawPublished() {
   const rows = pub.models.map((m) => [m.model + (m.flags.length ? " !" : ""),
     ...m.places.map((q) => q.rank === null ? "N/A" : q.value.toFixed(2) + " #" + q.rank + "/" +
       q.of + (q.ties ? " =" + q.ties : "") + (q.missing.length ? " ~" : ""))]);
-  document.getElementById("published-table").append(table(["model", ...groups], rows, (i) => i > 0));
+  document.getElementById("published-table").append(byModel(table(["model", ...groups], rows, (i) => i > 0)));
   const flags = document.getElementById("published-flags");
   for (const m of pub.models) {
     const overall = m.places.find((q) => q.group === "V4 Overall");
@@ -192,7 +234,7 @@ function drawCategories() {
     "† some cases skipped (not judged, in neither correct nor total; see Notes).";
   const headers = ["category", ...RANKED.map((i) => DOC.models[i].name)];
   const rows = DOC.categories.map((c) => [c, ...RANKED.map((i) => categoryCell(DOC.models[i].scores[c]))]);
-  document.getElementById("category-table").append(table(headers, rows, (i) => i > 0));
+  document.getElementById("category-table").append(byModel(table(headers, rows, (i) => i > 0), "columns"));
 }
 
 function drawIntervals(models) {
@@ -249,9 +291,9 @@ function drawUsage() {
     return u ? [m.name, fmt(u.latency_mean), fmt(u.latency_p95), fmt(u.input_tokens),
       fmt(u.output_tokens), fmt(u.cost)] : [m.name, "N/A", "N/A", "N/A", "N/A", "N/A"];
   });
-  document.getElementById("usage-table").append(table(["model", "latency mean (s)",
+  document.getElementById("usage-table").append(byModel(table(["model", "latency mean (s)",
     "latency p95 (s)", "input tokens", "output tokens", "cost ($, as data_overall.csv)"],
-  rows, (i) => i > 0));
+  rows, (i) => i > 0)));
 }
 
 function drawUsageChart(models) {
@@ -262,12 +304,145 @@ function drawUsageChart(models) {
       {name: "latency p95 (s)", values: known.map((m) => m.usage.latency_p95)}]});
 }
 
-function drawCharts() {
+// `grid` false: the grid (below the fold, the costliest to draw) is left for later.
+function drawCharts(grid = true) {
   const models = selectedModels();
   drawSummaryChart(models);
   drawHeatmap(models);
   drawIntervals(models);
   drawUsageChart(models);
+  if (grid) drawGrid(models);
+}
+
+// -- Hardest cases x models -----------------------------------------------------------
+
+// case id -> (model index -> row) for the given models' judged cases.
+function verdictsOf(indices) {
+  const wanted = new Set(indices);
+  const byCase = new Map();
+  for (const r of DOC.rows) {
+    if (!wanted.has(r[0])) continue;
+    let found = byCase.get(r[1]);
+    if (!found) byCase.set(r[1], found = new Map());
+    found.set(r[0], r);
+  }
+  return byCase;
+}
+
+// The cases failed by the largest share of the models that judged them (then by count, id);
+// `split`: only those some model passed (the ones that tell models apart).
+function hardestCases(byCase, count, split) {
+  const cases = [];
+  for (const [id, rows] of byCase) {
+    let failed = 0;
+    for (const r of rows.values()) if (!r[2]) failed++;
+    if (failed && !(split && failed === rows.size)) cases.push({id, rows, failed, judged: rows.size});
+  }
+  cases.sort((a, b) => b.failed / b.judged - a.failed / a.judged || b.failed - a.failed ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return cases.slice(0, count);
+}
+
+function jaccard(a, b) {
+  let both = 0;
+  for (const x of a) if (b.has(x)) both++;
+  const either = a.size + b.size - both;
+  return {both, either, value: either ? both / either : 0};
+}
+
+// Models that fail the same cases side by side: start from the model failing most, then
+// each time the remaining model closest (Jaccard over the shown cases) to the last placed.
+function failTogetherOrder(indices, cases) {
+  const fails = new Map(indices.map((i) => [i, new Set(cases.filter((c) => {
+    const r = c.rows.get(i); return r && !r[2]; }).map((c) => c.id))]));
+  const left = [...indices];
+  left.sort((a, b) => fails.get(b).size - fails.get(a).size);
+  const order = left.length ? [left.shift()] : [];
+  while (left.length) {
+    const last = fails.get(order[order.length - 1]);
+    let best = 0;
+    left.forEach((m, k) => { if (jaccard(last, fails.get(m)).value > jaccard(last, fails.get(left[best])).value) best = k; });
+    order.push(left.splice(best, 1)[0]);
+  }
+  return order;
+}
+
+function drawGrid(models) {
+  const indices = models.map((m) => DOC.models.indexOf(m));
+  const count = Math.max(1, Number(document.getElementById("grid-cases").value) || 30);
+  const byCase = verdictsOf(indices);
+  const cases = hardestCases(byCase, count, document.getElementById("grid-split").checked);
+  const order = failTogetherOrder(indices, cases);
+  const head = el("tr", {}, el("th", {text: "case (failed / judged)"}),
+    ...order.map((i) => el("th", {class: "model", text: DOC.models[i].name, title: DOC.models[i].name})));
+  const body = el("tbody", {}, ...cases.map((c) => el("tr", {"data-case": c.id},
+    el("td", {text: c.id + " (" + c.failed + "/" + c.judged + ")"}),
+    ...order.map((i) => {
+      const r = c.rows.get(i);
+      const cell = el("td", {class: "cell " + (!r ? "n" : r[2] ? "p" : "f"), "data-model": DOC.models[i].name,
+        title: DOC.models[i].name + " · " + c.id + " · " + (!r ? "not judged" : r[2] ? "passed" : "failed: " + (r[3] || ""))});
+      if (r) cell.addEventListener("click", () => openCase(r));
+      return cell;
+    }))));
+  document.getElementById("grid-table").replaceChildren(el("thead", {}, head), body);
+  document.getElementById("grid-count").textContent = cases.length + " cases failed by at least one of " +
+    order.length + " charted models";
+  drawTogether(indices, byCase);
+  document.getElementById("grid").dataset.drawn = "1";  // tests wait on it
+}
+
+function drawTogether(indices, byCase) {
+  const fails = new Map(indices.map((i) => [i, new Set()]));
+  const judged = new Map(indices.map((i) => [i, new Set()]));
+  for (const [id, rows] of byCase) {
+    for (const [i, r] of rows) { judged.get(i).add(id); if (!r[2]) fails.get(i).add(id); }
+  }
+  const pairs = [];
+  for (let a = 0; a < indices.length; a++) {
+    for (let b = a + 1; b < indices.length; b++) {
+      const [x, y] = [indices[a], indices[b]];
+      const shared = (set, other) => new Set([...set].filter((id) => judged.get(other).has(id)));
+      const fx = shared(fails.get(x), y), fy = shared(fails.get(y), x);
+      const j = jaccard(fx, fy);
+      if (j.either) pairs.push([DOC.models[x].name, DOC.models[y].name, j.value.toFixed(2),
+        String(j.both), String(fx.size - j.both), String(fy.size - j.both)]);
+    }
+  }
+  pairs.sort((p, q) => Number(q[2]) - Number(p[2]) || Number(q[3]) - Number(p[3]));
+  document.getElementById("together-table").replaceChildren(table(["model", "with model",
+    "Jaccard", "both failed", "only the first", "only the second"], pairs.slice(0, 15), (i) => i > 1));
+}
+
+// -- Corrections ------------------------------------------------------------------------
+
+function drawCorrections() {
+  const corrected = DOC.models.filter((m) => m.corrections);
+  if (!corrected.length) return;
+  document.getElementById("corrections").hidden = false;
+  document.getElementById("corrections-note").textContent = "These runs used a corrections " +
+    "profile (pending upstream fixes, see docs/corrections.md). Each corrected category " +
+    "and the V4 Overall are shown corrected and as upstream (bfcl-eval 2026.3.23) scores " +
+    "them; below, every corrected case with its upstream pull request / issue numbers.";
+  const rows = [];
+  const cases = [];
+  for (const m of corrected) {
+    const c = m.corrections;
+    const overall = c.upstream_summaries && c.upstream_summaries.overall;
+    rows.push([m.name, c.profile, "V4 Overall", pct(summaryValue(m, "Overall")),
+      overall ? pct(overall.accuracy) : "N/A"]);  // V4 Overall counts a category not run as 0
+    for (const [name, cat] of Object.entries(c.categories || {})) {
+      rows.push([m.name, c.profile, name, pct(cat.accuracy), pct(cat.upstream_accuracy)]);
+      for (const k of cat.cases || []) {
+        cases.push([m.name, k.id, name, k.fix, (k.upstream || []).map((n) => "#" + n).join(", "),
+          k.valid ? "pass" : "fail", k.upstream_valid ? "pass" : "fail"]);
+      }
+    }
+  }
+  document.getElementById("corrections-table").append(byModel(table(["model", "profile",
+    "score", "corrected", "upstream"], rows, (i) => i > 2)));
+  document.getElementById("corrections-cases").append(cases.length ? byModel(table(["model",
+    "case", "category", "fix", "upstream", "corrected verdict", "upstream verdict"], cases,
+  () => false)) : el("p", {class: "note", text: "No judged case was corrected."}));
 }
 
 function setUpChartSelection() {
@@ -275,11 +450,11 @@ function setUpChartSelection() {
   top.value = String(Math.min(TOP_DEFAULT, DOC.models.length));
   top.max = String(DOC.models.length);
   for (const id of ["chart-top", "chart-search"]) {
-    document.getElementById(id).addEventListener("input", drawCharts);
+    document.getElementById(id).addEventListener("input", () => drawCharts());
   }
   let pending = null;  // charts are drawn to the page's width: again when it changes
-  window.addEventListener("resize", () => { clearTimeout(pending); pending = setTimeout(drawCharts, 150); });
-  drawCharts();
+  window.addEventListener("resize", () => { clearTimeout(pending); pending = setTimeout(() => drawCharts(), 150); });
+  drawCharts(false);
 }
 
 // -- Cases ------------------------------------------------------------------------------
@@ -362,8 +537,14 @@ async function openCase(row) {
       " (" + DOC.disputed[id][0] + ")"}));
   }
   if (errorType) parts.push(el("p", {}, el("span", {class: "tag", text: errorType})));
-  if (turns) parts.push(...turns.map((turn, i) => turnBlock(turn, i, c[3])));
+  const failedTurn = detail && Number.isInteger(detail.failed_turn) ? detail.failed_turn : null;
+  if (failedTurn !== null) {
+    parts.push(el("p", {class: "fail", text: "The checker stopped at turn " + failedTurn +
+      (turns ? " (marked below)" : "") + "."}));
+  }
+  if (turns) parts.push(...turns.map((turn, i) => turnBlock(turn, i, c[3], i === failedTurn)));
   else parts.push(block("question", c[1]));
+  if (detail && detail.state_diff && detail.state_diff.length) parts.push(stateDiff(detail.state_diff));
   const functions = c[2] === null ? null : later.functions[c[2]];
   if (functions) {
     parts.push(el("details", {}, el("summary", {text: "functions offered"}), el("pre", {text: indented(functions)})));
@@ -426,7 +607,20 @@ function callDiff(decodedText, expectedText) {
     "the checker also normalises strings and types)"}), shown);
 }
 
-function turnBlock(turn, index, expected) {
+// The environment the model left against the ground truth's, attribute by attribute, as
+// the checker found them different: a unified diff (- ground truth, + model).
+function stateDiff(diffs) {
+  return el("div", {class: "state-diff"},
+    el("strong", {text: "state difference at the failing turn (− ground truth, + model)"}),
+    ...diffs.map(([owner, attribute, diff]) => el("div", {},
+      el("div", {class: "note", text: (owner ? owner + "." : "") + attribute}),
+      el("pre", {class: "diff"}, ...diff.split("\n").map((line) => el("span", {
+        class: line.startsWith("+") && !line.startsWith("+++") ? "add" :
+          line.startsWith("-") && !line.startsWith("---") ? "del" : line.startsWith("@@") ? "hunk" : "",
+        text: line + "\n"}))))));
+}
+
+function turnBlock(turn, index, expected, failed) {
   const steps = turn.steps.map((step, i) => el("div", {class: "step"},
     el("div", {class: "note", text: "step " + i}),
     block("model output", step.out), block("decoded", step.decoded),
@@ -435,7 +629,8 @@ function turnBlock(turn, index, expected) {
   try { expectedTurn = JSON.parse(expected)[index]; } catch (e) { expectedTurn = null; }
   const changes = turn.changes.length ? table(["environment", "attribute", "before", "after"],
     turn.changes, () => false) : el("p", {class: "note", text: "no state change"});
-  return el("div", {class: "turn"}, el("h4", {text: "turn " + index}),
+  return el("div", {class: failed ? "turn failed-turn" : "turn", "data-turn": String(index)},
+    el("h4", {text: "turn " + index + (failed ? " · the checker stopped here" : "")}),
     block("user", turn.query), ...steps,
     expectedTurn ? block("expected calls (ground truth)", JSON.stringify(expectedTurn, null, 1)) : null,
     el("strong", {text: "state changes in this turn"}), changes);
@@ -471,11 +666,17 @@ async function main() {
   drawCategories();
   drawErrors();
   drawUsage();
+  drawCorrections();
   setUpChartSelection();
+  document.getElementById("model-filter").addEventListener("input", applyModelFilter);
+  for (const id of ["grid-cases", "grid-split"]) {
+    document.getElementById(id).addEventListener("input", () => drawGrid(selectedModels()));
+  }
   setUpFilters();
   drawCases();
   drawDisputed();
   document.body.setAttribute("data-ready", "1");
+  setTimeout(() => drawGrid(selectedModels()), 0);  // after the page is usable
   setTimeout(details, 0);
   openFromAddress();
 }

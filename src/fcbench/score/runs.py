@@ -35,6 +35,9 @@ class CategoryRun:
     ids: list[str]
     """Every case judged, in data-set order (failed or passed; skipped ones left out)."""
     header: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, dict[str, Any]] | None = None
+    """Each failed case's detail as the HTML report shows it, when the run was judged in this
+    process (`from_judged`); None when read from score files (the report builds them)."""
 
     def valid(self, case_id: str) -> bool:
         return case_id not in self.failures
@@ -49,6 +52,21 @@ class CategoryRun:
         listed = self.header.get("skipped", [])
         return {str(s.get("id")): str(s.get("reason", "")) for s in listed
                 if isinstance(s, Mapping)} if isinstance(listed, list) else {}
+
+
+def from_judged(
+    score: CategoryScore, judged: list[tuple[str, bool, str | None]],
+    header: Mapping[str, Any], details: dict[str, dict[str, Any]],
+) -> CategoryRun:
+    """A category as `evaluate` just judged it: what reading its score file back would give
+    the report (ids judged, failed cases' error types, the header's skipped cases and
+    corrections), plus each failure's detail. `judged`: (id, valid, error type) per judged
+    case in data-set order, skipped ones left out."""
+    failures: dict[str, Record] = {
+        case_id: {"id": case_id, "error_type": kind or "unknown"}
+        for case_id, valid, kind in judged if not valid
+    }
+    return CategoryRun(score, failures, [i for i, _, _ in judged], dict(header), details)
 
 
 @dataclass

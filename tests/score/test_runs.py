@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from fcbench.report.runs import RunError, parse_target, read_run
 from fcbench.results.score_files import write_category_score
 from fcbench.score.aggregate import CategoryScore
+from fcbench.score.runs import RunError, parse_target, read_run
 
 IDS = {"multiple": [f"multiple_{i}" for i in range(4)],
        "exec_simple": [f"exec_simple_{i}" for i in range(3)]}
