@@ -91,9 +91,9 @@ def test_a_child_python_process_is_guarded_too(tmp_path: Path) -> None:
 def test_a_test_that_reaches_out_fails_even_when_it_swallows_the_error(tmp_path: Path) -> None:
     """The guard's pytest hook, in a pytest of its own: the attempt is caught by the code
     under test (as `except Exception: return None` would), the test still fails."""
-    for name in ("conftest.py", "network_guard.py", "official.py", "scheduling.py",
-                 "user_weights.py"):
-        shutil.copy(TESTS / name, tmp_path / name)
+    for helper in TESTS.glob("*.py"):  # conftest.py and every module it imports
+        if not helper.name.startswith("test_"):
+            shutil.copy(helper, tmp_path / helper.name)
     shutil.copytree(TESTS / "netguard", tmp_path / "netguard")
     (tmp_path / "test_reach.py").write_text(textwrap.dedent(f"""
         import socket, subprocess, sys

@@ -241,3 +241,22 @@ def test_the_model_seed_goes_into_the_generation_config() -> None:
     _, config = GoogleBackend("gemini-x", [], sampling=Sampling(seed=9)).request(request)
     assert config["seed"] == 9
     assert "seed" not in GoogleBackend("gemini-x", []).request(request)[1]
+
+
+def test_the_sdk_talks_through_the_capped_client_even_with_aiohttp_installed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The SDK switches to aiohttp whenever aiohttp is importable (another package's
+    dependency is enough), bypassing the reply cap's hook: only a transport given to it keeps
+    it on the capped client. Fails when the backend stops passing one (seen: an endless reply
+    read to 800 MiB once lm_eval's dependencies brought aiohttp)."""
+    from google.genai import _api_client
+
+    from fcbench.models.google_native import GoogleBackend
+
+    monkeypatch.setattr(_api_client, "has_aiohttp", True)
+    backend = GoogleBackend("m", ["http://127.0.0.1:9"], api_key="k", max_reply_bytes=1000)
+    client = backend._make_client("http://127.0.0.1:9")
+    assert not client._api_client._use_aiohttp()
+    hooks = client._api_client._async_httpx_client.event_hooks["response"]
+    assert len(hooks) == 1

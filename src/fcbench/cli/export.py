@@ -13,7 +13,7 @@ from typing import NoReturn
 
 import click
 
-from fcbench.export import EXPORTERS
+from fcbench.cli.flags import RegistryChoice
 
 _DIR = click.Path(path_type=Path)
 
@@ -25,7 +25,7 @@ def _fail(message: str) -> NoReturn:
 
 @click.command()
 @click.argument("score_dirs", nargs=-1, required=True, type=_DIR, metavar="SCORE_DIR...")
-@click.option("--format", "format_name", type=click.Choice(list(EXPORTERS)),
+@click.option("--format", "format_name", type=RegistryChoice("fcbench.export:EXPORTERS"),
               default="fcbench", show_default=True, help="The format written.")
 @click.option("-o", "--output", type=_DIR, default=Path("-"), show_default=True,
               help="The file written ('-': standard output).")

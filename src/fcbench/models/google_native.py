@@ -150,15 +150,19 @@ class GoogleBackend(SDKBackend["Client"]):
         )
         return genai.Client(api_key=self.api_key, vertexai=False, http_options=options)
 
-    def _client_args(self) -> dict[str, Any] | None:
-        """The reply-size cap's hook (`models.limits`) for the SDK's httpx client; the SDK
-        talks through aiohttp instead when that is installed, and then only the deadline
-        bounds a reply."""
+    def _client_args(self) -> dict[str, Any]:
+        """The SDK's httpx client with the reply-size cap's hook (`models.limits`). A
+        transport of our own is given too: the SDK talks through aiohttp instead whenever
+        aiohttp is installed (another package's dependency is enough) unless the caller
+        passes a transport, and through aiohttp only the deadline would bound a reply. The
+        transport is of the HTTP library the SDK runs on (httpx2, else httpx): the SDK picks
+        its client class from the transport given."""
+        import importlib
         import importlib.util
 
-        if importlib.util.find_spec("aiohttp") is not None:
-            return None
-        return capped_client_args(self.max_reply_bytes)
+        library = "httpx2" if importlib.util.find_spec("httpx2") is not None else "httpx"
+        transport = importlib.import_module(library).AsyncHTTPTransport()
+        return {**capped_client_args(self.max_reply_bytes), "transport": transport}
 
     async def _close_client(self, client: Client) -> None:
         with contextlib.suppress(Exception):  # closing is best effort
