@@ -190,7 +190,9 @@ def test_the_server_stops_on_ctrl_c_with_its_children(
         f"sys.argv = [{str(FAKE)!r}, *sys.argv[1:]]\n"
         f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
     )
-    wrapper = (f"sh -c '{sys.executable} {stubborn} --port {{port}} --model m --delay 0.3 & "
+    # 1 s a reply: 100 cases outlast the wait for the first two even on a starved machine
+    # (at 0.3 s the whole run once finished before the signal was sent: exit 0, not 130)
+    wrapper = (f"sh -c '{sys.executable} {stubborn} --port {{port}} --model m --delay 1 & "
                f"echo $! > {child_pid}; wait'")
     folder = tmp_path / "r" / "m-FC"
     env = {**os.environ, "FCBENCH_HOME": str(fetched_home)}
