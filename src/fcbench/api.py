@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fcbench.core import categories
+from fcbench.core.defaults import EXEC_BACKEND
 from fcbench.core.model import TestCase
 from fcbench.dataset.custom import DataDirs, use_data_dirs
 from fcbench.dataset.fetch import DEFAULT_RELEASE
@@ -52,7 +53,7 @@ def evaluate(
     report_cases: bool = False,
     workers: int | None = None,
     echo: bool = False,
-    exec_backend: str = "offline",
+    exec_backend: str = EXEC_BACKEND,
     exec_replay_dir: Path | None = None,
     web_api_check: bool = True,
     selection: Selection | None = None,

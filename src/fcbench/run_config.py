@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
+from fcbench.core.defaults import EXEC_BACKEND, RESULT_DIR, SCORE_DIR
 from fcbench.dataset.custom import DataDirs
 from fcbench.dataset.selection import Selection
 from fcbench.models.base import Mode, Sampling
@@ -183,7 +184,7 @@ class WebSearchConfig:
 class ExecConfig:
     """Scoring the executable categories (`check.exec_backends`)."""
 
-    backend: str = "offline"
+    backend: str = EXEC_BACKEND
     """Who answers their web-service calls: offline, replay (from `replay_dir`) or live
     (recording into `replay_dir` if given)."""
     replay_dir: Path | None = None
@@ -193,8 +194,8 @@ class ExecConfig:
 class OutputConfig:
     """Where results and scores go, and what happens to what is already there."""
 
-    result_dir: Path = Path("result")
-    score_dir: Path = Path("score")
+    result_dir: Path = RESULT_DIR
+    score_dir: Path = SCORE_DIR
     """Where scores go (and `rerun_failed` reads them)."""
     name: str | None = None
     """The result folder's name (default: the model, with -FC in FC mode)."""

@@ -149,3 +149,19 @@ def test_one_model_folder_is_scored_as_that_model(fetched_home: Path, tmp_path: 
         assert [p.relative_to(score).parts[0] for p in files] == [one.name]
         header = json.loads(files[0].read_text().splitlines()[0])
         assert header["accuracy"] == 1.0 and header["total_count"] == 20, header
+
+
+def test_evaluate_offers_the_defaults_of_the_library_and_of_run() -> None:
+    """`fcbench evaluate`, `fcbench.evaluate` and `fcbench run` share one definition of each
+    default (`core.defaults`): fails when one of them writes its own."""
+    import inspect
+    from pathlib import Path
+
+    from fcbench import api
+    from fcbench.cli.app import evaluate
+    from fcbench.run_config import DEFAULTS
+
+    flags = {param.name: param.default for param in evaluate.params}
+    library = inspect.signature(api.evaluate).parameters
+    assert flags["exec_backend"] == library["exec_backend"].default == DEFAULTS.exec.backend
+    assert Path(flags["result_dir"]) == Path(DEFAULTS.output.result_dir)

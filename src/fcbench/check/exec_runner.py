@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fcbench.check.exec_sandbox import Limits, Outcome, Sandbox
+from fcbench.core.defaults import EXEC_BACKEND
 from fcbench.envs.exec_functions import OFFICIAL_NAMES
 
 
@@ -26,7 +27,7 @@ class ExecRunner:
     calls repeat across models, so their outcomes are remembered too.
     """
 
-    backend: str = "offline"
+    backend: str = EXEC_BACKEND
     replay_dir: Path | None = None
     limits: Limits = field(default_factory=Limits)
     _sandbox: Sandbox | None = field(default=None, init=False, repr=False)

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench.check import exec_wire as wire
+from fcbench.core.defaults import EXEC_BACKEND
 from fcbench.decode import arithmetic
 
 MAX_CALL_CHARS = 100_000
@@ -197,7 +198,7 @@ class Sandbox:
     """
 
     allowed: frozenset[str]
-    backend: str = "offline"
+    backend: str = EXEC_BACKEND
     replay_dir: Path | None = None
     limits: Limits = field(default_factory=Limits)
     _process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)

@@ -18,6 +18,7 @@ from fcbench.cli.flags import (
     selection_options,
     write_html_report,
 )
+from fcbench.core.defaults import EXEC_BACKEND, RESULT_DIR
 
 if TYPE_CHECKING:
     from fcbench.decode.encoding import Encoding
@@ -110,7 +111,7 @@ def _fail(message: str, status: int = 2) -> NoReturn:
 @click.option(
     "--result-dir",
     type=click.Path(path_type=Path),
-    default=Path("result"),
+    default=RESULT_DIR,
     show_default=True,
     help="Folder of model result folders (or one model's folder).",
 )
@@ -164,7 +165,7 @@ def _fail(message: str, status: int = 2) -> NoReturn:
 @click.option(
     "--exec-backend",
     type=RegistryChoice("fcbench.envs.exec_functions.backends:BACKENDS"),
-    default="offline",
+    default=EXEC_BACKEND,
     show_default=True,
     help="How executable categories' web-service calls are answered: not at all (those "
     "cases are skipped), from recorded responses, or over the network (keys from "

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from fcbench.check.registry import JudgeSettings
 from fcbench.core import categories
+from fcbench.core.defaults import EXEC_BACKEND
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.dataset.load import scoring_sizes
 from fcbench.dataset.selection import Selection
@@ -56,7 +57,7 @@ def evaluate(
     keep_cases: bool = True,
     case_detail: CaseDetail | None = None,
     workers: int | None = None,
-    exec_backend: str = "offline",
+    exec_backend: str = EXEC_BACKEND,
     exec_replay_dir: Path | None = None,
     selection: Selection | None = None,
 ) -> Evaluation:
