@@ -37,6 +37,8 @@ TEXT_PARSERS = "fcbench.text_parsers"
 
 _LOADED: dict[str, list[tuple[str, object]]] = {}
 """Group -> its plugins as loaded, (entry-point name, object), broken ones left out."""
+_DECLARED: dict[str, frozenset[str]] = {}
+"""Group -> the names declared under it (scanned once, like `_LOADED`)."""
 _REGISTERED: set[str] = set()
 """Groups whose plugins were handed to their registry (`register_all`)."""
 
@@ -49,11 +51,13 @@ def load(group: str) -> list[tuple[str, object]]:
     return _LOADED[group]
 
 
-def declared(group: str) -> set[str]:
+def declared(group: str) -> frozenset[str]:
     """The names the installed distributions declare under `group`, without importing any:
     enough for a layer below the registry (a custom dataset naming a plugin's checker kind)
     to accept the name, leaving the loading to the registry that uses it."""
-    return {entry.name for entry in _entry_points(group)}
+    if group not in _DECLARED:
+        _DECLARED[group] = frozenset(entry.name for entry in _entry_points(group))
+    return _DECLARED[group]
 
 
 def register_all(group: str, register: Callable[[str, object], str | None]) -> None:
@@ -73,9 +77,11 @@ def forget(group: str | None = None) -> None:
     """Load `group` (every group: None) afresh when next asked (tests, a new sys.path)."""
     if group is None:
         _LOADED.clear()
+        _DECLARED.clear()
         _REGISTERED.clear()
     else:
         _LOADED.pop(group, None)
+        _DECLARED.pop(group, None)
         _REGISTERED.discard(group)
 
 
