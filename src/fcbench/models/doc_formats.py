@@ -33,12 +33,31 @@ _DICT_TYPES = ("object", "dict")
 def render_docs(functions: list[dict[str, Any]], doc_format: str) -> str:
     """The docs in one of the configurations' doc formats (json, python, xml)."""
     if doc_format == "json":
-        return json.dumps(functions, indent=4)
+        return indented_json(functions)
     if doc_format == "python":
         return python_docs(functions)
     if doc_format == "xml":
         return xml_docs(functions)
     raise ValueError(f"unknown function doc format {doc_format!r}")
+
+
+def indented_json(value: Any) -> str:
+    """`json.dumps(value, indent=4)`, remembered by the value's compact JSON: a conversation
+    renders the same docs at every step, and an indent sends `json` to its pure-Python
+    encoder (several times slower than the C encoder that writes the key). Both texts are
+    the same tokens in the same order, so equal keys mean equal texts."""
+    key = json.dumps(value)
+    text = _INDENTED.get(key)
+    if text is None:
+        if len(_INDENTED) >= _INDENTED_MAX:
+            _INDENTED.clear()
+        text = _INDENTED[key] = json.dumps(value, indent=4)
+    return text
+
+
+_INDENTED: dict[str, str] = {}
+_INDENTED_MAX = 1024
+"""At most this many texts are kept (a run's docs; forgotten all at once when full)."""
 
 
 def _description(meta: dict[str, Any]) -> Any:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
 from fcbench.decode import families as decoders
 from fcbench.models import families
+from fcbench.models.doc_formats import indented_json
 from fcbench.models.families.base import STEP_MARK, render_count
 from fcbench.models.families.hammer import tools_at_step
 
@@ -72,3 +76,17 @@ def test_pr_model_names_map_to_their_families_and_served_names() -> None:
     assert families.served_name("google/gemma-4-E4B-it-no-think") == "google/gemma-4-E4B-it"
     assert families.served_name("cloudsurf-software/CloudSurf-4B-FC").endswith("-FC")
     assert families.get("gemma-4").extra_body == {"skip_special_tokens": False}
+
+
+@pytest.mark.parametrize("value", [
+    {"name": "f", "description": "caf\u00e9 \"q\" \\", "parameters": {"x": [1, 2.5, None]}},
+    {1: "a", "1": "b", False: [], None: {}},  # keys json turns into equal strings
+    [{"b": 1, "a": 2}, {"a": 2, "b": 1}],  # the order is kept, not sorted
+    [], {}, float("nan"), "text",
+])
+def test_indented_json_is_the_indented_dump_every_time(value: Any) -> None:
+    """The remembered text is the one `json.dumps(value, indent=4)` writes, the first time
+    and again (families render the same docs at every step)."""
+    assert indented_json(value) == json.dumps(value, indent=4)
+    assert indented_json(value) == json.dumps(value, indent=4)
+    assert indented_json([value]) == json.dumps([value], indent=4)

@@ -3,15 +3,23 @@
 The oracle is the official package from the shared wheel: its own loader reads the cases,
 its handler pre-processes them (`_pre_query_processing_prompting`) and renders the prompt.
 fcbench goes its own way from its own loader: `build_request` with the completions backend
-as the layout, then the backend's `prompt`. Single-turn: every case of every single-turn
-category (MiniCPM-FC: the first 8 of each, see `SAMPLED`). Multi-turn: every case of the
-four multi-turn categories, at its first step, at the step after a call's results came
-back, and at the first step of the next turn (after a plain answer); miss_func cases go on,
-turn by turn, to the turn that releases the held-out functions. The conversation is grown
-by fcbench's own conversation loop (`runner.conversation`) on one side and by the
-handler's methods on the other, from the same scripted completions.
-"""
+as the layout, then the backend's `prompt`. Single-turn: a stripe of the cases of every
+single-turn category (MiniCPM-FC: the first 8 of each, see `SAMPLED`). Multi-turn: a stripe
+of the cases of the four multi-turn categories, at its first step, at the step after a
+call's results came back, and at the first step of the next turn (after a plain answer);
+miss_func cases go on, turn by turn, to the turn that releases the held-out functions. The
+conversation is grown by fcbench's own conversation loop (`runner.conversation`) on one side
+and by the handler's methods on the other, from the same scripted completions.
 
+Stripes (`stripe`): each family checks one of `STRIPES` deterministic stripes of the cases,
+so the union over the families covers every case, and every stripe holds cases of every
+category, of every miss_func holdout turn and with and without non-ASCII text in docs or
+question (the cases that triggered a family's escaping differently); a kind of case too rare
+to share out is in every stripe. (Every family on every case cost ~240 s of CPU; injected
+faults that comparison caught and the stripes still catch: GLM's docs dumped with
+`ensure_ascii=False`, Pelican-FC's tool results without their newlines, held-out docs
+released in reverse order.)
+"""
 from __future__ import annotations
 
 import json
@@ -53,6 +61,41 @@ docs go through datamodel-code-generator (~0.1 s a doc, on both sides; the multi
 which share their docs, are all checked)."""
 
 
+STRIPES = 4
+"""How many stripes the cases are dealt into; family number i (in `HANDLERS`) checks stripe
+i % STRIPES, so every stripe is checked by six or seven families."""
+
+
+def kind(case: TestCase) -> tuple[Any, ...]:
+    """What a stripe must hold one of: the category, the miss_func turns that release
+    held-out functions, and whether the docs and the question carry non-ASCII text."""
+    holdout = tuple(sorted(case.extras.get("missed_function") or {}))
+    docs = json.dumps(case.functions)
+    question = json.dumps(case.question)
+    return case.category, holdout, "\\u" in docs, "\\u" in question
+
+
+def stripe_of(cases: list[TestCase]) -> dict[str, int | None]:
+    """Case id -> its stripe, None for a case in every stripe: the cases of each `kind` are
+    dealt out in order, one stripe after the other; a kind with fewer cases than stripes
+    goes to every stripe."""
+    kinds: dict[tuple[Any, ...], list[TestCase]] = {}
+    for case in cases:
+        kinds.setdefault(kind(case), []).append(case)
+    found: dict[str, int | None] = {}
+    for members in kinds.values():
+        for rank, case in enumerate(members):
+            found[case.id] = rank % STRIPES if len(members) >= STRIPES else None
+    return found
+
+
+def stripe(name: str, cases: list[TestCase]) -> list[TestCase]:
+    """The cases family `name` checks (in their order)."""
+    number = list(HANDLERS).index(name) % STRIPES
+    stripes = stripe_of(cases)
+    return [case for case in cases if stripes[case.id] in (number, None)]
+
+
 @pytest.fixture(scope="module")
 def official(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     with official_handlers(bfcl_wheel, tmp_path_factory.mktemp("official")) as found:
@@ -81,6 +124,21 @@ def test_every_family_is_checked_against_a_handler() -> None:
     assert set(HANDLERS) | PR_FAMILIES == set(families.names())
 
 
+def test_the_stripes_cover_every_case_and_every_kind(data: types.SimpleNamespace) -> None:
+    """Together the families check every case; each checks cases of every kind."""
+    for category in SINGLE_TURN + MULTI_TURN:
+        cases = data.cases[category]
+        kinds = {kind(case) for case in cases}
+        covered: set[str] = set()
+        for name in HANDLERS:
+            chosen = stripe(name, cases)
+            assert {kind(case) for case in chosen} == kinds, (name, category)
+            covered |= {case.id for case in chosen}
+        assert covered == {case.id for case in cases}, category
+    holdouts = {kind(case)[1] for case in data.cases["multi_turn_miss_func"]}
+    assert {("1",), ("2",), ("3",), ("4",), ("5",), ("6",)} <= holdouts
+
+
 @pytest.mark.parametrize("name", list(HANDLERS))
 def test_single_turn_prompts_equal_the_official(
     data: types.SimpleNamespace, official: Any, name: str
@@ -89,7 +147,8 @@ def test_single_turn_prompts_equal_the_official(
     handler = make_handler(official, name)
     checked = 0
     for category in SINGLE_TURN:
-        for case in data.cases[category][:SAMPLED.get(name)]:
+        cases = data.cases[category]
+        for case in cases[:SAMPLED[name]] if name in SAMPLED else stripe(name, cases):
             entry = copy(data.entries[case.id])
             inference = handler._pre_query_processing_prompting(entry)
             inference = handler.add_first_turn_message_prompting(inference, entry["question"][0])
@@ -97,7 +156,7 @@ def test_single_turn_prompts_equal_the_official(
             got = backend.prompt(build_request(case, "prompt", data.texts, backend))
             assert got == want, (name, case.id)
             checked += 1
-    assert checked == (3641 if name not in SAMPLED else 13 * SAMPLED[name])
+    assert checked >= (3641 // STRIPES if name not in SAMPLED else 13 * SAMPLED[name])
 
 
 # --------------------------------------------------------------------------- multi-turn
@@ -221,10 +280,10 @@ def test_multi_turn_prompts_equal_the_official(
     handler = make_handler(official, name)
     checked = fed_back = 0
     for category in MULTI_TURN:
-        for case in data.cases[category]:
+        for case in stripe(name, data.cases[category]):
             entry = copy(data.entries[case.id])
             fed_back += compare_conversation(name, case, entry, handler, data.texts, monkeypatch)
             checked += 1
-    assert checked == 800
+    assert checked >= 800 // STRIPES
     # ThinkAgent's decode_execute fails on every call, so its turns end at the first step
-    assert fed_back == 0 if name == "think-agent" else fed_back > 700, fed_back
+    assert fed_back == 0 if name == "think-agent" else fed_back > checked * 7 // 8, fed_back

@@ -4,8 +4,7 @@ with underscores (the checker maps them back), and the handler stops on GLM's en
 
 from __future__ import annotations
 
-import json
-
+from fcbench.models.doc_formats import indented_json
 from fcbench.models.families.base import Doc, Family, Message, own_system_prompt
 
 SYSTEM = (
@@ -21,7 +20,7 @@ def render(messages: list[Message], functions: list[Doc]) -> str:
         out = SYSTEM
         for tool in functions:
             function = tool["function"]
-            out += f"\n\n## {function['name']}\n\n{json.dumps(function, indent=4)}{CALL_NOTE}"
+            out += f"\n\n## {function['name']}\n\n{indented_json(function)}{CALL_NOTE}"
     out += "".join(f"<|{m['role']}|>\n{m['content']}" for m in messages)
     return out + "<|assistant|>"
 

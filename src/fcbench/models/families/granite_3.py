@@ -5,9 +5,9 @@ handler. Calls are read like Phi-FC's, after `<tool_call>` or `<|tool_call|>`.""
 
 from __future__ import annotations
 
-import json
 import re
 
+from fcbench.models.doc_formats import indented_json
 from fcbench.models.families.base import Doc, Family, Message, Parsed, own_system_prompt
 from fcbench.models.families.phi_fc import read_calls, stored
 
@@ -32,7 +32,7 @@ def render(messages: list[Message], functions: list[Doc]) -> str:
         system = DEFAULT_SYSTEM + (TOOLS_SENTENCE if functions else "")
     out = f"<|start_of_role|>system<|end_of_role|>{system}<|end_of_text|>\n"
     if functions:
-        docs = json.dumps(functions, indent=4)
+        docs = indented_json(functions)
         out += f"<|start_of_role|>tools<|end_of_role|>{docs}<|end_of_text|>\n"
     return out + "".join(
         f"<|start_of_role|>{m['role']}<|end_of_role|>{m['content']}<|end_of_text|>\n"

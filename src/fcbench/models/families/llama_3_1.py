@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from fcbench.models.doc_formats import indented_json
 from fcbench.models.families.base import Doc, Family, Message, own_system_prompt
 
 HEAD, TAIL, EOT = "<|start_header_id|>", "<|end_header_id|>\n\n", "<|eot_id|>"
@@ -36,7 +37,7 @@ def render(messages: list[Message], functions: list[Doc]) -> str:
     for message in rest:
         if message["role"] == "user" and first_user:
             first_user = False
-            docs = "".join(json.dumps(doc, indent=4) + "\n\n" for doc in functions)
+            docs = "".join(indented_json(doc) + "\n\n" for doc in functions)
             out += f"{HEAD}user{TAIL}{TOOLS_INSTRUCTION}{docs}{message['content'].strip()}{EOT}"
         elif message["role"] == "tool":
             out += _tool(message)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from fcbench.models.doc_formats import indented_json
 from fcbench.models.families.base import Doc, Family, Message, own_system_prompt
 
 XLAM_SYSTEM = (
@@ -38,7 +39,7 @@ def xlam_prompt(
         system, rest = default_system, messages
         if messages[0]["role"] == "system":
             system, rest = messages[0]["content"].strip(), messages[1:]
-        docs = "".join(json.dumps(doc, indent=4) + "\n\n" for doc in functions)
+        docs = "".join(indented_json(doc) + "\n\n" for doc in functions)
         out = start + turn("system", f"{system}\n{XLAM_INSTRUCTIONS}{docs}")
         for message in rest:
             out += _message(message, turn, tool_role)
