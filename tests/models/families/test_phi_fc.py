@@ -21,7 +21,7 @@ PHI_TEXT = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(PHI_TEXT)
 def test_finders_match_the_handlers_patterns(text: str) -> None:
     assert tagged_bodies(text, "<|tool_call|>", "<|/tool_call|>") == CLOSED.findall(text)
