@@ -75,13 +75,13 @@ def kind(case: TestCase) -> tuple[Any, ...]:
     return case.category, holdout, "\\u" in docs, "\\u" in question
 
 
-def stripe_of(cases: list[TestCase]) -> dict[str, int | None]:
-    """Case id -> its stripe, None for a case in every stripe: the cases of each `kind` are
-    dealt out in order, one stripe after the other; a kind with fewer cases than stripes
-    goes to every stripe."""
+def stripe_of(cases: list[TestCase], kinds_of: dict[str, tuple[Any, ...]]) -> dict[str, int | None]:
+    """Case id -> its stripe, None for a case in every stripe: the cases of each kind (by
+    id in `kinds_of`) are dealt out in order, one stripe after the other; a kind with fewer
+    cases than stripes goes to every stripe."""
     kinds: dict[tuple[Any, ...], list[TestCase]] = {}
     for case in cases:
-        kinds.setdefault(kind(case), []).append(case)
+        kinds.setdefault(kinds_of[case.id], []).append(case)
     found: dict[str, int | None] = {}
     for members in kinds.values():
         for rank, case in enumerate(members):
@@ -89,10 +89,9 @@ def stripe_of(cases: list[TestCase]) -> dict[str, int | None]:
     return found
 
 
-def stripe(name: str, cases: list[TestCase]) -> list[TestCase]:
-    """The cases family `name` checks (in their order)."""
+def stripe(name: str, cases: list[TestCase], stripes: dict[str, int | None]) -> list[TestCase]:
+    """The cases family `name` checks (in their order), given every case's stripe."""
     number = list(HANDLERS).index(name) % STRIPES
-    stripes = stripe_of(cases)
     return [case for case in cases if stripes[case.id] in (number, None)]
 
 
@@ -104,7 +103,8 @@ def official(bfcl_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 @pytest.fixture(scope="module")
 def data(fetched_home: Path, official: Any) -> types.SimpleNamespace:
-    """fcbench's cases and the official loader's entries (by id), for every category."""
+    """fcbench's cases and the official loader's entries (by id), for every category; each
+    case's kind and stripe."""
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.dataset.load import load_category
 
@@ -112,7 +112,10 @@ def data(fetched_home: Path, official: Any) -> types.SimpleNamespace:
     for category in SINGLE_TURN + MULTI_TURN:
         cases[category] = load_category(category)
         entries.update((e["id"], e) for e in official.load(category))
-    return types.SimpleNamespace(cases=cases, entries=entries, texts=load_texts(DEFAULT_RELEASE))
+    every = [case for category in cases.values() for case in category]
+    kinds = {case.id: kind(case) for case in every}
+    return types.SimpleNamespace(cases=cases, entries=entries, texts=load_texts(DEFAULT_RELEASE),
+                                 kinds=kinds, stripes=stripe_of(every, kinds))
 
 
 def backend_of(name: str) -> CompletionsBackend:
@@ -128,14 +131,14 @@ def test_the_stripes_cover_every_case_and_every_kind(data: types.SimpleNamespace
     """Together the families check every case; each checks cases of every kind."""
     for category in SINGLE_TURN + MULTI_TURN:
         cases = data.cases[category]
-        kinds = {kind(case) for case in cases}
+        kinds = {data.kinds[case.id] for case in cases}
         covered: set[str] = set()
         for name in HANDLERS:
-            chosen = stripe(name, cases)
-            assert {kind(case) for case in chosen} == kinds, (name, category)
+            chosen = stripe(name, cases, data.stripes)
+            assert {data.kinds[case.id] for case in chosen} == kinds, (name, category)
             covered |= {case.id for case in chosen}
         assert covered == {case.id for case in cases}, category
-    holdouts = {kind(case)[1] for case in data.cases["multi_turn_miss_func"]}
+    holdouts = {data.kinds[case.id][1] for case in data.cases["multi_turn_miss_func"]}
     assert {("1",), ("2",), ("3",), ("4",), ("5",), ("6",)} <= holdouts
 
 
@@ -148,7 +151,7 @@ def test_single_turn_prompts_equal_the_official(
     checked = 0
     for category in SINGLE_TURN:
         cases = data.cases[category]
-        for case in cases[:SAMPLED[name]] if name in SAMPLED else stripe(name, cases):
+        for case in cases[:SAMPLED[name]] if name in SAMPLED else stripe(name, cases, data.stripes):
             entry = copy(data.entries[case.id])
             inference = handler._pre_query_processing_prompting(entry)
             inference = handler.add_first_turn_message_prompting(inference, entry["question"][0])
@@ -280,7 +283,7 @@ def test_multi_turn_prompts_equal_the_official(
     handler = make_handler(official, name)
     checked = fed_back = 0
     for category in MULTI_TURN:
-        for case in stripe(name, data.cases[category]):
+        for case in stripe(name, data.cases[category], data.stripes):
             entry = copy(data.entries[case.id])
             fed_back += compare_conversation(name, case, entry, handler, data.texts, monkeypatch)
             checked += 1
