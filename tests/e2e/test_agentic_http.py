@@ -4,8 +4,9 @@ Memory: the scripted model stores something at every turn of every prerequisite 
 and answers each question with its ground truth after reading its memory; checked: the
 prerequisites run first and in chain order, the snapshots are written where the official
 tool writes them, the questions see the memory the prerequisites left (their system prompt
-shows it), the questions score, and a `kill -9` in the middle of the prerequisites then a
-resume gives the same snapshots and results as an uninterrupted run.
+shows it), the questions score, and a `kill -9` in the middle of the prerequisites (two
+scenarios' chains: one done, one half-way) then a resume gives the same snapshots and results
+as an uninterrupted run.
 
 Web search: the scripted model searches, reads a page and answers; the searches go to a fake
 SerpAPI and the pages to a loopback web, all recorded; a second run replays the record with
@@ -20,7 +21,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -135,15 +135,38 @@ def test_memory_prerequisites_then_questions(
                 f"BFCL_v4_{category}_prereq_score.json").exists()
 
 
+KILL_SCENARIOS = ("finance", "notetaker")
+"""The memory_kv scenarios the kill -9 test runs (their questions pick them): the two shortest
+chains, 7 and 5 prerequisites of 5 turns or fewer, run in this order (dataset order)."""
+KILL_AFTER = 90
+"""Model requests answered before the kill: the finance chain is done (7 conversations of 5
+turns, 2 requests a turn: 70 requests) and the notetaker chain is in its third conversation."""
+
+
+def kill_questions(category: str) -> list[str]:
+    """Two questions of each scenario the kill -9 test runs (they bring all its prerequisites)."""
+    chosen: list[str] = []
+    for scenario in KILL_SCENARIOS:
+        chosen += [c.id for c in load_category(category)
+                   if c.extras["scenario"] == scenario][:2]
+    return chosen
+
+
 def test_kill_9_during_prerequisites_then_resume_equals_a_clean_run(
     fetched_home: Path, tmp_path: Path
 ) -> None:
+    """Two scenarios' chains (`KILL_SCENARIOS`), killed once the first chain is done and the
+    second is in its middle; the resume must write what an uninterrupted run writes. The kill
+    is deterministic: the server answers `KILL_AFTER` requests, then holds the next one, and
+    the child is killed while it waits for it. The clean run and the resume run in-process:
+    the killed child is the one process this test needs."""
     category = "memory_kv"
+    ids = ",".join(kill_questions(category))
 
-    def command(url: str, result_dir: Path) -> list[str]:
-        return [sys.executable, "-m", "fcbench.cli", "generate", "--model", "m", "--name", "k",
-                "--base-url", url, "--categories", category, "--concurrency", "1",
-                "--result-dir", str(result_dir), "--quiet"]
+    def flags(url: str, result_dir: Path) -> list[str]:
+        return ["generate", "--model", "m", "--name", "k", "--base-url", url, "--categories",
+                category, "--ids", ids, "--concurrency", "1", "--result-dir", str(result_dir),
+                "--quiet"]
 
     def state(result_dir: Path) -> tuple[dict[str, Any], dict[str, str]]:
         folder = result_dir / "k" / "agentic" / "memory" / "kv"
@@ -156,23 +179,29 @@ def test_kill_9_during_prerequisites_then_resume_equals_a_clean_run(
                      for p in sorted((folder / "memory_snapshot").rglob("*.json"))}
         return results, snapshots
 
-    env = dict(os.environ)
-    with FakeOpenAI(MemoryPlayer(category), delay=0.01) as server:
-        subprocess.run(command(server.base_url, tmp_path / "clean"), env=env, check=True,
-                       capture_output=True, timeout=600)
-        server.requests = 0
-        child = subprocess.Popen(command(server.base_url, tmp_path / "killed"), env=env,
+    prereqs = [p.id for p in load_category(f"{category}_prereq")
+               if p.extras["scenario"] in KILL_SCENARIOS]
+    with FakeOpenAI(MemoryPlayer(category)) as server:
+        clean = run_cli(*flags(server.base_url, tmp_path / "clean"))
+        assert clean.exit_code == 0, clean.output
+        assert server.requests > KILL_AFTER + 10  # the kill below lands well before the end
+        server.requests, server.hold_after = 0, KILL_AFTER
+        child = subprocess.Popen([sys.executable, "-m", "fcbench.cli",
+                                  *flags(server.base_url, tmp_path / "killed")],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 120
-        while server.requests < 60 and time.monotonic() < deadline:  # well inside the chains
-            time.sleep(0.005)
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(10)
+        try:
+            assert server.holding.wait(120), "the child never reached the held request"
+        finally:
+            os.kill(child.pid, signal.SIGKILL)
+            child.wait(10)
         killed_results, _ = state(tmp_path / "killed")
-        assert 0 < len(killed_results) < 37  # stopped among the prerequisites
-        subprocess.run(command(server.base_url, tmp_path / "killed"), env=env, check=True,
-                       capture_output=True, timeout=600)
-    assert state(tmp_path / "killed") == state(tmp_path / "clean")
+        assert 0 < len(killed_results) < len(prereqs)  # stopped among the prerequisites
+        server.hold_after = None
+        resumed = run_cli(*flags(server.base_url, tmp_path / "killed"))
+        assert resumed.exit_code == 0, resumed.output
+    finished, snapshots = state(tmp_path / "clean")
+    assert sorted(finished) == sorted([*prereqs, *ids.split(",")])
+    assert state(tmp_path / "killed") == (finished, snapshots)
 
 
 class WebPlayer:
