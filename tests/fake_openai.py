@@ -92,8 +92,13 @@ class FakeOpenAI:
         prefix: str | None = None,
         strict_models: bool = False,
         chat_view: bool = False,
+        hold_after: int | None = None,
     ) -> None:
-        """`chat_view`: show Anthropic requests to the responder in Chat Completions shape."""
+        """`chat_view`: show Anthropic requests to the responder in Chat Completions shape.
+        `hold_after`: answer that many model requests, then hold every later one unanswered
+        (until the server stops or `hold_after` is raised or set to None): a test that kills
+        its client once `holding` is set knows the client is mid-run, after exactly that
+        many answers, however slow the machine."""
         self.responder = responder
         self.chat_view = chat_view
         self.faults = faults
@@ -106,6 +111,9 @@ class FakeOpenAI:
         self.prefix = prefix
         self.strict_models = strict_models
         """Answer 404 to a chat request for a model not in `models` (as vLLM does)."""
+        self.hold_after = hold_after
+        self.holding = threading.Event()
+        """Set when a request is first held (see `hold_after`)."""
         self.requests = 0
         """POST requests answered (model calls)."""
         self.gets = 0
@@ -221,6 +229,8 @@ class FakeOpenAI:
     async def _reply(self, body: bytes, writer: asyncio.StreamWriter, path: str = "") -> bool:
         """Answer one request; False when the connection must end (faults)."""
         self.requests += 1
+        if self.hold_after is not None and self.requests > self.hold_after:
+            await self._hold()
         request = json.loads(body)
         fault = None
         if self.faults is not None:
@@ -249,6 +259,12 @@ class FakeOpenAI:
         writer.write(_http(status, payload))
         await writer.drain()
         return True
+
+    async def _hold(self) -> None:
+        """Keep a request unanswered while holding is on (checked every 10 ms)."""
+        self.holding.set()
+        while self.hold_after is not None and self.requests > self.hold_after:
+            await asyncio.sleep(0.01)
 
     async def _fault(self, fault: str, writer: asyncio.StreamWriter) -> bool:
         if fault == "drop":
@@ -447,10 +463,13 @@ def main() -> None:  # pragma: no cover - a child process of benchmarks and serv
     parser.add_argument("--model", action="append", default=None, help="a model it lists")
     parser.add_argument("--start-after", type=float, default=0.0)
     parser.add_argument("--delay", type=float, default=0.0, help="seconds per answer")
+    parser.add_argument("--hold-after", type=int, default=None,
+                        help="answer N model requests, then hold every later one")
     args = parser.parse_args()
     time.sleep(args.start_after)
     with FakeOpenAI(port=args.port, models=args.model, prefix="/v1", delay=args.delay,
-                    strict_models=args.model is not None) as server:
+                    strict_models=args.model is not None,
+                    hold_after=args.hold_after) as server:
         print(server.base_url, flush=True)
         while True:
             time.sleep(3600)

@@ -4,7 +4,9 @@ The function sees only what a served model sees (the messages and, in FC mode, t
 finds the case they come from, and answers with its ground truth: single-turn cases with the
 first acceptable answer, multi-turn cases with each turn's calls in one step and then a text.
 It must score as the built-in ground-truth model does, and the run must leave a `model.json`
-that says how its outputs are encoded.
+that says how its outputs are encoded. Each mode runs a stripe of the cases (every other case
+of each category: FC the even positions, prompt the odd ones; together every case, and every
+category in each).
 """
 
 from __future__ import annotations
@@ -99,6 +101,11 @@ class GroundTruthFunction:
         ]}
 
 
+def stripe(part: int, parts: int = 2) -> list[str]:
+    """Every `parts`-th case of each of `CATEGORIES` (in the official id order), from `part` on."""
+    return [case.id for name in CATEGORIES for case in load_category(name)[part::parts]]
+
+
 def verdicts(evaluation: fcbench.Evaluation, folder: str) -> dict[str, tuple[bool, Any]]:
     return {c.id: (c.verdict.valid, c.verdict.error_type)
             for category in evaluation.models[folder].categories.values() for c in category.cases}
@@ -109,7 +116,8 @@ def test_a_function_answering_with_the_ground_truth_scores_like_the_builtin_mode
     fetched_home: Path, tmp_path: Path, mode: str
 ) -> None:
     model = GroundTruthFunction(mode)
-    options: dict[str, Any] = {"categories": CATEGORIES, "mode": mode,
+    ids = stripe(0 if mode == "fc" else 1)
+    options: dict[str, Any] = {"categories": CATEGORIES, "mode": mode, "ids": ids,
                                "result_dir": tmp_path / "result", "score_dir": tmp_path / "score",
                                "concurrency": 16}
     ours = fcbench.run(model, name="gt-function", **options)
@@ -118,16 +126,17 @@ def test_a_function_answering_with_the_ground_truth_scores_like_the_builtin_mode
     assert (ours.folder, builtin.folder) == ("gt-function", folder)
     assert list(builtin.models) == ["ground-truth"]  # keyed by the name given, not the folder
     assert builtin.models["ground-truth"] is builtin.evaluation.models[folder]
-    assert verdicts(ours.evaluation, "gt-function") == verdicts(builtin.evaluation, folder)
+    judged = verdicts(ours.evaluation, "gt-function")
+    assert judged == verdicts(builtin.evaluation, folder) and sorted(judged) == sorted(ids)
     scored = ours.models["gt-function"].categories
     assert [(name, c.correct, c.total) for name, c in scored.items()] == [
-        ("simple_python", 400, 400), ("multiple", 200, 200), ("parallel", 200, 200),
-        ("multi_turn_base", 200, 200)]
-    assert model.calls > 1000
+        ("simple_python", 200, 200), ("multiple", 100, 100), ("parallel", 100, 100),
+        ("multi_turn_base", 100, 100)]
+    assert model.calls > 500
     manifest = json.loads((tmp_path / "result" / "gt-function" / "model.json").read_text())
     expected = {"fc": ("fc", "underscore", "json_string"), "prompt": ("prompt", "dot", None)}
     assert (manifest["mode"], manifest["fc_names"], manifest["fc_args"]) == expected[mode]
-    assert manifest["backend"] == "callable" and manifest["runs"][-1]["asked"] == 1000
+    assert manifest["backend"] == "callable" and manifest["runs"][-1]["asked"] == 500
     # the aggregates come straight from the evaluation
     assert ours.models["gt-function"].v4.multi_turn.accuracy == pytest.approx(0.25)
     assert 0 < ours.models["gt-function"].overall < 1

@@ -4,12 +4,14 @@ Memory: the scripted model stores something at every turn of every prerequisite 
 and answers each question with its ground truth after reading its memory; checked: the
 prerequisites run first and in chain order, the snapshots are written where the official
 tool writes them, the questions see the memory the prerequisites left (their system prompt
-shows it), the questions score, and a `kill -9` in the middle of the prerequisites then a
-resume gives the same snapshots and results as an uninterrupted run.
+shows it), the questions score, and a `kill -9` in the middle of the prerequisites (two
+scenarios' chains: one done, one half-way) then a resume gives the same snapshots and results
+as an uninterrupted run.
 
 Web search: the scripted model searches, reads a page and answers; the searches go to a fake
 SerpAPI and the pages to a loopback web, all recorded; a second run replays the record with
-the web switched off and gets the same tool outputs and the same verdicts.
+the web switched off and gets the same tool outputs and the same verdicts. Each mode runs a
+stripe of web_search_base (FC the even positions, prompt the odd ones: together every case).
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -135,15 +136,38 @@ def test_memory_prerequisites_then_questions(
                 f"BFCL_v4_{category}_prereq_score.json").exists()
 
 
+KILL_SCENARIOS = ("finance", "notetaker")
+"""The memory_kv scenarios the kill -9 test runs (their questions pick them): the two shortest
+chains, 7 and 5 prerequisites of 5 turns or fewer, run in this order (dataset order)."""
+KILL_AFTER = 90
+"""Model requests answered before the kill: the finance chain is done (7 conversations of 5
+turns, 2 requests a turn: 70 requests) and the notetaker chain is in its third conversation."""
+
+
+def kill_questions(category: str) -> list[str]:
+    """Two questions of each scenario the kill -9 test runs (they bring all its prerequisites)."""
+    chosen: list[str] = []
+    for scenario in KILL_SCENARIOS:
+        chosen += [c.id for c in load_category(category)
+                   if c.extras["scenario"] == scenario][:2]
+    return chosen
+
+
 def test_kill_9_during_prerequisites_then_resume_equals_a_clean_run(
     fetched_home: Path, tmp_path: Path
 ) -> None:
+    """Two scenarios' chains (`KILL_SCENARIOS`), killed once the first chain is done and the
+    second is in its middle; the resume must write what an uninterrupted run writes. The kill
+    is deterministic: the server answers `KILL_AFTER` requests, then holds the next one, and
+    the child is killed while it waits for it. The clean run and the resume run in-process:
+    the killed child is the one process this test needs."""
     category = "memory_kv"
+    ids = ",".join(kill_questions(category))
 
-    def command(url: str, result_dir: Path) -> list[str]:
-        return [sys.executable, "-m", "fcbench.cli", "generate", "--model", "m", "--name", "k",
-                "--base-url", url, "--categories", category, "--concurrency", "1",
-                "--result-dir", str(result_dir), "--quiet"]
+    def flags(url: str, result_dir: Path) -> list[str]:
+        return ["generate", "--model", "m", "--name", "k", "--base-url", url, "--categories",
+                category, "--ids", ids, "--concurrency", "1", "--result-dir", str(result_dir),
+                "--quiet"]
 
     def state(result_dir: Path) -> tuple[dict[str, Any], dict[str, str]]:
         folder = result_dir / "k" / "agentic" / "memory" / "kv"
@@ -156,23 +180,29 @@ def test_kill_9_during_prerequisites_then_resume_equals_a_clean_run(
                      for p in sorted((folder / "memory_snapshot").rglob("*.json"))}
         return results, snapshots
 
-    env = dict(os.environ)
-    with FakeOpenAI(MemoryPlayer(category), delay=0.01) as server:
-        subprocess.run(command(server.base_url, tmp_path / "clean"), env=env, check=True,
-                       capture_output=True, timeout=600)
-        server.requests = 0
-        child = subprocess.Popen(command(server.base_url, tmp_path / "killed"), env=env,
+    prereqs = [p.id for p in load_category(f"{category}_prereq")
+               if p.extras["scenario"] in KILL_SCENARIOS]
+    with FakeOpenAI(MemoryPlayer(category)) as server:
+        clean = run_cli(*flags(server.base_url, tmp_path / "clean"))
+        assert clean.exit_code == 0, clean.output
+        assert server.requests > KILL_AFTER + 10  # the kill below lands well before the end
+        server.requests, server.hold_after = 0, KILL_AFTER
+        child = subprocess.Popen([sys.executable, "-m", "fcbench.cli",
+                                  *flags(server.base_url, tmp_path / "killed")],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 120
-        while server.requests < 60 and time.monotonic() < deadline:  # well inside the chains
-            time.sleep(0.005)
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(10)
+        try:
+            assert server.holding.wait(120), "the child never reached the held request"
+        finally:
+            os.kill(child.pid, signal.SIGKILL)
+            child.wait(10)
         killed_results, _ = state(tmp_path / "killed")
-        assert 0 < len(killed_results) < 37  # stopped among the prerequisites
-        subprocess.run(command(server.base_url, tmp_path / "killed"), env=env, check=True,
-                       capture_output=True, timeout=600)
-    assert state(tmp_path / "killed") == state(tmp_path / "clean")
+        assert 0 < len(killed_results) < len(prereqs)  # stopped among the prerequisites
+        server.hold_after = None
+        resumed = run_cli(*flags(server.base_url, tmp_path / "killed"))
+        assert resumed.exit_code == 0, resumed.output
+    finished, snapshots = state(tmp_path / "clean")
+    assert sorted(finished) == sorted([*prereqs, *ids.split(",")])
+    assert state(tmp_path / "killed") == (finished, snapshots)
 
 
 class WebPlayer:
@@ -197,12 +227,15 @@ def test_web_search_recorded_then_replayed(
 ) -> None:
     pytest.importorskip("requests")
     monkeypatch.setenv("SERPAPI_API_KEY", "k")
+    ids = [c.id for c in load_category("web_search_base")[0 if mode == "fc" else 1::2]]
+    chosen = ("--ids", ",".join(ids))
     web = FakeWeb()
     try:
         player = WebPlayer(web.url("/page"))
         with FakeOpenAI(player) as server:
             first = run_cli("run", "--model", "w", "--mode", mode, "--base-url", server.base_url,
-                            "--categories", "web_search_base", "--serpapi-endpoint", web.base,
+                            "--categories", "web_search_base", *chosen,
+                            "--serpapi-endpoint", web.base,
                             "--web-allow-private",
                             "--result-dir", str(tmp_path / "live"),
                             "--score-dir", str(tmp_path / "s1"), "--quiet")
@@ -215,7 +248,7 @@ def test_web_search_recorded_then_replayed(
     record = tmp_path / "live" / folder / "agentic" / "web_record"
     with FakeOpenAI(WebPlayer(player.page)) as server:
         again = run_cli("run", "--model", "w", "--mode", mode, "--base-url", server.base_url,
-                        "--categories", "web_search_base", "--web-provider", "replay",
+                        "--categories", "web_search_base", *chosen, "--web-provider", "replay",
                         "--web-record", str(record), "--result-dir", str(tmp_path / "replay"),
                         "--score-dir", str(tmp_path / "s2"), "--quiet")
     assert again.exit_code == 0, again.output
@@ -228,12 +261,12 @@ def test_web_search_recorded_then_replayed(
                           for m in step if m.get("role") == "tool"] for e in entries}
 
     live, replayed = outputs(tmp_path / "live"), outputs(tmp_path / "replay")
-    assert live == replayed and len(live) == 100
-    assert "Da Hong Pao" in json.dumps(live["web_search_base_0"])
+    assert live == replayed and sorted(live) == sorted(ids) and len(ids) == 50
+    assert "Da Hong Pao" in json.dumps(live[ids[0]])
     for score_dir in ("s1", "s2"):
         path = tmp_path / score_dir / folder / "agentic" / "BFCL_v4_web_search_base_score.json"
         header = json.loads(path.read_text().splitlines()[0])
-        assert header["correct_count"] == 100 and header["web_search_provider"] in (
+        assert header["correct_count"] == len(ids) and header["web_search_provider"] in (
             "serpapi", "replay")
     recorded = json.loads((tmp_path / "live" / folder / "model.json").read_text())
     assert recorded["web_search"]["provider"] == "serpapi" and recorded["web_search"]["comparable"]

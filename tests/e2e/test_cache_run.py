@@ -8,6 +8,9 @@ the cache at its default (`auto`).
 * `kill -9` in the middle of a cached run leaves a readable cache, and the next run asks
   only what the cache lacks;
 * several runs at once share one cache file without losing a reply.
+
+The process tests run the first `CASES` cases of simple_python (`--limit`): enough for three
+kills of 40 answers each and for three runs at once to write over each other.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -132,10 +134,16 @@ def test_sampling_bypasses_the_cache_unless_asked(fetched_home: Path, tmp_path: 
 # --------------------------------------------------------------------------- processes
 
 
+CASES = 150
+"""The simple_python cases the process tests run."""
+KILL_AFTER = 40
+"""Answers each killed run gets before the server holds its requests and it is killed."""
+
+
 def generate_command(url: str, result_dir: Path, concurrency: int = 4) -> list[str]:
     return [sys.executable, "-m", "fcbench.cli", "generate", "--model", "m", "--base-url", url,
-            "--categories", "simple_python", "--result-dir", str(result_dir),
-            "--concurrency", str(concurrency), "--quiet"]
+            "--categories", "simple_python", "--limit", str(CASES), "--result-dir",
+            str(result_dir), "--concurrency", str(concurrency), "--quiet"]
 
 
 def open_cache(folder: Path) -> sqlite3.Connection:
@@ -158,27 +166,30 @@ def stored_replies(folder: Path) -> int:
 
 def test_kill_9_leaves_a_readable_cache(fetched_home: Path, tmp_path: Path,
                                         cache_on: Path) -> None:
+    """Each run is killed when its request after `KILL_AFTER` answers arrives (the server
+    holds it and those after it): the other workers are then storing the last answers."""
     env = dict(os.environ)
-    with FakeOpenAI(delay=0.01) as server:
+    with FakeOpenAI() as server:
         for kill in range(3):
+            server.holding.clear()
+            server.hold_after = server.requests + KILL_AFTER
             child = subprocess.Popen(generate_command(server.base_url, tmp_path / f"k{kill}"),
                                      env=env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
-            target = server.requests + 40
-            deadline = time.monotonic() + 60
-            while server.requests < target and time.monotonic() < deadline:
-                time.sleep(0.002)
-            os.kill(child.pid, signal.SIGKILL)
-            child.wait(10)
+            try:
+                assert server.holding.wait(60), "the run never reached the held request"
+            finally:
+                os.kill(child.pid, signal.SIGKILL)
+                child.wait(10)
+            server.hold_after = None  # the killed run's held requests go unread
             assert child.returncode == -signal.SIGKILL  # killed mid-run, not finished
             kept = stored_replies(cache_on)
-            assert 0 < kept < 400
+            assert 0 < kept <= (kill + 1) * KILL_AFTER
         before = server.requests
-        done = subprocess.run(generate_command(server.base_url, tmp_path / "final"), env=env,
-                              capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        assert server.requests - before == 400 - kept  # the cached cases cost nothing
-    assert stored_replies(cache_on) == 400
+        done = cli(*generate_command(server.base_url, tmp_path / "final")[3:])
+        assert done.exit_code == 0, done.stderr
+        assert server.requests - before == CASES - kept  # the cached cases cost nothing
+    assert stored_replies(cache_on) == CASES
 
 
 def test_concurrent_runs_share_one_cache(fetched_home: Path, tmp_path: Path,
@@ -190,15 +201,14 @@ def test_concurrent_runs_share_one_cache(fetched_home: Path, tmp_path: Path,
                                      stderr=subprocess.PIPE, text=True) for i in range(3)]
         for child in children:
             assert child.wait(300) == 0, child.stderr.read() if child.stderr else ""
-        assert 400 <= server.requests <= 1200
-        assert stored_replies(cache_on) == 400
+        assert CASES <= server.requests <= 3 * CASES
+        assert stored_replies(cache_on) == CASES
         for i in range(3):
             run = json.loads((tmp_path / f"r{i}" / "m-FC" / "model.json").read_text())["runs"]
             cache = run[-1]["cache"]
-            assert cache["unsaved"] == 0 and cache["hits"] + cache["misses"] == 400
+            assert cache["unsaved"] == 0 and cache["hits"] + cache["misses"] == CASES
         before = server.requests
-        again = subprocess.run(generate_command(server.base_url, tmp_path / "again"), env=env,
-                               capture_output=True, text=True, timeout=300)
-        assert again.returncode == 0 and server.requests == before
+        again = cli(*generate_command(server.base_url, tmp_path / "again")[3:])
+        assert again.exit_code == 0 and server.requests == before
     answers = [results(tmp_path / f"r{i}") for i in range(3)] + [results(tmp_path / "again")]
-    assert all(a == answers[0] for a in answers) and len(answers[0]) == 400
+    assert all(a == answers[0] for a in answers) and len(answers[0]) == CASES

@@ -222,42 +222,45 @@ class CasePlayers:
 def test_kill_9_mid_case_loses_only_that_case(fetched_home: Path, tmp_path: Path) -> None:
     """`fcbench generate` is killed in the middle of the second case's conversation: the
     file holds the first case only; the next run asks the other two; the answers equal a
-    clean run's."""
+    clean run's. The kill lands deterministically: the server answers 18 requests (case 0
+    takes 14), then holds the next. The clean run and the resume run in-process."""
     import os
     import signal
     import subprocess
     import sys
-    import time
 
     data, cases = data_folder_of(tmp_path, "multi_turn_base", [0, 1, 2])
 
-    def command(url: str, result_dir: Path) -> list[str]:
-        return [sys.executable, "-m", "fcbench.cli", "generate", "--model", "m", "--name", "k",
-                "--base-url", url, "--categories", "multi_turn_base", "--data-dir", str(data),
-                "--result-dir", str(result_dir), "--concurrency", "1", "--quiet"]
+    def flags(url: str, result_dir: Path) -> list[str]:
+        return ["generate", "--model", "m", "--name", "k", "--base-url", url, "--categories",
+                "multi_turn_base", "--data-dir", str(data), "--result-dir", str(result_dir),
+                "--concurrency", "1", "--quiet"]
 
     def answers(result_dir: Path) -> dict[str, Any]:
         path = result_dir / "k" / "multi_turn" / "BFCL_v4_multi_turn_base_result.json"
         entries = map(json.loads, path.read_text(encoding="utf-8").splitlines())
         return {e["id"]: e["result"] for e in entries}
 
-    env = dict(os.environ)
-    with FakeOpenAI(CasePlayers(cases), delay=0.02) as server:
-        subprocess.run(command(server.base_url, tmp_path / "clean"), env=env, check=True,
-                       capture_output=True, timeout=120)
+    with FakeOpenAI(CasePlayers(cases)) as server:
+        clean = CliRunner().invoke(main, flags(server.base_url, tmp_path / "clean"),
+                                   catch_exceptions=False)
+        assert clean.exit_code == 0, clean.output
         per_case = [sum(len(calls) + 1 for calls in c.possible_answer) for c in cases]
         assert server.requests == sum(per_case) and per_case[0] == 14 and per_case[1] > 4
-        server.requests = 0
-        child = subprocess.Popen(command(server.base_url, tmp_path / "killed"), env=env,
+        server.requests, server.hold_after = 0, 18
+        child = subprocess.Popen([sys.executable, "-m", "fcbench.cli",
+                                  *flags(server.base_url, tmp_path / "killed")],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while server.requests < 18 and time.monotonic() < deadline:  # case 0 takes 14
-            time.sleep(0.005)
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(10)
+        try:
+            assert server.holding.wait(60), "the run never reached the held request"
+        finally:
+            os.kill(child.pid, signal.SIGKILL)
+            child.wait(10)
         assert list(answers(tmp_path / "killed")) == [cases[0].id]
-        resumed = subprocess.run(command(server.base_url, tmp_path / "killed"), env=env,
-                                 check=True, capture_output=True, text=True, timeout=120)
+        server.hold_after = None
+        resumed = CliRunner().invoke(main, flags(server.base_url, tmp_path / "killed"),
+                                     catch_exceptions=False)
+        assert resumed.exit_code == 0, resumed.output
     assert "asked 2 case(s)" in resumed.stderr and "1 already done" in resumed.stderr
     assert answers(tmp_path / "killed") == answers(tmp_path / "clean")
 

@@ -3,7 +3,9 @@
 The server answers each request with what a real model (gpt-4o-2024-08-06, FC and prompt)
 answered for that case in the official runs (../shared/corpus/v1); the scores `fcbench run`
 reports must be exactly those `fcbench evaluate` gives on the original result files, case by
-case. The same holds when the server injects faults.
+case. Each mode runs a stripe of the cases (every other case of each category, FC the even
+positions, prompt the odd ones: together every case, and every category in each). The same
+holds when the server injects faults.
 """
 
 from __future__ import annotations
@@ -33,10 +35,20 @@ def corpus() -> Path:
     return CORPUS
 
 
-def verdicts(result_dir: Path, model: str, cats: list[str]) -> dict[str, tuple[bool, Any]]:
-    from fcbench.api import evaluate
+def stripe(cats: list[str], part: int, parts: int = 2) -> list[str]:
+    """Every `parts`-th case of each category (in the official id order), from `part` on."""
+    from fcbench.dataset.load import load_category
 
-    report = evaluate(result_dir, models=[model], categories=cats)
+    return [case.id for name in cats for case in load_category(name)[part::parts]]
+
+
+def verdicts(result_dir: Path, model: str, cats: list[str],
+             ids: list[str] | None = None) -> dict[str, tuple[bool, Any]]:
+    from fcbench.api import evaluate
+    from fcbench.dataset.selection import Selection
+
+    selection = Selection.of(ids=ids) if ids is not None else None
+    report = evaluate(result_dir, models=[model], categories=cats, selection=selection)
     return {
         c.id: (c.verdict.valid, c.verdict.error_type)
         for evaluation in report.models[model].categories.values()
@@ -44,14 +56,16 @@ def verdicts(result_dir: Path, model: str, cats: list[str]) -> dict[str, tuple[b
     }
 
 
-def original(corpus: Path, tmp: Path, model: str, cats: list[str]) -> dict[str, Any]:
-    """Verdicts on the recorded files themselves (copied: the corpus is read-only)."""
+def original(corpus: Path, tmp: Path, model: str, cats: list[str],
+             ids: list[str] | None = None) -> dict[str, Any]:
+    """Verdicts on the recorded files themselves (copied: the corpus is read-only), of the
+    cases `ids` when given."""
     folder = tmp / "original" / model
     folder.mkdir(parents=True)
     shutil.copy(corpus / model / "model.json", folder)
     for name in cats:
         shutil.copy(corpus / model / f"BFCL_v4_{name}_result.json", folder)
-    return verdicts(tmp / "original", model, cats)
+    return verdicts(tmp / "original", model, cats, ids)
 
 
 def cli(*args: str) -> Any:
@@ -64,21 +78,24 @@ def test_run_scores_equal_evaluate_on_the_recorded_files(
     fetched_home: Path, corpus: Path, tmp_path: Path, mode: str
 ) -> None:
     model = MODELS[mode]
+    ids = stripe(V1, part=0 if mode == "fc" else 1)
     with FakeOpenAI(CorpusResponder(corpus / model, V1)) as server:
         result = cli(
             "run", "--model", "gpt-4o-2024-08-06", "--name", model, "--mode", mode,
-            "--base-url", server.base_url, "--categories", ",".join(V1),
+            "--base-url", server.base_url, "--categories", ",".join(V1), "--ids", ",".join(ids),
             "--result-dir", str(tmp_path / "result"), "--score-dir", str(tmp_path / "score"),
             "--concurrency", "16", "--quiet",
         )
     assert result.exit_code == 0, result.output
-    assert verdicts(tmp_path / "result", model, V1) == original(corpus, tmp_path, model, V1)
+    ours = verdicts(tmp_path / "result", model, V1, ids)
+    assert sorted(ours) == sorted(ids) and len(ids) == 1390 // 2
+    assert ours == original(corpus, tmp_path, model, V1, ids)
     manifest = json.loads((tmp_path / "result" / model / "model.json").read_text())
     assert manifest["mode"] == mode and manifest["sampling"]["temperature"] == 0.001
     assert manifest["dataset"]["checksum"].startswith("sha256:")
-    assert manifest["runs"][-1]["asked"] == 1390
+    assert manifest["runs"][-1]["asked"] == len(ids)
     score = tmp_path / "score" / model / "non_live" / "BFCL_v4_simple_python_score.json"
-    assert json.loads(score.read_text().splitlines()[0])["total_count"] == 400
+    assert json.loads(score.read_text().splitlines()[0])["total_count"] == 200
 
 
 FAULT_CATS = ["simple_python", "multiple", "irrelevance", "simple_java"]

@@ -3,7 +3,8 @@
 `fcbench generate` runs as a child process against the local replay server (with a little
 latency, so that kills land before, during and after the writes); after every kill each result
 file must read cleanly (every line a complete entry, no id twice). The final files must equal
-a clean run's.
+a clean run's. The clean run and the final resume run in-process: the killed runs are the
+processes this test needs.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ import sys
 import time
 from pathlib import Path
 
+from click.testing import CliRunner
+
 from fake_openai import CorpusResponder, FakeOpenAI
+from fcbench.cli import main
 from shared_corpus import V1, needs_corpus
 
 CORPUS = V1
@@ -33,6 +37,11 @@ def command(url: str, result_dir: Path, concurrency: int = 4) -> list[str]:
         "--base-url", url, "--categories", ",".join(CATS), "--result-dir", str(result_dir),
         "--concurrency", str(concurrency), "--quiet",
     ]
+
+
+def run_in_process(command: list[str]) -> int:
+    """`command` (a `python -m fcbench.cli ...` list) run by click's runner; its exit code."""
+    return CliRunner().invoke(main, command[3:], catch_exceptions=False).exit_code
 
 
 def files(result_dir: Path) -> dict[str, list[str]]:
@@ -68,8 +77,7 @@ def test_kill_minus_nine_and_resume(fetched_home: Path, tmp_path: Path) -> None:
     env = {**os.environ, "FCBENCH_HOME": str(fetched_home)}
     rng = random.Random(1234)
     with FakeOpenAI(CorpusResponder(CORPUS / MODEL, CATS), delay=0.02) as server:
-        clean_run = command(server.base_url, tmp_path / "clean", concurrency=64)
-        subprocess.run(clean_run, env=env, check=True)
+        assert run_in_process(command(server.base_url, tmp_path / "clean", concurrency=64)) == 0
         progress = [0]
         for kill in range(KILLS):
             proc = subprocess.Popen(command(server.base_url, tmp_path / "killed"), env=env)
@@ -81,8 +89,9 @@ def test_kill_minus_nine_and_resume(fetched_home: Path, tmp_path: Path) -> None:
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             progress.append(check_readable(tmp_path / "killed"))
-        final = subprocess.run(command(server.base_url, tmp_path / "killed"), env=env)
-        assert final.returncode == 0
+        # the resume at the clean run's concurrency: what is left is asked 64 at a time
+        resume = command(server.base_url, tmp_path / "killed", concurrency=64)
+        assert run_in_process(resume) == 0
     print("finished cases after each kill:", progress)
     landed_mid_write = sum(1 for a, b in itertools.pairwise(progress) if b > a)
     assert landed_mid_write >= KILLS // 2, "too few kills landed while answers were written"

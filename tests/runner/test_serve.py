@@ -176,12 +176,20 @@ def test_the_server_stops_when_the_run_fails(fetched_home: Path, tmp_path: Path)
     assert pids and not any(alive(p) for p in pids)
 
 
-@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_the_server_stops_on_ctrl_c_with_its_children(
-    fetched_home: Path, tmp_path: Path, sig: signal.Signals, status: int
-) -> None:
-    """Ctrl-C or SIGTERM to fcbench: a wrapper shell and its server child that ignores
-    SIGTERM (an engine and a stubborn worker) both go."""
+def _as_from_a_terminal() -> None:
+    """In the child before exec: Ctrl-C acts as it does for a command typed in a terminal.
+    A test run started in the background (`pytest ... &`, nohup, some CI runners) hands its
+    children SIGINT ignored, and Python then never raises KeyboardInterrupt: the signal the
+    test sends would be lost and the run would go on to its end."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def start_mid_run(tmp_path: Path, fetched_home: Path, **pipes: Any) -> tuple[
+        subprocess.Popen[str], Path, Path]:
+    """`fcbench generate` serving a wrapper shell whose server child ignores SIGTERM (an
+    engine and a stubborn worker), returned once the run is certainly mid-way: the server
+    answers two cases, then holds the third unanswered, and both answers are saved. Returns
+    the process, the run folder and the file holding the server child's pid."""
     child_pid = tmp_path / "child.pid"
     stubborn = tmp_path / "stubborn.py"
     stubborn.write_text(
@@ -190,26 +198,43 @@ def test_the_server_stops_on_ctrl_c_with_its_children(
         f"sys.argv = [{str(FAKE)!r}, *sys.argv[1:]]\n"
         f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
     )
-    # 1 s a reply: 100 cases outlast the wait for the first two even on a starved machine
-    # (at 0.3 s the whole run once finished before the signal was sent: exit 0, not 130)
-    wrapper = (f"sh -c '{sys.executable} {stubborn} --port {{port}} --model m --delay 1 & "
+    wrapper = (f"sh -c '{sys.executable} {stubborn} --port {{port}} --model m --hold-after 2 & "
                f"echo $! > {child_pid}; wait'")
     folder = tmp_path / "r" / "m-FC"
     env = {**os.environ, "FCBENCH_HOME": str(fetched_home)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "fcbench.cli", "generate", "--model", "m", "--serve-cmd",
-         wrapper, "--categories", "simple_python", "--concurrency", "1", "--limit", "100",
+         wrapper, "--categories", "simple_python", "--concurrency", "1", "--limit", "3",
          "--result-dir", str(tmp_path / "r")],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env, text=True, preexec_fn=_as_from_a_terminal, **pipes,
     )
     result_file = folder / "non_live" / "BFCL_v4_simple_python_result.json"
     deadline = time.monotonic() + 60
     while not (result_file.is_file() and result_file.read_text().count("\n") >= 2):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "the run never started"
-        time.sleep(0.1)
+        if proc.poll() is not None:
+            _, stderr = proc.communicate()
+            pytest.fail(f"fcbench ended before the signal (status {proc.returncode}): {stderr}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail("the run never started")
+        time.sleep(0.05)
+    return proc, folder, child_pid
+
+
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_the_server_stops_on_ctrl_c_with_its_children(
+    fetched_home: Path, tmp_path: Path, sig: signal.Signals, status: int
+) -> None:
+    """Ctrl-C or SIGTERM to fcbench mid-run: a wrapper shell and its server child that
+    ignores SIGTERM (an engine and a stubborn worker) both go, and fcbench exits with the
+    signal's status."""
+    proc, folder, child_pid = start_mid_run(tmp_path, fetched_home, stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE)
     proc.send_signal(sig)
-    _, stderr = proc.communicate(timeout=60)
+    try:
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()  # a no-op once it ended; never left running after a failure
     assert proc.returncode == status, stderr
     if sig == signal.SIGINT:
         assert "every finished case is saved" in stderr
@@ -221,32 +246,10 @@ def test_the_server_stops_on_ctrl_c_with_its_children(
 def test_no_engine_outlives_a_killed_fcbench(fetched_home: Path, tmp_path: Path) -> None:
     """`kill -9` of fcbench mid-run: the watchdog stops the wrapper shell and its server
     child that ignores SIGTERM, within 10 s."""
-    child_pid = tmp_path / "child.pid"
-    stubborn = tmp_path / "stubborn.py"
-    stubborn.write_text(
-        "import runpy, signal, sys\n"
-        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-        f"sys.argv = [{str(FAKE)!r}, *sys.argv[1:]]\n"
-        f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
-    )
-    wrapper = (f"sh -c '{sys.executable} {stubborn} --port {{port}} --model m --delay 0.3 & "
-               f"echo $! > {child_pid}; wait'")
-    folder = tmp_path / "r" / "m-FC"
-    env = {**os.environ, "FCBENCH_HOME": str(fetched_home)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fcbench.cli", "generate", "--model", "m", "--serve-cmd",
-         wrapper, "--categories", "simple_python", "--concurrency", "1", "--limit", "100",
-         "--result-dir", str(tmp_path / "r")],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    result_file = folder / "non_live" / "BFCL_v4_simple_python_result.json"
-    deadline = time.monotonic() + 60
-    while not (result_file.is_file() and result_file.read_text().count("\n") >= 2):
-        assert proc.poll() is None, "fcbench ended before it could be killed"
-        assert time.monotonic() < deadline, "the run never started"
-        time.sleep(0.1)
+    proc, folder, child_pid = start_mid_run(tmp_path, fetched_home,
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     proc.kill()
-    proc.wait()
+    proc.communicate()
     wrapper_pid = served_pids(folder / "serve.log")[0]
     grandchild = int(child_pid.read_text())
     assert not alive(wrapper_pid, patience=10) and not alive(grandchild, patience=10)
