@@ -104,8 +104,12 @@ def test_server_errors_are_retried_then_reported() -> None:
 
 
 def test_tls_to_a_plain_http_server_is_named() -> None:
+    """The plain server waits for a request line the TLS hello never ends, so the handshake
+    fails at the read timeout: the backend's own (`--timeout`) at 1 s, not the 10 s
+    listing default the test would sit out."""
     with FakeOpenAI() as server:
-        error = preflight(openai(f"https://127.0.0.1:{server.port}/v1"))
+        backend = OpenAICompatBackend("m", [f"https://127.0.0.1:{server.port}/v1"], timeout=1.0)
+        error = preflight(backend)
     assert error is not None and error.kind == "unreachable" and "TLS error" in str(error)
 
 
