@@ -163,7 +163,9 @@ def test_the_command(modified: tuple[Path, Expected], home: Path) -> None:
     assert "  removed  parallel_7" in lines and "  added    irrelevance_9999" in lines
     assert not any("live_" in line for line in lines)
     assert lines[-1].startswith(f"{DEFAULT_RELEASE} -> {copy}: 2 changed, 1 added, 1 removed")
+    # reversed and as JSON, over the same categories (every category: the test above)
     as_json = json.loads(CliRunner().invoke(data, ["diff", str(copy), DEFAULT_RELEASE,
+                                                   "--categories", "non_live",
                                                    "--json"]).output)
     assert as_json["totals"]["added"] == 1 and as_json["totals"]["removed"] == 1
     parallel = next(c for c in as_json["categories"] if c["category"] == "parallel")

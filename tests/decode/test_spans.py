@@ -87,7 +87,9 @@ TAGGY = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=2000, deadline=None)
+# 1,000 examples: `tagged_bodies` searching on from inside a body (nested openings taken) was
+# found within 22-312 examples in five seeds.
+@settings(max_examples=1000, deadline=None)
 @given(TAGGY, st.sampled_from(TAGS))
 def test_tags_match_the_official_patterns(text: str, tags: tuple[str, str]) -> None:
     oracle = re.compile(re.escape(tags[0]) + "(.*?)" + re.escape(tags[1]), re.DOTALL)
@@ -125,7 +127,9 @@ TAGGY = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=3000, deadline=None)
+# 1,000 examples: trimming only spaces and newlines (not tabs, U+3000) was found within 4-125
+# examples in five seeds, dropping the unclosed last block within 2.
+@settings(max_examples=1000, deadline=None)
 @given(TAGGY)
 def test_trimmed_tagged_bodies_match_the_hermes_pattern(text: str) -> None:
     assert spans.trimmed_tagged_bodies(text, "<tool_call>", "</tool_call>") == HERMES.findall(

@@ -87,7 +87,27 @@ def test_a_name_the_listing_lacks_but_the_server_takes_passes() -> None:
         assert server.requests == 1
 
 
-def test_server_errors_are_retried_then_reported() -> None:
+class _Waits:
+    """`asyncio` as the preflight module sees it, with its sleeps recorded, not sat out."""
+
+    def __init__(self) -> None:
+        self.slept: list[float] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(asyncio, name)
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        await asyncio.sleep(0)
+
+
+def test_server_errors_are_retried_then_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three tries a second apart (the waits are recorded, not sat out)."""
+    import fcbench.models.preflight as preflight_module
+
+    waits = _Waits()
+    monkeypatch.setattr(preflight_module, "asyncio", waits)
+
     def always_500(request: dict[str, Any], attempt: int) -> str:
         return "500"
 
@@ -101,11 +121,16 @@ def test_server_errors_are_retried_then_reported() -> None:
         error = preflight(openai(server.base_url))
         assert error is not None and error.kind == "server" and "HTTP 500" in str(error)
         assert server.gets == 3
+    assert waits.slept == [1.0, 1.0]
 
 
 def test_tls_to_a_plain_http_server_is_named() -> None:
+    """The plain server waits for a request line the TLS hello never ends, so the handshake
+    fails at the read timeout: the backend's own (`--timeout`) at 1 s, not the 10 s
+    listing default the test would sit out."""
     with FakeOpenAI() as server:
-        error = preflight(openai(f"https://127.0.0.1:{server.port}/v1"))
+        backend = OpenAICompatBackend("m", [f"https://127.0.0.1:{server.port}/v1"], timeout=1.0)
+        error = preflight(backend)
     assert error is not None and error.kind == "unreachable" and "TLS error" in str(error)
 
 

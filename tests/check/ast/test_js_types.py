@@ -131,7 +131,10 @@ OBJECT_BODIES = st.lists(
 """One-line object bodies over the characters the member pattern cares about."""
 
 
-@settings(max_examples=4000, deadline=None)
+# 1,000 examples: five injected faults of `_members` (no space given back, a start on a colon
+# kept, value spaces kept, any comma ending a value, spaces after a comma kept) were each found
+# within 140 examples in every one of five seeds (2 to 140).
+@settings(max_examples=1000, deadline=None)
 @given(OBJECT_BODIES)
 def test_members_are_the_official_patterns_pairs(body: str) -> None:
     assert js_types._members(body) == OBJECT_PAIR.findall(body)

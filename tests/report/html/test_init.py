@@ -292,13 +292,24 @@ def hundred_models(score_dir: Path) -> list[str]:
     return names
 
 
-def test_a_hundred_models(fetched_home: Path, browser: Browser, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def hundred(fetched_home: Path, tmp_path_factory: pytest.TempPathFactory
+            ) -> tuple[list[str], Path, Path]:
+    """The 100 models' names, score folder and report, written once for the two tests that
+    open it (each opens the page afresh)."""
+    folder = tmp_path_factory.mktemp("hundred")
+    names = hundred_models(folder / "score")
+    out = folder / "report.html"
+    write_report([folder / "score"], [], out)
+    return names, folder / "score", out
+
+
+def test_a_hundred_models(hundred: tuple[list[str], Path, Path], browser: Browser,
+                          tmp_path: Path) -> None:
     """The selection (top 10 by V4 Overall by default, then a search) drives every chart;
     the summary is in rank order and sorts by a header; nothing overflows the page at 1,400
     and 800 px (wide tables scroll inside their box)."""
-    names = hundred_models(tmp_path / "score")
-    out = tmp_path / "report.html"
-    write_report([tmp_path / "score"], [], out)
+    names, _, out = hundred
     assert out.stat().st_size < 4 * 1024 * 1024
     browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
     assert browser.evaluate("document.body.dataset.ready") == "1", browser.console_errors()
@@ -417,16 +428,14 @@ def failed_sets(score_dir: Path) -> dict[str, set[str]]:
 
 
 def test_the_case_grid_and_the_model_filter(
-    fetched_home: Path, browser: Browser, tmp_path: Path
+    hundred: tuple[list[str], Path, Path], browser: Browser, tmp_path: Path
 ) -> None:
     """100 models: the grid holds the charted models only, the hardest cases first (in the
     order computed here from the score files), the models that fail together ranked by
     Jaccard; the model filter narrows every table (rows, and the category table's
     columns); nothing overflows at 1,400 and 800 px."""
-    hundred_models(tmp_path / "score")
-    failed = failed_sets(tmp_path / "score")
-    out = tmp_path / "report.html"
-    write_report([tmp_path / "score"], [], out)
+    _, score_dir, out = hundred
+    failed = failed_sets(score_dir)
     browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
     browser.wait_for("document.getElementById('grid').dataset.drawn")  # drawn after ready
     top = browser.evaluate("[...document.querySelectorAll('#summary-table tbody tr')]"
