@@ -15,7 +15,14 @@ from fcbench.cli import main
 from fcbench.models.anthropic_native import anthropic_messages, anthropic_tools, parse
 from shared_corpus import V1, needs_corpus
 
-pytest.importorskip("anthropic")
+
+@pytest.fixture(autouse=True, scope="module")
+def _anthropic_extra() -> None:
+    """Every test here needs the anthropic extra, skipped without it. Imported when the first
+    test runs, not at collection: the SDK takes seconds to import, which every xdist worker
+    would pay while only one runs these tests."""
+    pytest.importorskip("anthropic")
+
 
 CORPUS = V1
 CATS = ["simple_python", "multiple", "irrelevance", "simple_java", "parallel"]

@@ -19,7 +19,15 @@ from fcbench.cli import main
 from fcbench.models.google_native import gemini_contents, gemini_declarations, parse
 from shared_corpus import V1, needs_corpus
 
-pytest.importorskip("google.genai", reason="the google extra (google-genai) is not installed")
+
+@pytest.fixture(autouse=True, scope="module")
+def _google_extra() -> None:
+    """Every test here needs the google extra, skipped without it. Imported when the first
+    test runs, not at collection: the SDK takes seconds to import, which every xdist worker
+    would pay while only one runs these tests."""
+    pytest.importorskip("google.genai",
+                        reason="the google extra (google-genai) is not installed")
+
 
 official = test_official_requests.official  # the oracle fixture (official modules, stubbed)
 
