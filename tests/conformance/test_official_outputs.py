@@ -71,9 +71,12 @@ PREFIX = "Invalid syntax. Failed to decode AST. "
 #: under the same handler name. The leaderboard writer loads every category's dataset only to
 #: count the cases of the categories a model lacks (`get_category_score`), after every job:
 #: each category is loaded once and its count reused (the CSVs stay the same; this was most
-#: of the official run's time).
+#: of the official run's time). Likewise the runner's prompt and ground-truth entries are
+#: read once per category and handed out as fresh copies (marshal: they are plain JSON
+#: values), and each handler is built once per model (building one makes an API client and
+#: its TLS context, a tenth of the remaining time; decoding keeps no state in it).
 DRIVER = """
-import functools, json, sys
+import functools, json, marshal, sys
 from pathlib import Path
 from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING
 from bfcl_eval.eval_checker import eval_runner, eval_runner_helper
@@ -82,6 +85,16 @@ from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
 load = eval_runner_helper.load_dataset_entry
 counted = functools.lru_cache(maxsize=None)(lambda *a, **k: tuple(load(*a, **k)))
 eval_runner_helper.load_dataset_entry = lambda *a, **k: list(counted(*a, **k))
+
+
+def fresh_copies(load):
+    read = functools.lru_cache(maxsize=None)(lambda *a, **k: marshal.dumps(load(*a, **k)))
+    return lambda *a, **k: marshal.loads(read(*a, **k))
+
+
+eval_runner.load_dataset_entry = fresh_copies(eval_runner.load_dataset_entry)
+eval_runner.load_ground_truth_entry = fresh_copies(eval_runner.load_ground_truth_entry)
+eval_runner.get_handler = functools.lru_cache(maxsize=None)(eval_runner.get_handler)
 
 registry = {}
 for job in json.loads(Path(sys.argv[1]).read_text(encoding="utf-8")):
