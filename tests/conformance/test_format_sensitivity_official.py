@@ -3,7 +3,10 @@
 There are no recorded format-sensitivity runs in ../shared/corpus, so the answers are
 generated (`format_outputs.py`): for each of MODELS result files, every one of the 5,200 cases
 gets an answer of one family (right, wrong, broken; 18 families), written in or out of the
-case's configuration's format, so that every configuration meets every family.
+case's configuration's format, so that every configuration meets every family. Two
+models: every case is answered in two families (four were checked the same
+way once; two still fail when the score header's std is the population one, or when
+concise-XML parameter texts are not stripped: both tried).
 
 The oracle is the official code from the shared wheel: the eval runner's
 `format_sensitivity_runner` and `_evaluate_single_ast_entry` (taken from `eval_runner.py`,
@@ -42,7 +45,7 @@ from fcbench.dataset.format_sensitivity import split_id
 from fcbench.dataset.load import load_category
 from official_bfcl import bare, official_function, official_package
 
-MODELS = 4
+MODELS = 2
 SCORE_FILE = Path("format_sensitivity/BFCL_v4_format_sensitivity_score.json")
 DECODER_FAILED = "ast_decoder:decoder_failed"
 

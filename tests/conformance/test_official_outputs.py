@@ -8,8 +8,8 @@ scores the same folders. (All 14 v1 models were checked the same way once; six k
 test near a minute.) Each corpus model gets its own result folder named after the handler
 the official decodes it with (`model.json`: `official_handler`), since the folder name is
 the model name on both sides: it is written in every failure record and names the
-multi-turn instances. Each v4 model runs in its own official process (the official
-multi-turn checker keeps instances in module globals keyed by model and test id).
+multi-turn instances. All models are scored in one official process, which forgets the
+multi-turn checker's instances (module globals keyed by model and test id) between models.
 
 What must be identical: the set of score files (fcbench adds only its own leaderboard.json and
 data_v1.csv) and every byte of each. The CSVs: fcbench has no model registry (a documented
@@ -64,15 +64,42 @@ FCBENCH_ONLY = {"leaderboard.json", "data_v1.csv"}  # fcbench's own summaries
 # and each model's fcbench_usage.json (its tokens and latencies, which the official ignores)
 PREFIX = "Invalid syntax. Failed to decode AST. "
 
-#: Runs in the official interpreter: argv = jobs file, registry output file.
+#: Runs in the official interpreter: argv = jobs file, registry output file. All the models in
+#: one interpreter, which pays the official imports (every vendor SDK, ~5 s) once. Between
+#: jobs the multi-turn checker's instances are forgotten, as a fresh process would have none:
+#: it keeps them in module globals keyed by model and test id, and both v4 models are scored
+#: under the same handler name. The leaderboard writer loads every category's dataset only to
+#: count the cases of the categories a model lacks (`get_category_score`), after every job:
+#: each category is loaded once and its count reused (the CSVs stay the same; this was most
+#: of the official run's time). Likewise the runner's prompt and ground-truth entries are
+#: read once per category and handed out as fresh copies (marshal: they are plain JSON
+#: values), and each handler is built once per model (building one makes an API client and
+#: its TLS context, a tenth of the remaining time; decoding keeps no state in it).
 DRIVER = """
-import json, sys
+import functools, json, marshal, sys
 from pathlib import Path
 from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING
-from bfcl_eval.eval_checker import eval_runner
+from bfcl_eval.eval_checker import eval_runner, eval_runner_helper
+from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+
+load = eval_runner_helper.load_dataset_entry
+counted = functools.lru_cache(maxsize=None)(lambda *a, **k: tuple(load(*a, **k)))
+eval_runner_helper.load_dataset_entry = lambda *a, **k: list(counted(*a, **k))
+
+
+def fresh_copies(load):
+    read = functools.lru_cache(maxsize=None)(lambda *a, **k: marshal.dumps(load(*a, **k)))
+    return lambda *a, **k: marshal.loads(read(*a, **k))
+
+
+eval_runner.load_dataset_entry = fresh_copies(eval_runner.load_dataset_entry)
+eval_runner.load_ground_truth_entry = fresh_copies(eval_runner.load_ground_truth_entry)
+eval_runner.get_handler = functools.lru_cache(maxsize=None)(eval_runner.get_handler)
 
 registry = {}
 for job in json.loads(Path(sys.argv[1]).read_text(encoding="utf-8")):
+    for name in [n for n in vars(multi_turn_utils) if n.endswith("_instance")]:
+        delattr(multi_turn_utils, name)
     eval_runner.runner(None, job["categories"], Path(job["results"]), Path(job["scores"]))
     config = MODEL_CONFIG_MAPPING[job["handler"]]
     fields = ("display_name", "url", "org", "license", "input_price", "output_price")
@@ -120,19 +147,16 @@ def v4_categories(model_dir: Path) -> list[str]:
 def scored(
     fetched_home: Path, official_root: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> list[Scored]:
-    """Every model scored by the official evaluator (3 processes at once), then by fcbench."""
+    """Every model scored by the official evaluator (one process), then by fcbench."""
     work = tmp_path_factory.mktemp("official-outputs")
     v1 = [V1 / name for name in V1_MODELS]
     v4 = sorted(p.parent for p in V4_RUN.glob("*/verdicts.jsonl"))
-    groups = [v1, *([m] for m in v4)]
-    runs = []
-    for index, group in enumerate(groups):
-        project = work / f"process-{index}"
-        project.mkdir()
-        jobs = [lay_out(m, work / m.parent.name / m.name,
-                        v4_categories(m) if m in v4 else V1_CATEGORIES) for m in group]
-        (project / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
-        runs.append((project, [str(project / "jobs.json"), str(project / "registry.json")]))
+    project = work / "official-process"
+    project.mkdir()
+    jobs = [lay_out(m, work / m.parent.name / m.name,
+                    v4_categories(m) if m in v4 else V1_CATEGORIES) for m in v1 + v4]
+    (project / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
+    runs = [(project, [str(project / "jobs.json"), str(project / "registry.json")])]
     official.run_concurrently(official_root, DRIVER, runs)
     registry = {k: v for project, _ in runs for k, v in json.loads(
         (project / "registry.json").read_text(encoding="utf-8")).items()}

@@ -96,10 +96,10 @@ def turn_reply(case: TestCase, request: ChatRequest) -> Reply:
     context = request.context
     truth: list[list[str]] = case.possible_answer or []
     calls = truth[context.turn] if context.step == 0 and context.turn < len(truth) else []
+    if not calls:
+        return Reply(result="", input_tokens=0, output_tokens=0)
     methods = signatures(case.extras.get("involved_classes") or [])
     parsed = [parse_call(text, methods) for text in calls]
-    if not parsed:
-        return Reply(result="", input_tokens=0, output_tokens=0)
     if request.mode == "fc":
         stored = [{name: json.dumps(args)} for name, args in parsed]
         message, ids = as_tool_calls(stored)
@@ -114,11 +114,28 @@ def signatures(classes: list[str]) -> dict[str, list[str]]:
 
     names: dict[str, list[str]] = {}
     for class_name in classes:
-        cls = environment_class(class_name)
-        for name, member in inspect.getmembers(cls, inspect.isfunction):
-            if not name.startswith("_"):
-                names[name] = list(inspect.signature(member).parameters)[1:]
+        for name, params in _class_signatures(environment_class(class_name)):
+            names[name] = list(params)
     return names
+
+
+_SIGNATURES: dict[type[Any], tuple[tuple[str, tuple[str, ...]], ...]] = {}
+"""Per environment class, its public methods' parameter names: read once, since inspecting
+a class's methods on every turn of every case cost a ground-truth multi-turn run a third of
+its time."""
+
+
+def _class_signatures(cls: type[Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`cls`'s public methods in `inspect.getmembers` order, each with its parameter names
+    after `self`."""
+    known = _SIGNATURES.get(cls)
+    if known is None:
+        known = _SIGNATURES[cls] = tuple(
+            (name, tuple(inspect.signature(member).parameters)[1:])
+            for name, member in inspect.getmembers(cls, inspect.isfunction)
+            if not name.startswith("_")
+        )
+    return known
 
 
 def parse_call(text: str, methods: dict[str, list[str]]) -> tuple[str, dict[str, Any]]:

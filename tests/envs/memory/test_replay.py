@@ -4,8 +4,9 @@ An agent-like call sequence is derived from each prerequisite conversation of th
 facts from the user's messages, search, replace) and run on fcbench's backend and on the
 official one, each in its own result folder, through `_load_scenario` and the end-of-prereq
 flush. After every prereq both snapshots must be byte-identical; then every question of the
-scenario loads the final snapshot and runs its retrieval calls, which must agree (vector
-scores within 1e-5), as must the memory text of the system prompt.
+scenario (for the vector backend, whose official reload re-embeds the whole snapshot, every
+third of the first eight) loads the final snapshot and runs its retrieval calls, which must
+agree (vector scores within 1e-5), as must the memory text of the system prompt.
 """
 
 from __future__ import annotations
@@ -77,7 +78,10 @@ def _official_config(config: dict[str, Any]) -> dict[str, Any]:
     return {**config, "model_result_dir": str(config["model_result_dir"])}
 
 
-def _replay(oracle: Oracle, root: Path, backend: str, scenario: str, questions: int) -> int:
+def _replay(oracle: Oracle, root: Path, backend: str, scenario: str, questions: int,
+            step: int = 1) -> int:
+    """Replay the scenario's prereqs, then every `step`-th of its first `questions` questions;
+    the number of calls compared."""
     from fcbench.dataset.load import load_category, load_memory_prereqs
 
     category = f"memory_{backend}"
@@ -100,7 +104,7 @@ def _replay(oracle: Oracle, root: Path, backend: str, scenario: str, questions: 
                 official_paths, written).read_bytes(), (case.id, written)
         compared += len(ops)
     cases = [c for c in load_category(category) if c.extras["scenario"] == scenario]
-    for case in cases[:questions]:
+    for case in cases[:questions:step]:
         text = case.question[0][-1]["content"]
         ops = question_ops(backend, text)
         official = oracle.run(cls, ops, config=_official_config(
@@ -128,4 +132,9 @@ def test_replayed_vector_scenarios_match_the_official_backend(
     official_memory: Oracle, fetched_home: Path, use_minilm: Path, tmp_path: Path,
     scenario: str,
 ) -> None:
-    assert _replay(official_memory, tmp_path, "vector", scenario, questions=8) > 0
+    """Every third of the first 8 questions (0, 3, 6): each question loads the same final
+    snapshot, which the official backend re-embeds whole (over a second each for the
+    healthcare scenario), and runs the same calls with another query. Still fails when the
+    reloaded index numbers its rows by position instead of by id, or when the system
+    prompt's memory text is indented by 2 (a fault only the questions see; both tried)."""
+    assert _replay(official_memory, tmp_path, "vector", scenario, questions=8, step=3) > 0
