@@ -28,31 +28,39 @@ tens of seconds) and their module-scoped set-up is short beside them, so sharing
 workers pays even though each worker then builds the set-up once."""
 
 COSTS: dict[str, float] = {
-    "tests/e2e/test_no_secret_leaks.py": 45.0,
-    "tests/models/test_hf_local_real_model.py": 45.0,
-    "tests/models/families/test_official_prompts.py": 6.0,
-    "tests/e2e/test_agentic_http.py": 46.0,
-    "tests/decode/test_fast_calls.py": 41.0,
-    "tests/runner/test_multi_turn_generate.py": 40.0,
-    "tests/e2e/test_cache_run.py": 34.0,
-    "tests/e2e/test_run_v1.py": 33.0,
-    "tests/e2e/test_sigkill.py": 30.0,
-    "tests/e2e/test_run_corpus.py": 26.0,
-    "tests/e2e/test_multi_turn_http.py": 20.0,
-    "tests/check/ast/test_java_types.py": 13.0,
-    "tests/check/ast/test_js_types.py": 12.0,
-    "tests/test_layers.py": 35.0,
-    "tests/test_readme.py": 25.0,
+    "tests/models/test_hf_local_real_model.py": 36.0,
+    "tests/decode/test_fast_calls.py": 34.0,
+    "tests/report/html/test_init.py": 25.0,
+    "tests/conformance/test_official_outputs.py": 20.0,
+    "tests/e2e/test_sigkill.py": 20.0,
+    "tests/runner/test_serve.py": 19.0,
+    "tests/envs/memory/test_replay.py": 18.0,
+    "tests/decode/families/test_official_decoders.py": 17.0,
+    "tests/e2e/test_run_v1.py": 17.0,
+    "tests/e2e/test_run_corpus.py": 16.0,
+    "tests/runner/test_multi_turn_generate.py": 16.0,
+    "tests/e2e/test_cache_run.py": 15.0,
+    "tests/dataset/test_diff.py": 15.0,
+    "tests/e2e/test_no_secret_leaks.py": 15.0,
+    "tests/e2e/test_agentic_http.py": 14.0,
+    "tests/models/test_google_native.py": 12.0,
+    "tests/envs/memory/test_vector.py": 12.0,
+    "tests/cli/test_run.py": 11.0,
+    "tests/models/test_hf_local.py": 10.0,
+    "tests/conformance/test_format_sensitivity_official.py": 10.0,
+    "tests/decode/test_hostile.py": 9.0,
+    # each test of the spread module: its longest (MiniCPM-FC's) take about 8-10 s
+    "tests/models/families/test_official_prompts.py": 8.0,
 }
 """Seconds a scope (a module, or a test of a `SPREAD` module; the longest matching prefix of
-its node id) takes on one worker: CPU time of the test process and its children, measured one
-directory at a time without xdist (2026-12-02, a shared 2-core machine), plus the waits of the
-secret-leak and kill -9 runs. One figure covers all the tests of a `SPREAD` module, so that
-they stay together in the queue (a worker that left the module would build its set-up again).
-The work worth placing by measure; the rest is counted."""
-PER_TEST = 0.5
-"""Seconds a test of a scope not in `COSTS` is counted for: the suite's mean (about 1,500 s of
-worker time for 2,600 tests)."""
+its node id) takes on one worker: its tests' set-up, call and teardown times summed from
+`--durations=0` of a whole `-n auto` run on a quiet 2-core machine (2026-12-02, after the
+suite's oracles moved to stripes of the cases). One figure covers all the tests of a `SPREAD`
+module, so that they stay together in the queue (a worker that left the module would build its
+set-up again). The work worth placing by measure (9 s and more); the rest is counted."""
+PER_TEST = 0.25
+"""Seconds a test of a scope not in `COSTS` is counted for: the suite's mean (about 650 s of
+worker time for 2,666 tests)."""
 
 
 class _Item(Protocol):
