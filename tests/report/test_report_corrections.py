@@ -148,3 +148,38 @@ def test_compare_shows_the_upstream_side(fetched_home: Path, tmp_path: Path) -> 
     assert "summaries as upstream scores them" in out.getvalue()
     plain = compare(runs[0], runs[0], sizes)
     assert plain.upstream_summaries == [] and "upstream_summaries" not in as_json(plain)
+
+
+def test_folders_merged_keep_each_ones_corrections(tmp_path: Path) -> None:
+    """One model scored in two folders, one under a profile: the merged board keeps the
+    profile and the corrected category's upstream side, whichever folder comes first."""
+    from fcbench.core.categories import ALL_SCORING
+    from fcbench.report.leaderboard import merge_entries
+    from fcbench.results.score_files import write_category_score
+    from fcbench.score.aggregate import CategoryScore
+
+    upstream = {"correct_count": 389, "total_count": 400, "accuracy": 389 / 400,
+                "cases": [{"id": "simple_python_3", "fix": "ground-truth-enum-units"}]}
+    header = {"corrections": "community-2026", "corrections_upstream": upstream}
+    write_category_score(tmp_path / "fixed", "m", CategoryScore("simple_python", 390, 400, 400),
+                         [], header)
+    write_category_score(tmp_path / "plain", "m", CategoryScore("multiple", 180, 200, 200), [])
+    sizes = {**dict.fromkeys(ALL_SCORING, 100), "simple_python": 400, "multiple": 200}
+    for order in (["fixed", "plain"], ["plain", "fixed"]):
+        (entry,) = merge_entries([tmp_path / name for name in order], sizes)
+        assert entry.corrections == {"profile": "community-2026",
+                                     "upstream": {"simple_python": upstream}}, order
+        assert (entry.scores["simple_python"].correct, entry.scores["multiple"].correct) == (
+            390, 180)
+
+
+def test_merged_corrections_name_every_profile_and_keep_every_upstream_side() -> None:
+    from fcbench.report.corrections import merge_corrections
+
+    a = {"profile": "community-2026", "upstream": {"simple_python": {"correct_count": 1}}}
+    b = {"profile": "local, community-2026", "upstream": {"live_simple": {"correct_count": 2}}}
+    assert merge_corrections(a, b) == {
+        "profile": "community-2026, local",
+        "upstream": {"simple_python": {"correct_count": 1}, "live_simple": {"correct_count": 2}}}
+    assert merge_corrections({}, a) == a and merge_corrections(a, {}) == a
+    assert merge_corrections({}, {}) == {}

@@ -31,6 +31,18 @@ def corrections_of(headers: Mapping[str, Header]) -> dict[str, Any]:
     return {"profile": ", ".join(sorted(profiles)), "upstream": upstream}
 
 
+def merge_corrections(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
+    """One model's corrections when its categories come from two score folders: both
+    folders' profiles (named as `corrections_of` names several) and both upstream sides. A
+    category is scored in one folder only (`leaderboard.merge_entries` refuses a second), so
+    each upstream side stays with its category. {} when neither folder names a profile."""
+    if not first or not second:
+        return dict(first or second)
+    profiles = {*str(first["profile"]).split(", "), *str(second["profile"]).split(", ")}
+    return {"profile": ", ".join(sorted(profiles)),
+            "upstream": {**first.get("upstream", {}), **second.get("upstream", {})}}
+
+
 def upstream_scores(
     scores: Mapping[str, CategoryScore], corrections: Mapping[str, Any]
 ) -> dict[str, CategoryScore]:

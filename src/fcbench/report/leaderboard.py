@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from fcbench import redact
 from fcbench.core import categories as reg
 from fcbench.core.model import UNENCODABLE
-from fcbench.report.corrections import corrections_json
+from fcbench.report.corrections import corrections_json, merge_corrections
 from fcbench.report.csv_files import (
     ModelEntry,
     ModelInfo,
@@ -109,7 +109,7 @@ def _merge(
     fs = dict(earlier.format_sensitivity) or dict(entry.format_sensitivity)
     cost = entry.cost if entry.cost.mean is not None else earlier.cost
     return ModelEntry(entry.model, entry.info, with_missing(scores, reg.ALL_SCORING, dataset_sizes),
-                      cost, fs)
+                      cost, fs, merge_corrections(earlier.corrections, entry.corrections))
 
 
 def usage_of(result_dirs: Sequence[Path]) -> dict[str, Usage]:
