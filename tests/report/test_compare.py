@@ -225,3 +225,32 @@ def test_summary_deltas_get_an_interval_from_their_categories_flips(tmp_path: Pa
     out = io.StringIO()
     print_comparison(result, Console(file=out, width=200))
     assert "Δ ≈95% interval" in out.getvalue()
+
+
+def test_partial_runs_are_compared_through_their_result_files(
+    fetched_home: Path, tmp_path: Path
+) -> None:
+    """Two `--limit` runs: their score files name only the failures, so the cases that passed
+    come from the result files: the sibling `result` folder found by itself, another folder
+    through `--result-dir`."""
+    runner = CliRunner()
+    for name, limit in (("a", 3), ("b", 5)):
+        result = runner.invoke(main, [
+            "run", "--model", "ground-truth", "--categories", "simple_python,multiple",
+            "--limit", str(limit), "--no-report", "--quiet",
+            "--result-dir", str(tmp_path / name / "result"),
+            "--score-dir", str(tmp_path / name / "score")])
+        assert result.exit_code == 0, result.output
+    a, b = tmp_path / "a" / "score", tmp_path / "b" / "score"
+    result = runner.invoke(main, ["compare", str(a), str(b), "--json"])
+    assert result.exit_code == 0, result.output
+    shared = {row["category"]: row["paired_cases"] for row in json.loads(result.stdout)["categories"]}
+    assert shared == {"simple_python": 3, "multiple": 3}
+    moved = tmp_path / "elsewhere"
+    (tmp_path / "b" / "result").rename(moved)
+    result = runner.invoke(main, ["compare", str(a), str(b)])
+    assert result.exit_code == 2 and "--result-dir" in result.stderr
+    result = runner.invoke(main, ["compare", str(a), str(b), "--json",
+                                  "--result-dir", str(tmp_path / "a" / "result"),
+                                  "--result-dir", str(moved)])
+    assert result.exit_code == 0, result.output

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from fcbench.report.table import SORT_KEYS
+
+if TYPE_CHECKING:
+    from fcbench.score.runs import DatasetIds, ModelRun
 
 _DIR = click.Path(path_type=Path)
 
@@ -114,10 +118,14 @@ def report(score_dirs: tuple[Path, ...], result_dirs: tuple[Path, ...], output: 
 @click.argument("b")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @click.option("--html", type=_DIR, default=None, help="Also write an HTML page of it.")
+@click.option("--result-dir", "result_dirs", multiple=True, type=_DIR,
+              help="Result folders whose files tell which cases a partial run (--limit, "
+              "--ids, --sample) answered; repeatable. Default: each score folder's sibling "
+              "'result', when it exists.")
 @_release
 @_data_dir
-def compare(a: str, b: str, as_json: bool, html: Path | None, release: str | None,
-            data_dirs: tuple[Path, ...]) -> None:
+def compare(a: str, b: str, as_json: bool, html: Path | None, result_dirs: tuple[Path, ...],
+            release: str | None, data_dirs: tuple[Path, ...]) -> None:
     """Compare two scored runs (SCORE_DIR or SCORE_DIR:MODEL): deltas, p-values, flips."""
     from rich.console import Console
 
@@ -125,13 +133,11 @@ def compare(a: str, b: str, as_json: bool, html: Path | None, release: str | Non
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.report import compare as cmp
     from fcbench.score.disputed import load_disputed
-    from fcbench.score.runs import dataset_ids, one_model, read_run
+    from fcbench.score.runs import dataset_ids, one_model
 
     try:
         ids = dataset_ids(release or DEFAULT_RELEASE, data_dir)
-        runs = []
-        for target in (a, b):
-            runs.append(read_run(*one_model(target), ids))
+        runs = [_compared_run(*one_model(target), ids, result_dirs) for target in (a, b)]
         result = cmp.compare(runs[0], runs[1], _sizes(release, data_dir), load_disputed())
         if html is not None:
             from fcbench.report.html import write_compare_page
@@ -144,6 +150,27 @@ def compare(a: str, b: str, as_json: bool, html: Path | None, release: str | Non
         click.echo(json.dumps(cmp.as_json(result), indent=2))
     else:
         cmp.print_comparison(result, Console(width=None if sys.stdout.isatty() else 100))
+
+
+def _compared_run(
+    folder: Path, model: str, ids: DatasetIds, result_dirs: Sequence[Path]
+) -> ModelRun:
+    """A compared run read back case by case. A partial run's passing cases are only in its
+    result file: the first of the given result folders, then the score folder's sibling
+    `result`, whose file for the model holds exactly the cases judged is the one (two runs
+    of one model can each have their own folder)."""
+    from fcbench.report.html.collect import Sources
+    from fcbench.results.read import sibling_result_dirs
+    from fcbench.score.runs import RunError, read_run
+
+    candidates = [*result_dirs, *sibling_result_dirs([folder])]
+    for result_dir in candidates[:-1]:
+        try:
+            return read_run(folder, model, ids, answered=Sources.find([result_dir]).answered)
+        except RunError:
+            continue
+    last = Sources.find(candidates[-1:]).answered if candidates else None
+    return read_run(folder, model, ids, answered=last)
 
 
 @click.command()

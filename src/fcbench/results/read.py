@@ -19,6 +19,7 @@ from typing import Any
 
 from fcbench import _json as fast_json
 from fcbench.core import categories
+from fcbench.core.defaults import RESULT_DIR
 from fcbench.layout import manifest_path
 
 _RESULT_FILE = re.compile(
@@ -62,6 +63,14 @@ def find_result_files(model_dir: Path) -> Iterator[ResultFile]:
         found = result_file_category(path)
         if found and path.is_file():
             yield ResultFile(path, *found)
+
+
+def sibling_result_dirs(score_dirs: Iterable[Path]) -> list[Path]:
+    """Each score folder's sibling result folder, where one exists: the layout `run` makes
+    (`./result` beside `./score`), so that readers of a score folder find the answers behind
+    it (a partial run's passing cases, tokens, raw outputs) without being told."""
+    found = (Path(folder).parent / RESULT_DIR.name for folder in score_dirs)
+    return [folder for folder in found if folder.is_dir()]
 
 
 def find_model_dirs(result_dir: Path) -> dict[str, Path]:

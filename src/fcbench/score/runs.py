@@ -190,7 +190,8 @@ def _category_run(
     if total != len(ids):  # a partial run: only the failures are known for sure
         raise RunError(
             f"{path}: {total} cases judged but the data set has {len(ids)}; a partial run's "
-            "passing cases are not listed in score files"
+            "passing cases are not listed in score files, and no result file of the run "
+            "(--result-dir) holds exactly the cases judged"
         )
     score = CategoryScore(category, int(header.get("correct_count", 0)), total, len(known))
     return CategoryRun(score, failures, ids, header)

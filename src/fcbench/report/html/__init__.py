@@ -45,6 +45,7 @@ def write_report(
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.dataset.load import scoring_sizes as dataset_sizes
     from fcbench.report.html.collect import collect
+    from fcbench.results.read import sibling_result_dirs
     from fcbench.score.disputed import load_disputed
     from fcbench.score.runs import RunError, model_dirs
 
@@ -52,8 +53,7 @@ def write_report(
         raise RunError(f"no score files in {', '.join(map(str, score_dirs))}")
     release = release or DEFAULT_RELEASE
     if result_dirs is None:
-        result_dirs = [p.parent / "result" for p in map(Path, score_dirs)
-                       if (p.parent / "result").is_dir()]
+        result_dirs = sibling_result_dirs(map(Path, score_dirs))
     sizes = dataset_sizes(release, data_dir)
     document = collect([Path(p) for p in score_dirs], [Path(p) for p in result_dirs], release,
                        data_dir, sizes, load_disputed(), evaluation)
