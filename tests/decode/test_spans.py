@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -64,6 +65,42 @@ def test_json_call_list_matches_the_official_pattern_on_its_alphabet(text: str) 
 def test_json_call_list_matches_the_official_pattern_on_answers(text: str) -> None:
     assert spans.json_call_list(text) == span_of(JSON_CALL_LIST.search(text))
     assert spans.outer_brackets(text) == span_of(JSON_LIST.search(text))
+
+
+WHITESPACE = "".join(char for char in map(chr, range(0x3001)) if re.fullmatch(r"\s", char))
+"""Every character the official patterns' `\\s` matches (U+3000 is the last), taken from the
+regex engine itself: the ASCII six, U+001C-U+001F, U+0085, U+00A0 and the Unicode spaces."""
+
+
+def test_json_call_list_skips_every_whitespace_the_pattern_does() -> None:
+    """`\\s` is Unicode whitespace, not ASCII spaces, and it is skipped at four places: after
+    `[`, after an item, after `,`, before `]`. The generated texts rarely put a rare space in
+    the one place a finder could get wrong, so each character is tried at every place here."""
+    assert "\u3000" in WHITESPACE and "\x1c" in WHITESPACE and "\x85" in WHITESPACE
+    for space in WHITESPACE:
+        text = f"[{space}{{}}{space},{space}{{}}{space}]"
+        assert spans.json_call_list(text) == span_of(JSON_CALL_LIST.search(text)) == (
+            0, len(text)), repr(space)
+    for lookalike in ["\u200b", "\ufeff", "\x00"]:  # not `\\s`: no list starts at `[`
+        text = f"[{lookalike}{{}}]"
+        assert spans.json_call_list(text) == span_of(JSON_CALL_LIST.search(text)) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("[{}] [{}]", (0, 4)),  # two lists: the first is the one decoded
+        ("[{[{}]}]", (0, 6)),  # a list inside the first item: the outer `[` starts the match
+        ("[x] [{}] [{}]", (4, 8)),  # the first `[` that starts a list, not the first `[`
+    ],
+)
+def test_json_call_list_takes_the_first_bracket_that_starts_a_list(
+    text: str, span: tuple[int, int]
+) -> None:
+    """`search` returns the leftmost match. Two `[` that both start a list are rare in the
+    generated texts, so these pin it: a finder trying the last `[` first returns (5, 9),
+    (2, 6) and (9, 13)."""
+    assert spans.json_call_list(text) == span_of(JSON_CALL_LIST.search(text)) == span
 
 
 GRIDDY = st.one_of(
