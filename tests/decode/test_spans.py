@@ -135,6 +135,27 @@ def test_tags_match_the_official_patterns(text: str, tags: tuple[str, str]) -> N
     assert spans.tagged_bodies(text, *tags) == oracle.findall(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "bodies"),
+    [
+        ("<tool_call>\n</tool_call>", []),  # the closing's `\n` is the opening's: no body
+        ("<tool_call>\n</tool_call>\n</tool_call>", ["</tool_call>"]),
+        ("<tool_call>\n\n</tool_call>", [""]),
+    ],
+)
+def test_the_closing_tag_is_searched_after_the_opening_tag(text: str, bodies: list[str]) -> None:
+    """The official `<tool_call>\\n(.*?)\\n</tool_call>` (Arch, Nanbeige, ...) shares its `\\n`
+    between the two tags, so a closing tag that overlaps the opening one does not close it.
+    Only this pair of `TAGS` can overlap, and the generated texts hardly ever build it; a
+    finder searching for the closing tag from the opening tag's start finds (12, 11) and
+    `[""]` in the first text."""
+    opening, closing = "<tool_call>\n", "\n</tool_call>"
+    oracle = re.compile(r"<tool_call>\n(.*?)\n</tool_call>", re.DOTALL)
+    first = oracle.search(text)
+    assert spans.tagged(text, opening, closing) == (first.span(1) if first else None)
+    assert spans.tagged_bodies(text, opening, closing) == oracle.findall(text) == bodies
+
+
 def test_the_backtracking_inputs_take_milliseconds() -> None:
     bombs = {
         "json call list": "[" + ",".join(["{}"] * 5000) + " x]",
