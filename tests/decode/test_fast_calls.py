@@ -177,6 +177,25 @@ def test_rejected_examples(text: str) -> None:
     check(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[f(a=1, b=2, a=3)]", [{"f": {"a": 3, "b": 2}}]),
+        ("f(a=1, b=[a], a=(2,))", [{"f": {"a": (2,), "b": ["a"]}}]),
+    ],
+)
+def test_a_repeated_keyword_keeps_its_first_place_and_last_value(
+    text: str, expected: list[dict[str, Any]]
+) -> None:
+    """`ast.parse` accepts `f(a=1, a=2)` (since Python 3.9 the repeat is a compile-time
+    error), and the official `resolve_ast_call` fills a dict keyword by keyword, so the last
+    value wins in the first one's place. The fast path declines repeats (outside its subset),
+    so the fuzzers never compare a decoded repeat: this pins the rule on both paths."""
+    assert fast_python_calls(text) is None
+    assert same(python_calls_ast(text), expected)
+    assert same(python_calls(text), expected)
+
+
 # --- random texts in and around the subset ---------------------------------------------------
 
 WS = st.sampled_from(["", "", "", " ", "  ", "\n", "\t", " \n ", "\r", "\x0c", "\\\n"])

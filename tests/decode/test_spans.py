@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,6 +67,42 @@ def test_json_call_list_matches_the_official_pattern_on_answers(text: str) -> No
     assert spans.outer_brackets(text) == span_of(JSON_LIST.search(text))
 
 
+WHITESPACE = "".join(char for char in map(chr, range(0x3001)) if re.fullmatch(r"\s", char))
+"""Every character the official patterns' `\\s` matches (U+3000 is the last), taken from the
+regex engine itself: the ASCII six, U+001C-U+001F, U+0085, U+00A0 and the Unicode spaces."""
+
+
+def test_json_call_list_skips_every_whitespace_the_pattern_does() -> None:
+    """`\\s` is Unicode whitespace, not ASCII spaces, and it is skipped at four places: after
+    `[`, after an item, after `,`, before `]`. The generated texts rarely put a rare space in
+    the one place a finder could get wrong, so each character is tried at every place here."""
+    assert "\u3000" in WHITESPACE and "\x1c" in WHITESPACE and "\x85" in WHITESPACE
+    for space in WHITESPACE:
+        text = f"[{space}{{}}{space},{space}{{}}{space}]"
+        assert spans.json_call_list(text) == span_of(JSON_CALL_LIST.search(text)) == (
+            0, len(text)), repr(space)
+    for lookalike in ["\u200b", "\ufeff", "\x00"]:  # not `\\s`: no list starts at `[`
+        text = f"[{lookalike}{{}}]"
+        assert spans.json_call_list(text) == span_of(JSON_CALL_LIST.search(text)) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("[{}] [{}]", (0, 4)),  # two lists: the first is the one decoded
+        ("[{[{}]}]", (0, 6)),  # a list inside the first item: the outer `[` starts the match
+        ("[x] [{}] [{}]", (4, 8)),  # the first `[` that starts a list, not the first `[`
+    ],
+)
+def test_json_call_list_takes_the_first_bracket_that_starts_a_list(
+    text: str, span: tuple[int, int]
+) -> None:
+    """`search` returns the leftmost match. Two `[` that both start a list are rare in the
+    generated texts, so these pin it: a finder trying the last `[` first returns (5, 9),
+    (2, 6) and (9, 13)."""
+    assert spans.json_call_list(text) == span_of(JSON_CALL_LIST.search(text)) == span
+
+
 GRIDDY = st.one_of(
     st.text(alphabet=st.sampled_from("[], \n\t1x"), max_size=22),
     st.builds(lambda prefix, body: prefix + body,
@@ -96,6 +133,27 @@ def test_tags_match_the_official_patterns(text: str, tags: tuple[str, str]) -> N
     assert spans.tagged(text, *tags) == (oracle.search(text).span(1) if oracle.search(text)
                                          else None)
     assert spans.tagged_bodies(text, *tags) == oracle.findall(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "bodies"),
+    [
+        ("<tool_call>\n</tool_call>", []),  # the closing's `\n` is the opening's: no body
+        ("<tool_call>\n</tool_call>\n</tool_call>", ["</tool_call>"]),
+        ("<tool_call>\n\n</tool_call>", [""]),
+    ],
+)
+def test_the_closing_tag_is_searched_after_the_opening_tag(text: str, bodies: list[str]) -> None:
+    """The official `<tool_call>\\n(.*?)\\n</tool_call>` (Arch, Nanbeige, ...) shares its `\\n`
+    between the two tags, so a closing tag that overlaps the opening one does not close it.
+    Only this pair of `TAGS` can overlap, and the generated texts hardly ever build it; a
+    finder searching for the closing tag from the opening tag's start finds (12, 11) and
+    `[""]` in the first text."""
+    opening, closing = "<tool_call>\n", "\n</tool_call>"
+    oracle = re.compile(r"<tool_call>\n(.*?)\n</tool_call>", re.DOTALL)
+    first = oracle.search(text)
+    assert spans.tagged(text, opening, closing) == (first.span(1) if first else None)
+    assert spans.tagged_bodies(text, opening, closing) == oracle.findall(text) == bodies
 
 
 def test_the_backtracking_inputs_take_milliseconds() -> None:
