@@ -244,7 +244,8 @@ def test_partial_runs_are_compared_through_their_result_files(
     a, b = tmp_path / "a" / "score", tmp_path / "b" / "score"
     result = runner.invoke(main, ["compare", str(a), str(b), "--json"])
     assert result.exit_code == 0, result.output
-    shared = {row["category"]: row["paired_cases"] for row in json.loads(result.stdout)["categories"]}
+    rows = json.loads(result.stdout)["categories"]
+    shared = {row["category"]: row["paired_cases"] for row in rows}
     assert shared == {"simple_python": 3, "multiple": 3}
     moved = tmp_path / "elsewhere"
     (tmp_path / "b" / "result").rename(moved)
