@@ -22,6 +22,7 @@ from fcbench.core.model import TestCase
 from fcbench.dataset.load import load_category
 from fcbench.ground_truth.backend import answer, parse_call, signatures
 from fcbench.models.base import Mode
+from stripes import stripe
 
 CATEGORIES = ["simple_python", "multiple", "parallel", "multi_turn_base"]
 FEEDBACK = "[{'role': 'tool'"
@@ -101,11 +102,6 @@ class GroundTruthFunction:
         ]}
 
 
-def stripe(part: int, parts: int = 2) -> list[str]:
-    """Every `parts`-th case of each of `CATEGORIES` (in the official id order), from `part` on."""
-    return [case.id for name in CATEGORIES for case in load_category(name)[part::parts]]
-
-
 def verdicts(evaluation: fcbench.Evaluation, folder: str) -> dict[str, tuple[bool, Any]]:
     return {c.id: (c.verdict.valid, c.verdict.error_type)
             for category in evaluation.models[folder].categories.values() for c in category.cases}
@@ -116,7 +112,7 @@ def test_a_function_answering_with_the_ground_truth_scores_like_the_builtin_mode
     fetched_home: Path, tmp_path: Path, mode: str
 ) -> None:
     model = GroundTruthFunction(mode)
-    ids = stripe(0 if mode == "fc" else 1)
+    ids = stripe(CATEGORIES, 0 if mode == "fc" else 1)
     options: dict[str, Any] = {"categories": CATEGORIES, "mode": mode, "ids": ids,
                                "result_dir": tmp_path / "result", "score_dir": tmp_path / "score",
                                "concurrency": 16}

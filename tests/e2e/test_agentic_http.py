@@ -31,6 +31,7 @@ from click.testing import CliRunner
 from fake_openai import FakeOpenAI, _tool_call
 from fcbench.cli import main
 from fcbench.dataset.load import load_category
+from stripes import stripe
 
 FEEDBACK = "[{'role': 'tool'"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "envs" / "web_search"))
@@ -227,7 +228,7 @@ def test_web_search_recorded_then_replayed(
 ) -> None:
     pytest.importorskip("requests")
     monkeypatch.setenv("SERPAPI_API_KEY", "k")
-    ids = [c.id for c in load_category("web_search_base")[0 if mode == "fc" else 1::2]]
+    ids = stripe(["web_search_base"], 0 if mode == "fc" else 1)
     chosen = ("--ids", ",".join(ids))
     web = FakeWeb()
     try:

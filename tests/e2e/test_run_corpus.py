@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from fake_openai import CorpusResponder, FakeOpenAI, deterministic_faults
 from fcbench.cli import main
 from shared_corpus import REASON, V1
+from stripes import stripe
 
 CORPUS = V1
 V1 = ["simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
@@ -33,13 +34,6 @@ def corpus() -> Path:
     if not (CORPUS / MODELS["fc"]).is_dir():
         pytest.skip(REASON)
     return CORPUS
-
-
-def stripe(cats: list[str], part: int, parts: int = 2) -> list[str]:
-    """Every `parts`-th case of each category (in the official id order), from `part` on."""
-    from fcbench.dataset.load import load_category
-
-    return [case.id for name in cats for case in load_category(name)[part::parts]]
 
 
 def verdicts(result_dir: Path, model: str, cats: list[str],

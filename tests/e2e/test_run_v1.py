@@ -21,12 +21,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from test_run_corpus import original, stripe
+from test_run_corpus import original
 
 from fake_openai import CorpusResponder, FakeOpenAI
 from fake_web_apis import KEYS, FakeWebApis, known_answers
 from fcbench.cli import main
 from shared_corpus import REASON, V1
+from stripes import stripe
 
 CORPUS = V1
 EXECUTABLE = ["exec_simple", "exec_multiple", "exec_parallel", "exec_parallel_multiple", "rest"]

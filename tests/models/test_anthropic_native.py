@@ -15,6 +15,7 @@ from fake_openai import CorpusResponder, FakeOpenAI
 from fcbench.cli import main
 from fcbench.models.anthropic_native import anthropic_messages, anthropic_tools, parse
 from shared_corpus import V1, needs_corpus
+from stripes import stripe
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -33,14 +34,6 @@ STRIPES = {"fc": 0, "prompt": 1}
 takes the same way through the request builder, the fake server and `parse`, and every
 category (parallel calls, Java, irrelevance) stays in each stripe. Still fails when `parse`
 keeps only the first tool-use block (tried)."""
-
-
-def stripe(mode: str) -> list[str]:
-    """The ids `mode`'s replay asks: every third case of each category."""
-    from fcbench.dataset.load import load_category
-
-    return [case.id for name in CATS for index, case in enumerate(load_category(name))
-            if index % 3 == STRIPES[mode]]
 
 
 def test_messages_move_system_and_join_users() -> None:
@@ -81,7 +74,7 @@ def test_replayed_claude_run_scores_like_the_recorded_files(
     from fcbench.api import evaluate
 
     model = MODELS[mode]
-    ids = stripe(mode)
+    ids = stripe(CATS, STRIPES[mode], 3)  # every third case of each category
     seen: list[dict[str, Any]] = []
     responder = CorpusResponder(CORPUS / model, CATS)
 

@@ -19,6 +19,7 @@ from fake_openai import CorpusResponder
 from fcbench.cli import main
 from fcbench.models.google_native import gemini_contents, gemini_declarations, parse
 from shared_corpus import V1, needs_corpus
+from stripes import stripe
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -40,14 +41,6 @@ STRIPES = {"fc": 0, "prompt": 1}
 takes the same way through the request builder, the SDK, the fake server and `parse`, and
 every category (parallel calls, irrelevance) stays in each stripe. Still fails when `parse`
 keeps only the first function call of a candidate (tried)."""
-
-
-def stripe(mode: str) -> list[str]:
-    """The ids `mode`'s replay asks: every third case of each category."""
-    from fcbench.dataset.load import load_category
-
-    return [case.id for name in CATS for index, case in enumerate(load_category(name))
-            if index % 3 == STRIPES[mode]]
 
 
 def recorded_lines(model: str, name: str, ids: set[str]) -> list[str]:
@@ -222,7 +215,7 @@ def test_replayed_gemini_run_scores_like_the_recorded_files(
     from fcbench.api import evaluate
 
     model = MODELS[mode]
-    ids = stripe(mode)
+    ids = stripe(CATS, STRIPES[mode], 3)  # every third case of each category
     monkeypatch.setenv("FCBENCH_TEST_GEMINI_KEY", "k")
     with FakeGemini(CorpusResponder(CORPUS / model, CATS)) as server:
         result = CliRunner().invoke(main, [

@@ -13,6 +13,7 @@ from fcbench.core.model import TestCase
 from fcbench.ground_truth.backend import GroundTruthBackend, parse_call, signatures
 from fcbench.models.base import ChatRequest, Reply
 from fcbench.runner.generate import CallFailed, GenerateSettings, RetryPolicy, generate
+from stripes import stripe
 
 CATEGORIES = [
     "multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context",
@@ -35,20 +36,11 @@ prompt-mode answer writes booleans as JSON (`true`) instead of Python (`True`), 
 this was tried with."""
 
 
-def stripe(mode: str) -> list[str]:
-    """The ids of `mode`'s stripe: every other case of each multi-turn category."""
-    from fcbench.dataset.load import load_category
-
-    return [case.id for category in CATEGORIES
-            for index, case in enumerate(load_category(category))
-            if index % len(STRIPES) == STRIPES[mode]]
-
-
 @pytest.mark.parametrize("mode", ["fc", "prompt"])
 def test_ground_truth_replays_pass(fetched_home: Path, tmp_path: Path, mode: str) -> None:
     from fcbench.cli import main
 
-    ids = stripe(mode)
+    ids = stripe(CATEGORIES, STRIPES[mode], len(STRIPES))
     args = ["run", "--model", "ground-truth", "--mode", mode, "--categories",
             ",".join(CATEGORIES), "--ids", ",".join(ids), "--result-dir", str(tmp_path / "r"),
             "--score-dir", str(tmp_path / "s"), "--quiet"]
@@ -71,7 +63,8 @@ def test_ground_truth_replays_pass(fetched_home: Path, tmp_path: Path, mode: str
 
 
 def test_the_stripes_replay_every_case_once(fetched_home: Path) -> None:
-    ids = [case_id for mode in STRIPES for case_id in stripe(mode)]
+    ids = [case_id for part in STRIPES.values()
+           for case_id in stripe(CATEGORIES, part, len(STRIPES))]
     assert len(ids) == len(set(ids)) == 800
 
 

@@ -163,14 +163,15 @@ def _compared_run(
     from fcbench.results.read import sibling_result_dirs
     from fcbench.score.runs import RunError, read_run
 
-    candidates = [*result_dirs, *sibling_result_dirs([folder])]
-    for result_dir in candidates[:-1]:
+    refused: RunError | None = None
+    for result_dir in [*result_dirs, *sibling_result_dirs([folder])]:
         try:
             return read_run(folder, model, ids, answered=Sources.find([result_dir]).answered)
-        except RunError:
-            continue
-    last = Sources.find(candidates[-1:]).answered if candidates else None
-    return read_run(folder, model, ids, answered=last)
+        except RunError as exc:
+            refused = exc
+    if refused is not None:
+        raise refused
+    return read_run(folder, model, ids)
 
 
 @click.command()

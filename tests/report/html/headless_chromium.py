@@ -90,6 +90,10 @@ class Browser:
             self.send(f"{domain}.enable")
         self.send("Network.emulateNetworkConditions", {
             "offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        self.resize(width, height)
+
+    def resize(self, width: int, height: int) -> None:
+        """The viewport's size in CSS pixels, as a desktop window (not a phone)."""
         self.send("Emulation.setDeviceMetricsOverride", {
             "width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
 

@@ -54,6 +54,20 @@ def rows_shown(browser: Browser) -> list[list[str]]:
         ".map(r => [...r.children].map(c => c.textContent))")
 
 
+def fits_each_width(browser: Browser, folder: Path, name: str, scroll_to: str | None = None
+                    ) -> None:
+    """At 1,400 and 800 px wide the page is no wider than the window (a screenshot of each,
+    scrolled to the element `scroll_to` when given, in `folder`); 1,400 px again after."""
+    for width in (1400, 800):
+        browser.resize(width, 1800)
+        overflow = browser.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, (width, overflow)
+        if scroll_to is not None:
+            browser.evaluate(f"document.getElementById({scroll_to!r}).scrollIntoView()")
+        browser.screenshot(folder / f"{name}-{width}.png")
+    browser.resize(1400, 1800)
+
+
 def test_report_is_small_and_self_contained(report: Path) -> None:
     size = report.stat().st_size
     assert size < LIMIT, f"{size:,} bytes"
@@ -346,15 +360,7 @@ def test_a_hundred_models(hundred: tuple[list[str], Path, Path], browser: Browse
     assert column(0) == sorted(names)
     browser.click("#summary-table th:nth-child(1)")  # again: Z to A
     assert column(0) == sorted(names, reverse=True)
-    folder = shots(tmp_path)
-    for width in (1400, 800):
-        browser.send("Emulation.setDeviceMetricsOverride", {
-            "width": width, "height": 1800, "deviceScaleFactor": 1, "mobile": False})
-        overflow = browser.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, (width, overflow)
-        browser.screenshot(folder / f"report-100-models-{width}.png")
-    browser.send("Emulation.setDeviceMetricsOverride", {
-        "width": 1400, "height": 1800, "deviceScaleFactor": 1, "mobile": False})
+    fits_each_width(browser, shots(tmp_path), "report-100-models")
     assert browser.console_errors() == []
 
 
@@ -478,16 +484,7 @@ def test_the_case_grid_and_the_model_filter(
     browser.click("#summary-table th:nth-child(1)")  # a sort keeps the filter
     assert browser.evaluate("document.querySelectorAll("
                             "'#summary-table tbody tr:not(.filtered-out)').length") == 10
-    folder = shots(tmp_path)
-    for width in (1400, 800):
-        browser.send("Emulation.setDeviceMetricsOverride", {
-            "width": width, "height": 1800, "deviceScaleFactor": 1, "mobile": False})
-        overflow = browser.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, (width, overflow)
-        browser.evaluate("document.getElementById('grid').scrollIntoView()")
-        browser.screenshot(folder / f"report-100-models-grid-{width}.png")
-    browser.send("Emulation.setDeviceMetricsOverride", {
-        "width": 1400, "height": 1800, "deviceScaleFactor": 1, "mobile": False})
+    fits_each_width(browser, shots(tmp_path), "report-100-models-grid", scroll_to="grid")
     assert browser.console_errors() == []
 
 
