@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from hypothesis import given, settings
@@ -50,3 +51,52 @@ def test_loads_is_exactly_json_loads(text: str) -> None:
             return ("error", type(exc).__name__, str(exc))
 
     assert outcome(fast_json.loads) == outcome(json.loads)
+
+
+# -- dumps_total: any value written, never an exception (issue 30) ------------------------
+
+_ODD_KEYS = st.one_of(st.integers(), st.text(max_size=5), st.floats(), st.none(), st.booleans())
+_ODD = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(),
+              st.text(alphabet=st.characters(codec=None), max_size=10),
+              st.integers(4_400, 5_000).map(lambda n: -(10 ** n))),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.tuples(inner),
+                            st.dictionaries(_ODD_KEYS, inner, max_size=3),
+                            st.frozensets(st.one_of(st.integers(), st.text(max_size=3)),
+                                          max_size=3)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_ODD, st.sampled_from([None, 1, 2]), st.booleans())
+def test_dumps_total_writes_anything_as_json_would(value: Any, indent: int | None,
+                                                   sort_keys: bool) -> None:
+    """Where json.dumps succeeds: its very text. Where it raises: a text json reads back
+    (big integers allowed), with every key and every number in it."""
+    text = fast_json.dumps_total(value, indent=indent, sort_keys=sort_keys)
+    try:
+        expected = json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sort_keys)
+    except (TypeError, ValueError):
+        limit = sys.get_int_max_str_digits()
+        sys.set_int_max_str_digits(0)
+        try:
+            json.loads(text)
+        finally:
+            sys.set_int_max_str_digits(limit)
+    else:
+        assert text == expected
+
+
+def test_dumps_total_orders_mixed_keys_and_prints_what_json_cannot() -> None:
+    big = 10 ** 5000
+    text = fast_json.dumps_total({"order_type": "Sell", 12446: {2, 1}, 3: big}, sort_keys=True)
+    assert text == '{"3": ' + "1" + "0" * 5000 + ', "12446": [1, 2], "order_type": "Sell"}'
+    nested: Any = 0
+    for _ in range(sys.getrecursionlimit() * 3):
+        nested = [nested]
+    assert fast_json.dumps_total(nested) == "[" * (sys.getrecursionlimit() * 3) + "0" + "]" * (
+        sys.getrecursionlimit() * 3)
+    loop: list[Any] = []
+    loop.append(loop)
+    assert fast_json.dumps_total(loop) == '["[circular]"]'

@@ -3,6 +3,12 @@
 The bytes go to a temporary file in the target's folder (same file system, so the rename is
 atomic), which is flushed and fsynced, then renamed over the target, and the folder is
 fsynced so that the rename itself survives. A reader sees the old file or the new one.
+
+It is also how fcbench writes into an output folder it does not own (issue 30): the
+temporary file is created new (`mkstemp`: `O_EXCL`, a name nobody can plant in advance) and
+the rename replaces a symlink at the target's name instead of following it, so a planted
+`leaderboard.json -> ~/.bashrc` is replaced, its target untouched. Every file fcbench writes
+into a score, result or report folder goes through `replace_file`.
 """
 
 from __future__ import annotations
@@ -12,25 +18,64 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["fsync_dir", "replace_file"]
+__all__ = ["fsync_dir", "new_log", "replace_file", "replace_text"]
 
 
-def replace_file(path: Path, payload: bytes) -> None:
-    """Atomically and durably replace `path` with `payload` (OSError on failure, the old
-    file untouched and no temporary left behind)."""
+def replace_file(path: Path, payload: bytes, *, durable: bool = True) -> None:
+    """Atomically replace `path` with `payload` (OSError on failure, the old file untouched
+    and no temporary left behind); a symlink at `path` is replaced, never followed. The file
+    gets the mode a plain `open(path, "w")` would (0666 less the umask; `mkstemp` alone
+    gives 0600). `durable=False` skips the fsyncs: for files that are rebuilt from others
+    (score files, CSVs, the report), where a power cut may lose them but a crash must not
+    leave them half-written."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
+            with contextlib.suppress(OSError):  # a file system without modes
+                os.fchmod(handle.fileno(), 0o666 & ~_UMASK)
             handle.write(payload)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
+
+
+def replace_text(path: Path, text: str, *, errors: str = "strict", durable: bool = False,
+                 newline: str | None = None) -> Path:
+    """`replace_file` for UTF-8 text, not durable unless asked (see there); returns `path`.
+    `newline` as `open`'s: None writes `\n` as the platform's line end."""
+    if newline is None and os.linesep != "\n":  # pragma: no cover - Windows
+        text = text.replace("\n", os.linesep)
+    replace_file(Path(path), text.encode("utf-8", errors=errors), durable=durable)
+    return Path(path)
+
+
+def new_log(prefix: str, text: str) -> Path:
+    """A new file in the temporary folder holding `text` (a traceback a one-line error names):
+    its name is fresh (`mkstemp`), so nothing planted is followed or overwritten. The caller
+    masks secrets first (`redact.values`)."""
+    fd, name = tempfile.mkstemp(prefix=prefix, suffix=".log")
+    with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
+        handle.write(text)
+    return Path(name)
+
+
+def _umask() -> int:
+    """The process's umask (read once: setting it back at once is the only way to read it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _umask()
 
 
 def fsync_dir(path: Path) -> None:

@@ -109,6 +109,8 @@ def usage_path(score_dir: Path, model: str) -> Path:
 
 REPORT_NAME = "report.html"
 """The HTML report `evaluate` leaves in a score folder (the compare page links to it)."""
+REPORT_LOG = "report_error.log"
+"""Beside it, when it could not be made: the traceback its one-line error names."""
 
 
 SERVE_LOG = "serve.log"

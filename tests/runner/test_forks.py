@@ -52,3 +52,21 @@ def test_a_child_exception_is_raised_in_the_parent() -> None:
 def test_a_child_that_dies_is_reported() -> None:
     with pytest.raises(RuntimeError, match="died"):
         map_in_forks(lambda item: os._exit(3), [1, 2], workers=2)  # type: ignore[func-returns-value]
+
+
+def test_a_child_exception_carries_the_child_traceback() -> None:
+    """The parent alone can only show where it re-raised; the worker's frames come along
+    (issue 30), as text and as a note of the exception."""
+    from fcbench.runner.forks import worker_traceback
+
+    def deep_in_the_worker(item: int) -> int:
+        if item == 0:
+            raise KeyError("order_type")
+        return item
+
+    with pytest.raises(KeyError) as caught:
+        map_in_forks(deep_in_the_worker, [1, 0, 2], workers=2)
+    trace = worker_traceback(caught.value)
+    assert trace is not None and "deep_in_the_worker" in trace and "Traceback" in trace
+    if hasattr(caught.value, "add_note"):  # Python 3.11+: shown under the parent's traceback
+        assert any("deep_in_the_worker" in note for note in caught.value.__notes__)

@@ -84,7 +84,28 @@ class LazyGroup(click.Group):
             except click.ClickException as exc:
                 show_error(exc)
                 sys.exit(exc.exit_code)
+            except Exception as exc:  # a fault of fcbench's: one line, the traceback in a file
+                click.echo(f"fcbench: error: {internal_error(exc)}", err=True)
+                sys.exit(1)
             sys.exit(code if isinstance(code, int) else 0)
+
+
+def internal_error(exc: BaseException) -> str:
+    """An exception no command turned into an error of its own, as one line naming a log
+    file that holds its traceback (with a worker process's, which `runner.forks` attaches):
+    a traceback on the terminal tells a user nothing they can act on, and a lost one tells
+    the maintainers nothing (issue 30)."""
+    import traceback
+
+    from fcbench._atomic import new_log
+
+    try:
+        log = str(new_log("fcbench-error-",
+                          redact.values("".join(traceback.format_exception(exc)))))
+    except OSError as error:
+        log = f"not written: {error}"
+    message = " ".join(str(exc).split())[:300]
+    return f"internal error, {type(exc).__name__}: {message} (traceback in {log})"
 
 
 def show_error(exc: click.ClickException) -> None:

@@ -6,7 +6,6 @@ atomically (a failed export never leaves half a file); errors are one `fcbench: 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -70,8 +69,9 @@ def export(score_dirs: tuple[Path, ...], format_name: str, output: Path, model: 
 def _write(document: object, output: Path) -> None:
     """The JSON text to stdout or atomically to the file (secrets masked like every sink)."""
     from fcbench import redact
+    from fcbench._json import dumps_total
 
-    text = redact.values(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    text = redact.values(dumps_total(document, indent=2) + "\n")  # any value a case holds
     if str(output) == "-":
         click.echo(text, nl=False)
         return

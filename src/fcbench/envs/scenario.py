@@ -23,6 +23,7 @@ import marshal
 from collections.abc import Mapping
 from typing import Any
 
+from fcbench._json import dumps_total, safe_str
 from fcbench.core.model import TestCase
 from fcbench.envs.multi_turn import CLASSES
 from fcbench.envs.multi_turn.dispatch import Dispatcher, instance_label
@@ -171,15 +172,37 @@ def json_safe(value: Any) -> Any:
 
     Dicts and lists are walked; every other value is kept if `json.dumps` accepts it. The
     whole value is tried first, since it usually serialises as is. Nothing is copied.
+    Total over any state (issue 30): a key json cannot write becomes its text, an integer
+    past the 4,300-digit limit is kept (writers print it in full, `_json.dumps_total`), an
+    object whose `__str__` raises is named by its type, and a part nested past
+    `_SAFE_DEPTH` that json cannot write whole becomes its JSON text.
     """
+    return _json_safe(value, 0)
+
+
+_SAFE_DEPTH = 200
+"""Levels `json_safe` walks; a part below that json cannot write whole is kept as its JSON
+text (`_json.dumps_total`), so depth costs no recursion error."""
+
+
+def _json_safe(value: Any, depth: int) -> Any:
     try:
         json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
         pass
     else:
         return value
+    if depth >= _SAFE_DEPTH:
+        return dumps_total(value)
     if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
+        return {_key(k): _json_safe(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [json_safe(item) for item in value]
-    return str(value)
+        return [_json_safe(item, depth + 1) for item in value]
+    if isinstance(value, int):
+        return value
+    return safe_str(value)
+
+
+def _key(key: Any) -> Any:
+    """A key as json can write it (str, number, bool, None), else its text."""
+    return key if key is None or isinstance(key, (str, int, float)) else safe_str(key)

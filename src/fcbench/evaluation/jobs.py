@@ -13,6 +13,7 @@ import gc
 import os
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from fcbench.core.model import TestCase, Verdict
 from fcbench.dataset.selection import Selection
 from fcbench.dataset.slim import SlimCategory
 from fcbench.evaluation.corrected import upstream_side
+from fcbench.evaluation.faults import guarded, internal_record, internal_verdict, reason
 from fcbench.evaluation.plan import CategoryJob, ModelAnswers
 from fcbench.evaluation.types import CaseVerdict, CategoryEvaluation
 from fcbench.results.read import read_result_file
@@ -140,7 +142,10 @@ def _judge_file(
     for test_id in sorted((i for i in found.entries if i in chosen), key=data.rank.__getitem__):
         entry = found.entries[test_id]
         case = cases[test_id]
-        judged.append((case, entry, _verdict(session, memo, case, entry["result"], answers)))
+        verdict = guarded(partial(_verdict, session, memo, case, entry["result"], answers),
+                          internal_verdict, problems.append,
+                          f"{answers.model}: {test_id}: decoding and checking")
+        judged.append((case, entry, verdict))
     evaluation = CategoryEvaluation(category, len(cases), file_path=answers.file.path)
     evaluation.skipped = sum(1 for _, _, verdict in judged if "skipped" in verdict.extras)
     evaluation.total = len(judged) - evaluation.skipped
@@ -157,15 +162,20 @@ def _judge_file(
         evaluation.cases = [CaseVerdict(case.id, verdict) for case, _, verdict in judged]
     if request.score_dir is not None:
         records = _write_score_file(request.score_dir, answers.model, evaluation, judged, data,
-                                    session, evaluation.upstream)
-        if request.case_detail is not None:
-            evaluation.report_run = _report_run(evaluation, judged, records,
-                                                request.case_detail)
+                                    session, evaluation.upstream, problems.append)
+        if request.case_detail is not None:  # the report reads a category it lacks back
+            detail = request.case_detail
+            evaluation.report_run = guarded(
+                lambda: _report_run(evaluation, judged, records, detail, answers.model,
+                                    problems.append),
+                lambda _: None, problems.append,
+                f"{answers.model}: {category.name}: the report's view of the category")
     return evaluation
 
 
 def _report_run(evaluation: CategoryEvaluation, judged: Judged, records: list[Record],
-                failure_detail: CaseDetail) -> CategoryRun:
+                failure_detail: CaseDetail, model: str, note: Callable[[str], None]
+                ) -> CategoryRun:
     """The category as the HTML report reads it back from the score file (`runs.from_judged`),
     built here, in the worker that holds the answers and records: the report after `evaluate`
     then reads no file a second time, and the details are made on every core."""
@@ -173,12 +183,25 @@ def _report_run(evaluation: CategoryEvaluation, judged: Judged, records: list[Re
     kept = [(case, entry, verdict) for case, entry, verdict in judged
             if "skipped" not in verdict.extras]
     failed = [(case.id, entry, verdict) for case, entry, verdict in kept if not verdict.valid]
-    details = {case_id: failure_detail(category, entry, _failure_fields(record, verdict))
+    details = {case_id: _detail(failure_detail, category, entry, record, verdict,
+                                f"{model}: {case_id}: the report's case detail", note)
                for (case_id, entry, verdict), record in zip(failed, records, strict=True)}
     return from_judged(evaluation.score,
                        [(case.id, verdict.valid, verdict.error_type) for case, _, verdict in kept],
                        {**_skipped_header(judged), **_corrections_header(evaluation.upstream)},
                        details)
+
+
+def _detail(failure_detail: CaseDetail, category: Category, entry: dict[str, Any],
+            record: Record, verdict: Verdict, what: str, note: Callable[[str], None]) -> Any:
+    """One failed case's detail for the report; a detail that raises becomes a note in its
+    place (the report shows the rest)."""
+    def shown_instead(exc: BaseException) -> dict[str, Any]:
+        return {"raw": None, "decoded": None,
+                "error": f"fcbench could not show this case ({reason(exc)})."}
+
+    return guarded(lambda: failure_detail(category, entry, _failure_fields(record, verdict)),
+                   shown_instead, note, what)
 
 
 def _verdict(
@@ -214,18 +237,25 @@ def _write_score_file(
     data: SlimCategory,
     session: CheckSession,
     upstream: dict[str, Any] | None = None,
+    note: Callable[[str], None] = print,
 ) -> list[Record]:
     """The official score file: header, then one record per failed case (skipped cases are
     listed in the header instead); under a corrections profile, the profile and `upstream`
     (the category scored as upstream does, see `evaluation.corrected`). Returns the records,
-    in case order."""
+    in case order. A record that cannot be built is replaced by a short one that says why
+    (`faults.internal_record`), with one line to `note`."""
     from fcbench.results.score_files import write_category_score
 
     category = evaluation.category
     build = session.records(model, category, data)
+
+    def record(case: TestCase, entry: dict[str, Any], verdict: Verdict) -> Record:
+        return guarded(lambda: build(case, entry, verdict, data.prompts.get(case.id)),
+                       lambda exc: internal_record(case.id, model, category.name, verdict, exc),
+                       note, f"{model}: {case.id}: the failure record")
+
     records: list[Record] = [
-        build(case, entry, verdict, data.prompts.get(case.id))
-        for case, entry, verdict in judged
+        record(case, entry, verdict) for case, entry, verdict in judged
         if not verdict.valid and "skipped" not in verdict.extras
     ]
     header = _skipped_header(judged)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench import redact
+from fcbench._atomic import replace_text
 from fcbench.core import categories as reg
 from fcbench.core.model import UNENCODABLE
 from fcbench.dataset.format_sensitivity import config_names
@@ -372,7 +373,7 @@ def write_csvs(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
     for table in TABLES:
         path = Path(out_dir) / table.file_name
         text = redact.values("\n".join(table_lines(table, ordered)))
-        path.write_text(text, encoding="utf-8", errors=UNENCODABLE, newline="\n")
+        replace_text(path, text, errors=UNENCODABLE, newline="\n")
         paths.append(path)
     custom = write_custom_csv(ordered, Path(out_dir))
     return [*paths, custom] if custom is not None else paths

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from fcbench import redact
+from fcbench._atomic import replace_text
 from fcbench.core.model import UNENCODABLE
 from fcbench.score.aggregate import CategoryScore
 from fcbench.score.custom_groups import custom_groups, custom_summaries
@@ -98,6 +99,5 @@ def write_custom_csv(entries: Sequence[Scored], out_dir: Path) -> Path | None:
     if lines is None:
         return None
     path = Path(out_dir) / FILE_NAME
-    path.write_text(redact.values("\n".join(lines)), encoding="utf-8", errors=UNENCODABLE,
-                    newline="\n")
+    replace_text(path, redact.values("\n".join(lines)), errors=UNENCODABLE, newline="\n")
     return path

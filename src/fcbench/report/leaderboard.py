@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fcbench import redact
+from fcbench._atomic import replace_text
 from fcbench.core import categories as reg
 from fcbench.core.model import UNENCODABLE
 from fcbench.report.corrections import corrections_json, merge_corrections
@@ -224,8 +225,7 @@ def write_leaderboard_json(entries: Sequence[ModelEntry], path: Path) -> Path:
                     key=lambda e: e.v4.overall.accuracy, reverse=True)
     models = [{"rank": i, **entry_json(e)} for i, e in enumerate(ranked, start=1)]
     text = json.dumps({"models": models}, indent=2, ensure_ascii=False) + "\n"
-    Path(path).write_text(redact.values(text), encoding="utf-8", errors=UNENCODABLE)
-    return Path(path)
+    return replace_text(Path(path), redact.values(text), errors=UNENCODABLE)
 
 
 # -- Entry point ----------------------------------------------------------------------------

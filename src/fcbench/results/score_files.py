@@ -19,7 +19,8 @@ except ImportError:  # pragma: no cover - Pythons without the C accelerator
     make_encoder = None  # type: ignore[assignment, misc]
 
 from fcbench import layout, redact
-from fcbench._json import RawJSON
+from fcbench._atomic import replace_text
+from fcbench._json import RawJSON, dumps_total
 from fcbench.core.model import UNENCODABLE
 from fcbench.layout import SCORE_FILE_GLOB, category_of_file
 
@@ -83,9 +84,8 @@ def write_score_file(
         entry if isinstance(entry, str) else _dumps(entry, encode) for entry in records
     ]
     lines.append("")  # the newline after the last line, without copying the text again
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", errors=UNENCODABLE) as out:
-        out.write(redact.values("\n".join(lines)))  # no known secret in a score file
+    # no known secret in a score file; a symlink at its name is replaced, not followed
+    replace_text(path, redact.values("\n".join(lines)), errors=UNENCODABLE)
 
 
 Encode = Callable[[Any], str]
@@ -127,8 +127,8 @@ def _dumps(entry: Mapping[str, Any], encode: Encode | None = None) -> str:
     masked = {**entry, **dict.fromkeys(raw_keys, _PLACEHOLDER)} if raw_keys else entry
     try:
         text = encode(masked)
-    except (TypeError, ValueError):
-        text = json.dumps(_jsonable(masked), ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = _dumps_odd(masked)
     if not raw_keys:
         return text
     parts = text.split(_PLACEHOLDER_JSON)
@@ -165,6 +165,16 @@ def write_category_score(
     return path
 
 
+def _dumps_odd(entry: Mapping[str, Any]) -> str:
+    """A record the encoder refused: odd leaves as their str() (the official bytes), and
+    where even that fails (an integer past the 4,300-digit limit, nesting past the recursion
+    limit, a `__str__` that raises, a key json cannot write) the never-raising writer."""
+    try:
+        return json.dumps(_jsonable(entry), ensure_ascii=False)
+    except Exception:  # anything a state holds: the record is still written
+        return dumps_total(entry)
+
+
 def _jsonable(value: Any) -> Any:
     """Anything json cannot encode becomes its str(), as in official score files.
 
@@ -184,7 +194,10 @@ def _jsonable(value: Any) -> Any:
 
 def read_score_file(path: Path) -> tuple[Header, list[Record]]:
     """The header and the failed-case records of a score file."""
-    lines = [line for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    text = Path(path).read_text(encoding="utf-8")
+    # "\n" only: a record keeps U+2028, U+2029 and U+0085 raw (ensure_ascii=False), and
+    # str.splitlines() would cut it there (issue 30: a state holding one broke the report)
+    lines = [line for line in text.split("\n") if line.strip()]
     if not lines:
         raise ValueError(f"{path}: empty score file")
     header, *records = (json.loads(line) for line in lines)

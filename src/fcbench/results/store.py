@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench import redact
+from fcbench._atomic import replace_file, replace_text
 from fcbench.core.model import UNENCODABLE, id_order
 
 ERROR_PREFIX = "Error during inference: "
@@ -99,15 +100,10 @@ class CategoryStore:
     def _rewrite(self, entries: Iterable[dict[str, Any]]) -> None:
         """Atomically replace the file with these entries, sorted by id."""
         ordered = sorted(entries, key=lambda e: id_order(str(e["id"])))
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "wb") as fh:
-            fh.write(b"".join(_dumps(e) for e in ordered))
-            fh.flush()
-            os.fsync(fh.fileno())
+        payload = b"".join(_dumps(e) for e in ordered)
         reopen = self._fd is not None
         self.close()
-        os.replace(tmp, self.path)
-        _fsync_dir(self.path.parent)
+        replace_file(self.path, payload)  # a fresh temporary: no planted `.tmp` is followed
         if reopen:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
@@ -153,20 +149,6 @@ class CategoryStore:
             self._fd = None
 
 
-def _fsync_dir(path: Path) -> None:
-    """Make a rename durable (best effort: not every platform can fsync a directory)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 class FolderLock:
     """An exclusive, non-blocking lock on a model folder for the duration of a run."""
 
@@ -209,8 +191,5 @@ def write_json_atomic(path: Path, data: Any) -> None:
     """Write a small JSON file (model.json) so that it is never seen half-written; with
     secrets and credential-shaped values masked (`redact.text`: base URLs with a password or
     an `api_key=` parameter are stored masked)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
     text = redact.text(json.dumps(data, indent=1, ensure_ascii=False)) + "\n"
-    tmp.write_text(text, encoding="utf-8", errors=UNENCODABLE)
-    os.replace(tmp, path)
+    replace_text(path, text, errors=UNENCODABLE)

@@ -5,16 +5,20 @@ loaded (no pickling of inputs, no re-imports), and the parent stays as small as 
 run. Items are handed out one at a time through a shared "ticket" pipe, so a child that is done
 takes the next item (jobs differ a lot in size; fixed shares left one core idle while the other
 finished). Each child sends one pickled list of results back; an exception in a child is
-re-raised in the parent, so a damaged data file gives the same one-line error either way.
+re-raised in the parent, so a damaged data file gives the same one-line error either way, and
+carries the child's traceback as a note (`worker_traceback`), which the parent alone could not
+show (issue 30: a crash in a worker printed only the re-raised exception).
 POSIX only: callers fall back to running in-process where `os.fork` does not exist.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import struct
 import sys
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
@@ -54,11 +58,13 @@ def _gather(children: list[tuple[int, int]], count: int) -> list[R]:
     done: dict[int, R] = {}
     failure: BaseException | None = None
     for pid, read_end in children:
-        ok, value = _collect(pid, read_end)
+        ok, value, trace = _collect(pid, read_end)
         if ok and isinstance(value, list):
             done.update(value)
         elif failure is None:
             failure = value if isinstance(value, BaseException) else RuntimeError(repr(value))
+            if trace:
+                _attach(failure, trace)
     if failure is None and len(done) != count:
         failure = RuntimeError("a worker process died before answering")
     if failure is not None:
@@ -66,16 +72,31 @@ def _gather(children: list[tuple[int, int]], count: int) -> list[R]:
     return [done[index] for index in range(count)]
 
 
-def _collect(pid: int, read_end: int) -> tuple[bool, object]:
-    """Read a child's whole answer, then reap it (reading first: a full pipe blocks the child)."""
+def worker_traceback(exc: BaseException) -> str | None:
+    """The traceback text of the worker process an exception was raised in, if it was."""
+    trace = getattr(exc, "fcbench_worker_traceback", None)
+    return trace if isinstance(trace, str) else None
+
+
+def _attach(failure: BaseException, trace: str) -> None:
+    with contextlib.suppress(AttributeError, TypeError):  # an exception without a __dict__
+        failure.fcbench_worker_traceback = trace  # type: ignore[attr-defined]
+        add_note = getattr(failure, "add_note", None)  # Python 3.11+
+        if add_note is not None:
+            add_note(f"Raised in a worker process:\n{trace.rstrip()}")
+
+
+def _collect(pid: int, read_end: int) -> tuple[bool, object, str | None]:
+    """Read a child's whole answer, then reap it (reading first: a full pipe blocks the child):
+    (ok, results or exception, the child's traceback text when it failed)."""
     with os.fdopen(read_end, "rb") as pipe:
         payload = pipe.read()
     os.waitpid(pid, 0)
     try:
-        ok, value = pickle.loads(payload)
+        ok, value, trace = pickle.loads(payload)
     except Exception:
-        return False, RuntimeError("a worker process died before answering")
-    return bool(ok), value
+        return False, RuntimeError("a worker process died before answering"), None
+    return bool(ok), value, trace if isinstance(trace, str) else None
 
 
 def _child(
@@ -83,12 +104,13 @@ def _child(
 ) -> None:  # pragma: no cover - runs in a child
     try:
         results = [(index, work(items[index])) for index in _take_tickets(tickets)]
-        payload = pickle.dumps((True, results))
+        payload = pickle.dumps((True, results, None))
     except BaseException as exc:  # handed to the parent, which re-raises it
+        trace = "".join(traceback.format_exception(exc))
         try:
-            payload = pickle.dumps((False, exc))
+            payload = pickle.dumps((False, exc, trace))
         except Exception:
-            payload = pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+            payload = pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}"), trace))
     with os.fdopen(write_end, "wb") as pipe:
         pipe.write(payload)
     os._exit(0)

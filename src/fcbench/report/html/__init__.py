@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fcbench import redact
+from fcbench._atomic import replace_text
 from fcbench.layout import REPORT_NAME
 from fcbench.report.compare import Comparison, as_json
 from fcbench.report.html.page import render, write_page
@@ -63,7 +64,7 @@ def write_report(
     if markdown is not None:
         from fcbench.report.markdown import summary_markdown
 
-        Path(markdown).write_text(redact.values(summary_markdown(document)), encoding="utf-8")
+        replace_text(Path(markdown), redact.values(summary_markdown(document)))
         written.append(Path(markdown))
     return written
 
@@ -90,9 +91,12 @@ def report_after_run(
 ) -> Path | None:
     """What `run` and `evaluate` call unless `--no-report`: `score_dir/report.html`.
 
-    Never stops the run: an unreadable input becomes one line given to `note` (the CLI
-    passes its stderr console's print), and None is returned. `evaluation`: the evaluation
-    that just wrote `score_dir`, judged with `report_cases=True` (see `write_report`).
+    Never stops the run: the report is an output of its own, and the score files, CSVs and
+    table stand without it (issue 30). An unreadable input becomes one line given to `note`
+    (the CLI passes its stderr console's print); any other failure too, naming a log file
+    beside the report that holds the traceback (`layout.REPORT_LOG`); None is returned.
+    `evaluation`: the evaluation that just wrote `score_dir`, judged with
+    `report_cases=True` (see `write_report`).
     """
     from fcbench.dataset.fetch import DataError
     from fcbench.score.runs import RunError
@@ -104,8 +108,28 @@ def report_after_run(
     except (DataError, RunError, OSError, ValueError) as exc:
         note(f"no HTML report: {exc}")
         return None
+    except Exception as exc:  # a fault of fcbench's: one line, the traceback in a file
+        note(f"no HTML report: {_report_fault(Path(score_dir), exc)}")
+        return None
     note(f"report: {out}")
     return out
+
+
+def _report_fault(score_dir: Path, exc: Exception) -> str:
+    """Why the report failed, in one line naming the log that keeps the traceback (in the
+    score folder, or the temporary folder when that cannot be written)."""
+    import traceback
+
+    from fcbench._atomic import new_log
+    from fcbench.layout import REPORT_LOG
+
+    text = redact.values("".join(traceback.format_exception(exc)))
+    try:
+        log = replace_text(score_dir / REPORT_LOG, text, errors="backslashreplace")
+    except OSError:
+        log = new_log("fcbench-report-", text)
+    message = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}: {message} (traceback in {log})"
 
 
 def write_compare_page(comparison: Comparison, out: Path) -> Path:

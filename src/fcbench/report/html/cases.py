@@ -9,10 +9,11 @@ conversation with the *differences* between state snapshots instead of every sna
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+from fcbench._json import dumps_total
 
 if TYPE_CHECKING:
     from fcbench.core.categories import Category
@@ -34,7 +35,7 @@ def clip(text: str, limit: int = TEXT_LIMIT) -> str:
 
 def shown(value: Any, limit: int = TEXT_LIMIT) -> str:
     """Any JSON value as text for the page (strings as they are)."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = value if isinstance(value, str) else dumps_total(value)
     return clip(text, limit)
 
 
@@ -136,8 +137,7 @@ def _value_diff(pair: Mapping[str, Any]) -> str:
     def lines(value: Any) -> list[str]:
         if isinstance(value, str):  # e.g. a file system's one-line repr: a part per line
             return value.replace(", ", ",\n").splitlines()
-        return json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True,
-                          default=str).splitlines()
+        return dumps_total(value, indent=1, sort_keys=True).split("\n")  # any state (#30)
 
     diff = list(difflib.unified_diff(lines(pair.get("ground_truth")), lines(pair.get("model")),
                                      "ground truth", "model", n=2, lineterm=""))

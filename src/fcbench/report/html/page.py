@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench import redact
+from fcbench._atomic import replace_text
 
 
 def _script_safe(code: str) -> str:
@@ -68,9 +69,5 @@ def render(document: Any, title: str, kind: str = "report") -> str:
 
 
 def write_page(path: Path, text: str) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(redact.values(text), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    """Write the page (a symlink at its name is replaced, never followed)."""
+    return replace_text(Path(path), redact.values(text), errors="backslashreplace")
