@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from fcbench.cli import main
 from fcbench.evaluation import evaluate
-from fcbench.results.score_files import error_type_of
+from fcbench.results.score_files import error_type_of, read_score_file
 
 GROUND_TRUTH = {
     "multi_turn_base_1": [
@@ -33,16 +33,25 @@ GROUND_TRUTH = {
 ODD = "multi_turn_base_102"
 
 
-def multi_turn_results(root: Path, model: str = "my-model") -> Path:
+def multi_turn_results(root: Path, model: str = "my-model",
+                       edits: dict[str, str] | None = None) -> Path:
     """A prompt-mode multi-turn result file: a ground-truth answer and one that ends in a
-    TradingBot state whose `orders` mixes int and str keys."""
+    TradingBot state whose `orders` mixes int and str keys (`edits`: text replaced in the
+    calls)."""
     folder = root / model
     (folder / "multi_turn").mkdir(parents=True)
     (folder / "model.json").write_text(json.dumps({"mode": "prompt"}))
-    lines = [json.dumps({"id": case_id, "result": [[f"[{', '.join(calls)}]"] for calls in turns]})
-             for case_id, turns in GROUND_TRUTH.items()]
+    lines = [json.dumps({"id": case_id, "result": [
+        [_edited(f"[{', '.join(calls)}]", edits or {})] for calls in turns]})
+        for case_id, turns in GROUND_TRUTH.items()]
     (folder / "multi_turn" / "BFCL_v4_multi_turn_base_result.json").write_text("\n".join(lines))
     return folder
+
+
+def _edited(text: str, edits: dict[str, str]) -> str:
+    for old, new in edits.items():
+        text = text.replace(old, new)
+    return text
 
 
 def verdicts(report: Any, model: str = "my-model") -> dict[str, tuple[bool, str | None]]:
@@ -58,18 +67,32 @@ def test_evaluate_with_the_report_scores_an_odd_state(fetched_home: Path, tmp_pa
     """`fcbench evaluate` as a user runs it (report on, the default) on the state that took
     it down: exit 0, the score file, the CSVs and the report written, the diff in it."""
     multi_turn_results(tmp_path / "result")
+    # the right order, then a ticket whose title holds a line separator and an emoji: the
+    # TicketAPI state differs, and its record keeps U+2028 raw
+    multi_turn_results(tmp_path / "result", "unicode-model", {
+        "amount=50": "amount=100",
+        "title='Account Information Error'": "title='Fehler\u2028im Konto \U0001f642'"})
     outcome = CliRunner().invoke(main, ["evaluate", "--result-dir", str(tmp_path / "result")])
     assert outcome.exit_code == 0, outcome.output
     score = tmp_path / "score"
-    header, record = (json.loads(line) for line in (
-        score / "my-model" / "multi_turn" / "BFCL_v4_multi_turn_base_score.json"
-    ).read_text().splitlines())
-    assert (header["correct_count"], header["total_count"]) == (1, 2)
-    assert record["id"] == ODD
-    assert error_type_of(record) == "multi_turn:instance_state_mismatch"
+    for model in ("my-model", "unicode-model"):
+        header, record = (json.loads(line) for line in (
+            score / model / "multi_turn" / "BFCL_v4_multi_turn_base_score.json"
+        ).read_text().split("\n") if line)
+        assert (header["correct_count"], header["total_count"]) == (1, 2)
+        assert record["id"] == ODD
+        assert error_type_of(record) == "multi_turn:instance_state_mismatch"
+    assert "Model instance for TicketAPI" in record["error"]["error_message"]
+    assert "\u2028" in json.dumps(record["error"]["details"], ensure_ascii=False)
     assert (score / "data_overall.csv").is_file() and (score / "leaderboard.json").is_file()
     assert (score / "report.html").stat().st_size > 10_000
     assert "no HTML report" not in outcome.output
+    again = CliRunner().invoke(main, ["report", str(score), "-o", str(tmp_path / "again.html")])
+    assert again.exit_code == 0, again.output
+    for model in ("my-model", "unicode-model"):  # as `fcbench report` reads them back
+        _, records = read_score_file(score / model / "multi_turn" /
+                                     "BFCL_v4_multi_turn_base_score.json")
+        assert [r["id"] for r in records] == [ODD]
 
 
 # -- Per-case isolation -----------------------------------------------------------------------

@@ -14,15 +14,19 @@ import copy
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fcbench.check.multi_turn import STATE_MISMATCH, state_differences
+from fcbench.check.kinds.multi_turn import multi_turn_record
+from fcbench.check.multi_turn import STATE_MISMATCH, _Replay, state_differences
+from fcbench.core import categories
+from fcbench.core.model import TestCase, Verdict
 from fcbench.envs.multi_turn import CLASSES
-from fcbench.envs.scenario import STATELESS_CLASSES, environment_class, json_safe, public_state
+from fcbench.envs.scenario import STATELESS_CLASSES, environment_class, public_state
 from fcbench.report.html.cases import multi_turn_detail, state_diff
 from fcbench.results.score_files import read_score_file, write_score_file
 
@@ -59,15 +63,15 @@ leaves = st.one_of(
     st.builds(Unprintable), st.builds(Plain),
     st.frozensets(st.one_of(st.integers(), st.text(max_size=3)), max_size=4),
 )
-values = st.recursive(
-    leaves,
-    lambda inner: st.one_of(
+def containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(
         st.lists(inner, max_size=4), st.tuples(inner, inner),
         st.dictionaries(keys, inner, max_size=4),
         st.sets(st.one_of(st.integers(), st.text(max_size=3)), max_size=4),
-    ),
-    max_leaves=20,
-)
+    )
+
+
+values = st.recursive(leaves, containers, max_leaves=20)
 
 
 @st.composite
@@ -103,17 +107,22 @@ def odd_pair(draw: st.DrawFn) -> tuple[str, Any, Any]:
     return class_name, model, truth
 
 
-def record_of(class_name: str, model: Any, truth: Any,
-              differences: dict[str, Any]) -> dict[str, Any]:
-    """The failure record the checker writes for a state mismatch (`_Replay._check_state`)."""
-    error = {"error_message": f"Model instance for {class_name} does not match the state "
-                              "with ground truth instance.",
-             "error_type": STATE_MISMATCH}
-    error.update(json_safe({"details": {"differences": differences,
-                                        "model_instance_state": public_state(model),
-                                        "ground_truth_instance_state": public_state(truth)}}))
-    return {"id": "multi_turn_base_0", "valid": False, "error": error,
-            "error_type": STATE_MISMATCH}
+def checked(class_name: str, model: Any, truth: Any) -> Verdict | None:
+    """The multi-turn checker's state check of one turn (`_Replay._check_state`, as the turn
+    loop calls it) on these two instances: None when they match, else the failed verdict."""
+    replay = _Replay.__new__(_Replay)
+    replay.model = SimpleNamespace(instances={class_name: model})
+    replay.truth = SimpleNamespace(instances={class_name: truth})
+    replay.details, replay.decoded, replay.executions, replay.model_results = True, [], [], []
+    return replay._check_state()
+
+
+def record_of(verdict: Verdict) -> dict[str, Any]:
+    """The score-file record the multi-turn kind builds for the failed case."""
+    case = TestCase("multi_turn_base_0", "multi_turn_base", [[{"role": "user", "content": "q"}]],
+                    [], possible_answer=[["f()"]])
+    return multi_turn_record("m", categories.get("multi_turn_base"), case, [[["f()"]]],
+                             verdict)
 
 
 def read_back(path: Path) -> list[Any]:
@@ -138,7 +147,12 @@ def test_odd_states_pass_every_stage(tmp_path_factory: pytest.TempPathFactory,
                                      pair: tuple[str, Any, Any]) -> None:
     class_name, model, truth = pair
     differences = state_differences(model, truth)
-    record = record_of(class_name, model, truth, differences)
+    verdict = checked(class_name, model, truth)
+    assert (verdict is None) == (not differences)
+    if verdict is None:
+        return
+    assert verdict.error_type == STATE_MISMATCH
+    record = record_of(verdict)
     path = tmp_path_factory.mktemp("score") / "BFCL_v4_multi_turn_base_score.json"
     write_score_file(path, {"accuracy": 0.0}, [record])
     header, written = read_back(path)
@@ -155,10 +169,11 @@ def test_odd_states_pass_every_stage(tmp_path_factory: pytest.TempPathFactory,
 def test_equal_odd_states_stay_equal(pair: tuple[str, Any, Any]) -> None:
     """The same values on both sides: no difference, whatever they are (NaN included: the
     comparison is the official one, identity first)."""
-    _, model, truth = pair
+    class_name, model, truth = pair
     for name in public_state(truth):
         setattr(truth, name, getattr(model, name))
     assert state_differences(model, truth) == {}
+    assert checked(class_name, model, truth) is None
 
 
 def test_the_trading_bot_orders_of_the_real_run() -> None:
