@@ -69,14 +69,18 @@ _ODD = st.recursive(
 
 
 @settings(max_examples=150, deadline=None)
-@given(_ODD, st.sampled_from([None, 1, 2]), st.booleans())
-def test_dumps_total_writes_anything_as_json_would(value: Any, indent: int | None,
-                                                   sort_keys: bool) -> None:
+@given(_ODD, st.sampled_from([None, 1, 2]), st.booleans(),
+       st.sampled_from([None, (",", ":"), (" ,", " : ")]))
+def test_dumps_total_writes_anything_as_json_would(
+    value: Any, indent: int | None, sort_keys: bool, separators: tuple[str, str] | None
+) -> None:
     """Where json.dumps succeeds: its very text. Where it raises: a text json reads back
-    (big integers allowed), with every key and every number in it."""
-    text = fast_json.dumps_total(value, indent=indent, sort_keys=sort_keys)
+    (big integers allowed)."""
+    text = fast_json.dumps_total(value, indent=indent, sort_keys=sort_keys,
+                                 separators=separators)
     try:
-        expected = json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sort_keys)
+        expected = json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sort_keys,
+                              separators=separators)
     except (TypeError, ValueError):
         limit = sys.get_int_max_str_digits()
         sys.set_int_max_str_digits(0)
@@ -100,3 +104,26 @@ def test_dumps_total_orders_mixed_keys_and_prints_what_json_cannot() -> None:
     loop: list[Any] = []
     loop.append(loop)
     assert fast_json.dumps_total(loop) == '["[circular]"]'
+
+
+_PLAIN = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), st.floats(),
+              st.text(alphabet=st.characters(codec=None), max_size=5)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.text(max_size=4), inner, max_size=3),
+                            st.dictionaries(st.integers(), inner, max_size=3)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_PLAIN, st.sampled_from([None, 0, 1, 3]), st.booleans(),
+       st.sampled_from([None, (",", ":")]))
+def test_the_walk_writes_what_json_writes(
+    value: Any, indent: int | None, sort_keys: bool, separators: tuple[str, str] | None
+) -> None:
+    """The fallback's text has json.dumps's layout: on values json can write, the same."""
+    seps = separators or ((",", ": ") if indent is not None else (", ", ": "))
+    walked = fast_json._Walk(indent, sort_keys, seps).text(value)
+    assert walked == json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sort_keys,
+                                separators=separators)

@@ -45,9 +45,10 @@ _INDENT_LIMIT = 64
 (so a 10,000-level state does not become 50 MB of leading spaces)."""
 
 
-def dumps_total(value: Any, *, indent: int | None = None, sort_keys: bool = False) -> str:
-    """`json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sort_keys)`, or, where
-    that raises, the same kind of text written by a walk that never raises.
+def dumps_total(value: Any, *, indent: int | None = None, sort_keys: bool = False,
+                separators: tuple[str, str] | None = None) -> str:
+    """`json.dumps(value, ensure_ascii=False, indent=..., sort_keys=..., separators=...)`, or,
+    where that raises, the same kind of text written by a walk that never raises.
 
     Why: environment states and answers hold what no JSON writer expects (int keys beside
     str keys, which `sort_keys` cannot order; sets; integers past Python's 4,300-digit
@@ -59,10 +60,13 @@ def dumps_total(value: Any, *, indent: int | None = None, sort_keys: bool = Fals
     `"[circular]"`. It keeps its own stack, so depth costs no recursion.
     """
     try:
-        return json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sort_keys)
+        return json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sort_keys,
+                          separators=separators)
     except (TypeError, ValueError, RecursionError, MemoryError):
         pass
-    return _Walk(indent, sort_keys).text(value)
+    if separators is None:  # json.dumps's defaults
+        separators = (",", ": ") if indent is not None else (", ", ": ")
+    return _Walk(indent, sort_keys, separators).text(value)
 
 
 def safe_str(value: Any) -> str:
@@ -129,9 +133,11 @@ _Frame = tuple[Iterator[tuple[Any, Any]], str, int, list[int]]
 class _Walk:
     """The never-raising writer behind `dumps_total` (iterative: an explicit stack)."""
 
-    def __init__(self, indent: int | None, sort_keys: bool) -> None:
+    def __init__(self, indent: int | None, sort_keys: bool, separators: tuple[str, str]
+                 ) -> None:
         self.indent = indent
         self.sort_keys = sort_keys
+        self.item_separator, self.key_separator = separators
         self.parts: list[str] = []
         self.open: set[int] = set()
 
@@ -146,12 +152,13 @@ class _Walk:
                 self.open.discard(ident)
                 self.parts.append((self._newline(len(stack)) if count[0] else "") + closer)
                 continue
-            self.parts.append(("," if self.indent is not None else ", ") if count[0] else "")
+            self.parts.append(self.item_separator if count[0] else "")
             self.parts.append(self._newline(len(stack)))
             count[0] += 1
             key, child = item
             if key is not _NO_KEY:
-                self.parts.append(json.encoder.encode_basestring(_key_text(key)) + ": ")
+                self.parts.append(json.encoder.encode_basestring(_key_text(key))
+                                  + self.key_separator)
             self._enter(child, stack)
         return "".join(self.parts)
 

@@ -299,3 +299,24 @@ def test_v1_missing_categories_show_na_and_count_zero(tmp_path: Path) -> None:
     assert cells["AST Summary"] == "N/A"  # simple_java and simple_javascript were not run
     assert cells["Python Simple Function AST"] == "50.00%"
     assert cells["Cost ($ Per 1k Function Calls)"] == "N/A"
+
+
+def test_a_model_with_a_damaged_header_is_left_out_and_the_rest_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One model's damaged score files (a torn header, counts that are not numbers) cost
+    that model its rows, with one warning line each; the CSVs and leaderboard.json are
+    written for the others (issue 30)."""
+    write_scores(tmp_path, "good", {"multiple": (20, 200)})
+    write_scores(tmp_path, "torn", {"multiple": (20, 200)})
+    write_scores(tmp_path, "words", {"multiple": (20, 200)})
+    (tmp_path / "torn" / "non_live" / "BFCL_v4_multiple_score.json").write_text('{"accura')
+    (tmp_path / "words" / "non_live" / "BFCL_v4_multiple_score.json").write_text(
+        json.dumps({"accuracy": 0.1, "correct_count": "many", "total_count": 200}) + "\n")
+    write_leaderboard(tmp_path, SIZES)
+    assert [r[2] for r in rows(tmp_path / "data_overall.csv")[1:]] == ["good"]
+    board = json.loads((tmp_path / "leaderboard.json").read_text())
+    assert [m["model"] for m in board["models"]] == ["good"]
+    warnings = capsys.readouterr().err.strip().splitlines()
+    assert len(warnings) == 2 and all(w.startswith("fcbench: warning: ") for w in warnings)
+    assert "torn" in warnings[0] and "words" in warnings[1]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -237,7 +238,7 @@ def _write_score_file(
     data: SlimCategory,
     session: CheckSession,
     upstream: dict[str, Any] | None = None,
-    note: Callable[[str], None] = print,
+    note: Callable[[str], None] | None = None,
 ) -> list[Record]:
     """The official score file: header, then one record per failed case (skipped cases are
     listed in the header instead); under a corrections profile, the profile and `upstream`
@@ -248,11 +249,12 @@ def _write_score_file(
 
     category = evaluation.category
     build = session.records(model, category, data)
+    warn = note or (lambda line: print(f"fcbench: warning: {line}", file=sys.stderr))
 
     def record(case: TestCase, entry: dict[str, Any], verdict: Verdict) -> Record:
         return guarded(lambda: build(case, entry, verdict, data.prompts.get(case.id)),
                        lambda exc: internal_record(case.id, model, category.name, verdict, exc),
-                       note, f"{model}: {case.id}: the failure record")
+                       warn, f"{model}: {case.id}: the failure record")
 
     records: list[Record] = [
         record(case, entry, verdict) for case, entry, verdict in judged

@@ -23,6 +23,7 @@ Two things the official tool takes from its model registry, which fcbench does n
 from __future__ import annotations
 
 import statistics
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,7 @@ from fcbench.dataset.format_sensitivity import config_names
 from fcbench.layout import model_dir_name
 from fcbench.report.corrections import corrections_of
 from fcbench.report.custom_csv import write_custom_csv
-from fcbench.results.score_files import read_score_headers
+from fcbench.results.score_files import iter_score_files, read_score_header
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.formulas import (
     Flavour,
@@ -142,37 +143,67 @@ class ModelEntry:
         return score.accuracy if score is not None and score.evaluated else None
 
 
+def _warn(line: str) -> None:
+    print(f"fcbench: warning: {line}", file=sys.stderr, flush=True)
+
+
 def load_entries(
     score_dir: Path,
     dataset_sizes: Mapping[str, int],
     *,
     usage: Mapping[str, Usage] | None = None,
     model_info: Callable[[str], ModelInfo] = unknown_model,
+    note: Callable[[str], None] = _warn,
 ) -> list[ModelEntry]:
     """One entry per model directory holding score files, scores re-read from the headers.
 
     `usage` may be keyed by model name or directory name (`a/b` and `a_b` are the same model).
+    A score file whose header cannot be read, or a model whose headers cannot be counted, is
+    left out with one line to `note` (default: a warning on stderr): the other models'
+    files are still written (issue 30).
     """
     usage_by_dir = {model_dir_name(name): u for name, u in (usage or {}).items()}
     entries = []
-    for model, headers in read_score_headers(score_dir).items():
-        fs_header = headers.pop("format_sensitivity", {})
-        scores = {
-            category: CategoryScore.from_header(
-                category, header, dataset_sizes.get(category, int(header["total_count"]))
-            )
-            for category, header in headers.items()
-        }
-        info = model_info(model)
-        entries.append(ModelEntry(
-            model,
-            info,
-            with_missing(scores, reg.ALL_SCORING, dataset_sizes),
-            cost_latency(usage_by_dir.get(model), info),
-            fs_header,
-            corrections_of(headers),
-        ))
+    for model, headers in _readable_headers(score_dir, note).items():
+        try:
+            entries.append(_entry(model, headers, dataset_sizes, usage_by_dir.get(model),
+                                  model_info))
+        except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+            note(f"{Path(score_dir) / model}: left out of the leaderboard files (a score "
+                 f"header cannot be counted: {type(exc).__name__}: {exc})")
     return entries
+
+
+def _entry(model: str, headers: dict[str, Any], dataset_sizes: Mapping[str, int],
+           usage: Usage | None, model_info: Callable[[str], ModelInfo]) -> ModelEntry:
+    fs_header = headers.pop("format_sensitivity", {})
+    scores = {
+        category: CategoryScore.from_header(
+            category, header, dataset_sizes.get(category, int(header["total_count"]))
+        )
+        for category, header in headers.items()
+    }
+    info = model_info(model)
+    return ModelEntry(
+        model,
+        info,
+        with_missing(scores, reg.ALL_SCORING, dataset_sizes),
+        cost_latency(usage, info),
+        fs_header,
+        corrections_of(headers),
+    )
+
+
+def _readable_headers(score_dir: Path, note: Callable[[str], None]
+                      ) -> dict[str, dict[str, Any]]:
+    """`read_score_headers`, each file on its own: an unreadable one is a line to `note`."""
+    headers: dict[str, dict[str, Any]] = {}
+    for model, category, path in iter_score_files(score_dir):
+        try:
+            headers.setdefault(model, {})[category] = read_score_header(path)
+        except (OSError, ValueError, UnicodeError) as exc:
+            note(f"{path}: left out of the leaderboard files (unreadable header: {exc})")
+    return headers
 
 
 # -- The six tables -------------------------------------------------------------------------

@@ -109,11 +109,13 @@ def save_usage(path: Path, usage: Usage) -> None:
     evaluation of *another* model into the same score folder can still show this one's
     cost and latency (the official tool shows N/A for every model it did not just read)."""
     from fcbench._atomic import replace_file
+    from fcbench._json import dumps_total
 
     data = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
             "latencies": usage.latencies}
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    replace_file(Path(path), json.dumps(data, separators=(",", ":")).encode())
+    text = dumps_total(data, separators=(",", ":"))  # any number a result line held
+    replace_file(Path(path), text.encode())
 
 
 def load_usage(path: Path) -> Usage | None:

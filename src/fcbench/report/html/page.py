@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import gzip
 import html
-import json
 import re
 from importlib import resources
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 
 from fcbench import redact
 from fcbench._atomic import replace_text
+from fcbench._json import dumps_total
 
 
 def _script_safe(code: str) -> str:
@@ -32,7 +32,7 @@ def asset(name: str) -> str:
 
 def packed(document: Any) -> str:
     """gzip + base64 of the compact JSON text (base64 holds no `<`, safe inside a script)."""
-    text = redact.values(json.dumps(document, ensure_ascii=False, separators=(",", ":")))
+    text = redact.values(dumps_total(document, separators=(",", ":")))  # any value: issue 30
     raw = text.encode("utf-8", errors="backslashreplace")
     return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
 
