@@ -18,7 +18,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["fsync_dir", "new_log", "replace_file", "replace_text"]
+__all__ = ["fsync_dir", "new_log", "open_append", "replace_file", "replace_text"]
 
 
 def replace_file(path: Path, payload: bytes, *, durable: bool = True) -> None:
@@ -56,6 +56,21 @@ def replace_text(path: Path, text: str, *, errors: str = "strict", durable: bool
         text = text.replace("\n", os.linesep)
     replace_file(Path(path), text.encode("utf-8", errors=errors), durable=durable)
     return Path(path)
+
+
+def open_append(path: Path) -> int:
+    """A descriptor appending to `path` (created 0644 less the umask when absent), never
+    through a symlink: a link planted at the name is removed first (its target untouched)
+    and a regular file made in its place. For the files an output folder grows line by line
+    (result files, a server's log, the lock, a replay index)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        return os.open(path, flags, 0o644)
+    except OSError:
+        if not os.path.islink(path):
+            raise
+    os.unlink(path)  # the link only
+    return os.open(path, flags | os.O_EXCL, 0o644)
 
 
 def new_log(prefix: str, text: str) -> Path:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench import redact
-from fcbench._atomic import replace_file, replace_text
+from fcbench._atomic import open_append, replace_file, replace_text
 from fcbench.core.model import UNENCODABLE, id_order
 
 ERROR_PREFIX = "Error during inference: "
@@ -69,7 +69,7 @@ class CategoryStore:
         entries, clean = self._read()
         if not clean:
             self._rewrite(entries.values())
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd = open_append(self.path)
         return entries
 
     def _read(self) -> tuple[dict[str, dict[str, Any]], bool]:
@@ -105,7 +105,7 @@ class CategoryStore:
         self.close()
         replace_file(self.path, payload)  # a fresh temporary: no planted `.tmp` is followed
         if reopen:
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self._fd = open_append(self.path)
 
     def drop(self, ids: Iterable[str]) -> None:
         """Remove these ids from the file (before asking them again)."""
@@ -158,7 +158,7 @@ class FolderLock:
 
     def __enter__(self) -> FolderLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "a")  # held for the whole run
+        self._fh = os.fdopen(open_append(self.path), "a")  # held for the whole run
         try:
             _lock(self._fh.fileno())
         except OSError:

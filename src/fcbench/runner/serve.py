@@ -39,6 +39,7 @@ from types import FrameType
 from typing import Any
 
 from fcbench import redact
+from fcbench._atomic import open_append
 
 ENGINES = ("vllm", "sglang")
 DEFAULT_START_TIMEOUT = 900.0
@@ -237,7 +238,7 @@ class Server:
         self.plan = plan
         self.log_path = log_path
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
+        self._log = os.fdopen(open_append(log_path), "ab")  # closed in stop()
         header = f"# fcbench: {time.strftime('%Y-%m-%d %H:%M:%S')}: {shlex.join(plan.command)}\n"
         self._log.write(redact.text(header).encode())
         self._log.flush()

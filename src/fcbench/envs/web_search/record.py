@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from fcbench import redact
-from fcbench._atomic import replace_file
+from fcbench._atomic import open_append, replace_file
 from fcbench.core.model import UNENCODABLE
 
 try:
@@ -195,7 +195,7 @@ class WebRecord:
         replace_file(target, gzip.compress(data, mtime=0))
 
     def _append(self, line: bytes) -> None:
-        fd = os.open(self.root / INDEX, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = open_append(self.root / INDEX)
         try:
             with _exclusive(fd):
                 os.write(fd, line)
