@@ -288,3 +288,27 @@ def test_an_internal_fault_is_one_line_naming_its_traceback(
     text = log.read_text()
     log.unlink()
     assert "Raised in a worker process" in text and "broken_job" in text
+
+
+def test_a_detail_that_raises_when_the_report_reads_the_files_back_becomes_a_note(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`fcbench report` on a score folder (the details made from the score files): one case
+    whose detail raises is a note in the page and a problem line; the report is written."""
+    from fcbench.report.html import collect, write_report
+
+    multi_turn_results(tmp_path / "result")
+    evaluate(tmp_path / "result", score_dir=tmp_path / "score", workers=1)
+    real_detail, real_collect = collect.failure_detail, collect.collect
+    monkeypatch.setattr(collect, "failure_detail", lambda category, entry, failure: (
+        (_ for _ in ()).throw(RuntimeError("injected fault")) if failure.get("id") == ODD
+        else real_detail(category, entry, failure)))
+    documents: list[Any] = []
+    monkeypatch.setattr(collect, "collect", lambda *a, **k: documents.append(
+        real_collect(*a, **k)) or documents[-1])
+    out = tmp_path / "report.html"
+    assert write_report([tmp_path / "score"], None, out) == [out]
+    [document] = documents
+    assert any("injected fault" in d["error"] for d in document["details"])
+    [line] = [p for p in document["problems"] if ODD in p]
+    assert "the report's case detail failed (RuntimeError: injected fault)" in line

@@ -15,7 +15,10 @@ from typing import Any, TypeVar
 from fcbench._json import safe_str
 from fcbench.core.model import Verdict
 
-__all__ = ["INTERNAL_ERROR", "guarded", "internal_record", "internal_verdict", "reason"]
+__all__ = [
+    "INTERNAL_ERROR", "guarded", "internal_record", "internal_verdict", "reason",
+    "unshown_detail",
+]
 
 INTERNAL_ERROR = "fcbench:internal_error"
 """The error type of a case fcbench could not judge because of a fault of its own."""
@@ -52,6 +55,12 @@ def internal_verdict(exc: BaseException) -> Verdict:
     message = f"fcbench could not judge this case ({reason(exc)})."
     return Verdict.fail(INTERNAL_ERROR, message,
                         error={"error_message": [message], "error_type": INTERNAL_ERROR})
+
+
+def unshown_detail(exc: BaseException) -> dict[str, Any]:
+    """What the report shows in place of a failed case's detail that could not be made."""
+    return {"raw": None, "decoded": None,
+            "error": f"fcbench could not show this case ({reason(exc)})."}
 
 
 def internal_record(case_id: str, model: str, category: str, verdict: Verdict,

@@ -25,7 +25,7 @@ from fcbench.core.model import TestCase, Verdict
 from fcbench.dataset.selection import Selection
 from fcbench.dataset.slim import SlimCategory
 from fcbench.evaluation.corrected import upstream_side
-from fcbench.evaluation.faults import guarded, internal_record, internal_verdict, reason
+from fcbench.evaluation.faults import guarded, internal_record, internal_verdict, unshown_detail
 from fcbench.evaluation.plan import CategoryJob, ModelAnswers
 from fcbench.evaluation.types import CaseVerdict, CategoryEvaluation
 from fcbench.results.read import read_result_file
@@ -197,12 +197,8 @@ def _detail(failure_detail: CaseDetail, category: Category, entry: dict[str, Any
             record: Record, verdict: Verdict, what: str, note: Callable[[str], None]) -> Any:
     """One failed case's detail for the report; a detail that raises becomes a note in its
     place (the report shows the rest)."""
-    def shown_instead(exc: BaseException) -> dict[str, Any]:
-        return {"raw": None, "decoded": None,
-                "error": f"fcbench could not show this case ({reason(exc)})."}
-
     return guarded(lambda: failure_detail(category, entry, _failure_fields(record, verdict)),
-                   shown_instead, note, what)
+                   unshown_detail, note, what)
 
 
 def _verdict(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from fcbench._version import __version__
 from fcbench.core import categories as reg
 from fcbench.core.categories import Category, Checker
+from fcbench.evaluation.faults import guarded, unshown_detail
 from fcbench.layout import model_dir_name
 from fcbench.report.html.cases import failure_detail, shown
 from fcbench.report.table import (
@@ -231,7 +232,8 @@ def _read_apart(score_dir: Path, model: str, ids: Any, sources: Sources
     for name, cat in run.categories.items():
         category = reg.get(name)
         answers = entries.get(name, {})
-        cat.details = {i: failure_detail(category, answers.get(i), record)
+        cat.details = {i: _detail(category, answers.get(i), record, problems.append,
+                                  f"{model}: {i}")
                        for i, record in cat.failures.items()}
         cat.failures = {i: {"id": i, "error_type": error_type_of(record)}
                         for i, record in cat.failures.items()}
@@ -324,7 +326,7 @@ def _model(
     entries = sources.entries(run.model)
     scores = {name: cat.score for name, cat in run.categories.items()}
     for name, cat in run.categories.items():
-        _add_rows(doc, index, reg.get(name), cat, entries.get(name, {}))
+        _add_rows(doc, index, reg.get(name), cat, entries.get(name, {}), label)
     model: dict[str, Any] = {
         "name": label,
         "score_dir": str(run.score_dir),
@@ -412,9 +414,17 @@ def _usage_json(usage: Usage) -> dict[str, Any] | None:
             "calls": len(usage.latencies)}
 
 
+def _detail(category: Category, entry: Mapping[str, Any] | None, failure: Mapping[str, Any],
+            note: Callable[[str], None], what: str) -> Any:
+    """A failed case's detail, or a note in its place when making it raises (issue 30): the
+    rest of the report is built."""
+    return guarded(lambda: failure_detail(category, entry, failure), unshown_detail, note,
+                   f"{what}: the report's case detail")
+
+
 def _add_rows(
     doc: _Document, model: int, category: Category, cat: CategoryRun,
-    entries: Mapping[str, Mapping[str, Any]],
+    entries: Mapping[str, Mapping[str, Any]], label: str = "",
 ) -> None:
     """One row per judged case: [model, id, valid, error type, detail index]. Only failures
     get a detail (the page shows a passing case's question, functions and expected answer,
@@ -428,6 +438,7 @@ def _add_rows(
             continue
         detail = made.get(case_id)
         if detail is None:
-            detail = failure_detail(category, entries.get(case_id), failure)
+            detail = _detail(category, entries.get(case_id), failure, doc.problems.append,
+                             f"{label}: {case_id}")
         doc.rows.append([model, case_id, 0, error_type_of(failure), len(doc.details)])
         doc.details.append(detail)
