@@ -133,6 +133,23 @@ def test_a_checker_that_raises_fails_only_its_case(
     assert "injected fault" in json.dumps(internal["error"])
 
 
+def test_an_answer_that_cannot_be_memo_keyed_is_judged_all_the_same(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The memo key is a cache: a key that raises (an answer too deep or too big to write)
+    means no sharing, not a failure."""
+    from fcbench.check.kinds.multi_turn import MultiTurnSession
+
+    def unkeyable(*args: Any) -> Any:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(MultiTurnSession, "memo_key", unkeyable)
+    multi_turn_results(tmp_path / "result")
+    report = evaluate(tmp_path / "result", workers=1)
+    assert verdicts(report) == EXPECTED
+    assert report.models["my-model"].problems == []
+
+
 def test_a_failure_record_that_raises_is_recorded_and_the_file_written(
     fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -140,7 +140,10 @@ class Scenario:
             if class_name in STATELESS_CLASSES or class_name in OMIT_STATE_CLASSES:
                 continue
             state = public_state(instance)
-            content = json.loads(json.dumps(json_safe(state), ensure_ascii=False))
+            try:
+                content = json.loads(json.dumps(json_safe(state), ensure_ascii=False))
+            except (ValueError, RecursionError):  # a big integer, too deep: kept as text
+                content = dumps_total(state)
             log.append({"role": "state_info", "class_name": class_name, "content": content})
         return log
 

@@ -209,7 +209,10 @@ def _verdict(
     answers: ModelAnswers,
 ) -> Verdict:
     """The session's verdict, shared by identical answers under the kind's memo key."""
-    key = session.memo_key(case, raw, answers.encoding, answers.model)
+    try:
+        key = session.memo_key(case, raw, answers.encoding, answers.model)
+    except Exception:  # an answer that cannot be keyed (too deep, too big) is judged alone
+        key = None
     verdict = memo.get(key) if key is not None else None
     if verdict is None:
         verdict = session.judge(case, raw, answers.encoding, answers.model)

@@ -26,7 +26,12 @@ from fcbench.check.multi_turn import STATE_MISMATCH, _Replay, state_differences
 from fcbench.core import categories
 from fcbench.core.model import TestCase, Verdict
 from fcbench.envs.multi_turn import CLASSES
-from fcbench.envs.scenario import STATELESS_CLASSES, environment_class, public_state
+from fcbench.envs.scenario import (
+    STATELESS_CLASSES,
+    Scenario,
+    environment_class,
+    public_state,
+)
 from fcbench.report.html.cases import multi_turn_detail, state_diff
 from fcbench.results.score_files import read_score_file, write_score_file
 
@@ -162,6 +167,19 @@ def test_odd_states_pass_every_stage(tmp_path_factory: pytest.TempPathFactory,
     assert all(row[0] == class_name and isinstance(row[2], str) for row in rows)
     detail = multi_turn_detail(None, record)
     json.dumps(detail)  # the report packs the detail as JSON: plain strings only
+
+
+@PROPERTY
+@given(odd_pair())
+def test_odd_states_are_logged_at_generation(pair: tuple[str, Any, Any]) -> None:
+    """The inference log's state snapshot (`Scenario.state_log`, taken after every turn of a
+    generated multi-turn case) of any state: JSON values, or the state's JSON text."""
+    class_name, model, _ = pair
+    scenario = Scenario(TestCase("multi_turn_base_0", "multi_turn_base", [], []), "m")
+    scenario._instances = {class_name: model}
+    [snapshot] = scenario.state_log()
+    assert snapshot["class_name"] == class_name
+    json.dumps(snapshot["content"])  # plain JSON values
 
 
 @PROPERTY
