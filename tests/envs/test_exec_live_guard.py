@@ -1,0 +1,165 @@
+"""Live exec requests are bounded as page fetches are (`envs.http_guard`, issue 31 item 4):
+a redirect is followed by hand and checked, the RapidAPI key header is dropped when it leaves
+its host, loopback and private targets a model (or a redirect) names are refused unless
+routed or opted in, and a body's size and the whole request's time are capped. Servers on
+127.0.0.1 stand in for the APIs (routed there with `FCBENCH_EXEC_ROUTES`)."""
+
+from __future__ import annotations
+
+import json
+import time
+import tracemalloc
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+
+import pytest
+from loopback_http import Server, drip, endless_chunks, redirect, send_json
+
+from fcbench.check.exec_runner import ExecRunner, limits_for
+from fcbench.envs.exec_functions import services as s
+from fcbench.envs.exec_functions.backends import (
+    ALLOW_PRIVATE_VARIABLE,
+    MAX_RESPONSE_BYTES,
+    ROUTES_VARIABLE,
+    LiveServices,
+    RequestRefused,
+    ServiceUnavailable,
+)
+from hostile.pages import REFUSED_URLS
+
+KEY = "rapid-key-31"
+TZ_HOST = "https://timezone-by-location.p.rapidapi.com"
+ZONE = {"Zones": [{"TimezoneId": "Europe/Paris"}]}
+
+
+@pytest.fixture
+def target() -> Iterator[Server]:
+    """Where redirects lead: answers a time zone, and keeps the headers it received."""
+    with Server(lambda handler: send_json(handler, ZONE)) as server:
+        yield server
+
+
+def routed_to(api: Server, **extra: str) -> dict[str, str]:
+    """The live backend's environment: the key, and timezone-by-location routed to `api`."""
+    return {"RAPID_API_KEY": KEY, ROUTES_VARIABLE: json.dumps({TZ_HOST: api.url + "/tz"}),
+            **extra}
+
+
+def redirecting_to(location: str) -> Server:
+    """A routed API that sends `/tz/timezone` to `location` and answers anything else."""
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        if handler.path.startswith("/tz/timezone"):
+            redirect(handler, location)
+        else:
+            send_json(handler, ZONE)
+
+    return Server(answer)
+
+
+def test_the_key_header_does_not_follow_a_redirect_to_another_host(target: Server) -> None:
+    """The issue's case: the API redirects to `localhost`. With private targets allowed (so
+    that the redirect is followed at all), the target gets the request without the key."""
+    with redirecting_to(f"http://localhost:{target.port}/landing") as api:
+        live = LiveServices(None, routed_to(api, **{ALLOW_PRIVATE_VARIABLE: "1"}))
+        assert s.get_time_zone_by_coord(live, 2.35, 48.85) == "Europe/Paris"
+    ((_, first),) = api.seen
+    ((landing, received),) = target.seen
+    assert first["x-rapidapi-key"] == KEY  # the API's own host got it
+    assert landing == "/landing"
+    assert "x-rapidapi-key" not in received and KEY not in json.dumps(received)
+    assert received["x-rapidapi-host"] == "timezone-by-location.p.rapidapi.com"  # not a secret
+
+
+def test_the_key_header_stays_on_a_redirect_within_its_host() -> None:
+    """A redirect on the same host and port keeps the key (only leaving the origin drops
+    it), so the APIs' own redirects keep working."""
+    with redirecting_to("/tz/elsewhere") as api:
+        live = LiveServices(None, routed_to(api))
+        assert s.get_time_zone_by_coord(live, 2.35, 48.85) == "Europe/Paris"
+    assert [h["x-rapidapi-key"] for _, h in api.seen] == [KEY, KEY]
+    assert api.targets()[1] == "/tz/elsewhere"
+
+
+def test_a_redirect_to_loopback_is_refused_by_default(target: Server) -> None:
+    """The route's own target is the operator's choice; where it redirects is checked like
+    a model's URL: `localhost` is refused, and nothing reaches it."""
+    with redirecting_to(f"http://localhost:{target.port}/landing") as api, \
+            pytest.raises(RequestRefused) as refused:
+        s.get_time_zone_by_coord(LiveServices(None, routed_to(api)), 2.35, 48.85)
+    message = str(refused.value)
+    assert "refused: localhost resolves to" in message and "a loopback address" in message
+    assert ALLOW_PRIVATE_VARIABLE in message and "\n" not in message
+    assert len(api.seen) == 1 and target.seen == []
+
+
+@pytest.mark.parametrize("url", REFUSED_URLS)
+def test_a_model_chosen_internal_url_is_refused(url: str) -> None:
+    with pytest.raises(RequestRefused, match=r"^GET .*: refused: "):
+        s.requests_get(LiveServices(None, {}), url=url)
+
+
+def test_a_model_chosen_loopback_server_gets_nothing(target: Server) -> None:
+    with pytest.raises(RequestRefused, match="a loopback address"):
+        s.requests_get(LiveServices(None, {}), url=f"{target.url}/admin")
+    assert target.seen == []
+    opted_in = LiveServices(None, {ALLOW_PRIVATE_VARIABLE: "1"})
+    assert s.requests_get(opted_in, url=f"{target.url}/admin").json() == ZONE
+
+
+def test_the_sandbox_worker_fails_a_refused_call_and_passes_the_opt_in(
+    target: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the checker's worker process: a refused request is the call's error (the
+    case fails, it is not skipped); the opt-in variable reaches the worker."""
+    call = f"requests.get(url='{target.url}/x')"
+    runner = ExecRunner("live", None, limits_for("live"))
+    try:
+        (outcome,) = runner.run([call])
+    finally:
+        runner.close()
+    assert outcome.kind == "error" and "RequestRefused" in outcome.message, outcome
+    assert target.seen == []
+    monkeypatch.setenv(ALLOW_PRIVATE_VARIABLE, "1")
+    runner = ExecRunner("live", None, limits_for("live"))
+    try:
+        (outcome,) = runner.run([call])
+    finally:
+        runner.close()
+    assert outcome.kind == "ok", outcome
+    assert target.targets() == ["/x"]
+
+
+def test_a_1_gib_chunked_body_is_cut_at_the_cap_in_bounded_memory() -> None:
+    """Before: read whole (about 1 GB, then MemoryError in the worker). Now the read stops
+    past `MAX_RESPONSE_BYTES`; the server gets to send little more than that."""
+    api = Server(lambda handler: None)
+    api.answer = endless_chunks(api)
+    with api:
+        live = LiveServices(None, routed_to(api))
+        tracemalloc.start()
+        started = time.perf_counter()
+        try:
+            with pytest.raises(RequestRefused, match="larger than the 10,000,000-byte cap"):
+                s.get_time_zone_by_coord(live, 2.35, 48.85)
+        finally:
+            _, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+        seconds = time.perf_counter() - started
+        time.sleep(0.2)  # the server notices the hang-up
+    assert peak < 4 * MAX_RESPONSE_BYTES, f"{peak:,} bytes"
+    assert seconds < 10, seconds
+    assert api.sent < 8 * MAX_RESPONSE_BYTES, f"{api.sent:,} bytes sent"
+
+
+def test_a_dripping_body_ends_by_the_deadline() -> None:
+    """One byte every 0.3 s never trips the 20 s per-read timeout (before: 90 s a case, the
+    sandbox's wall clock); the whole request's deadline ends it, as unavailable (the
+    network's doing, like a timeout)."""
+    with Server(drip()) as api:
+        live = LiveServices(None, routed_to(api), deadline=2.0)
+        started = time.perf_counter()
+        with pytest.raises(ServiceUnavailable, match="took longer than 2 s in all"):
+            s.get_time_zone_by_coord(live, 2.35, 48.85)
+        seconds = time.perf_counter() - started
+    assert seconds < 6, seconds
