@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 
 import pytest
-from loopback_http import Server, drip, redirect
+from loopback_http import Server, drip, redirect, send_json
 
 from fcbench.envs import http_guard
 from fcbench.envs.exec_functions import services as s
@@ -142,3 +142,17 @@ def test_live_exec_refuses_a_routed_apis_redirect_to_an_internal_name(proxy: Ser
         s.get_time_zone_by_coord(LiveServices(None, environ), 2.35, 48.85)
     (asked,) = proxy.targets()
     assert asked.startswith("http://public.example/tz/timezone?")
+
+
+def test_a_loopback_mirror_is_asked_directly_not_through_the_proxy(proxy: Server) -> None:
+    """An allowed local address (a routed stand-in, `--web-allow-private`) is this host's:
+    the proxy's loopback is another machine's, so it is never asked for it."""
+    with Server(lambda handler: send_json(handler, {"Zones": [{"TimezoneId": "Z"}]})) as api:
+        environ = {"RAPID_API_KEY": "k", ROUTES_VARIABLE: json.dumps(
+            {"https://timezone-by-location.p.rapidapi.com": api.url})}
+        assert s.get_time_zone_by_coord(LiveServices(None, environ), 2.35, 48.85) == "Z"
+        page = PageFetcher(deadline=5, allow_private=True).fetch(f"{api.url}/page", "raw")
+        assert "TimezoneId" in page["content"]
+        local = api.url.replace("127.0.0.1", "localhost")
+        assert "TimezoneId" in PageFetcher(allow_private=True).fetch(local, "raw")["content"]
+    assert len(api.seen) == 3 and proxy.seen == []

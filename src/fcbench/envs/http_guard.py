@@ -16,6 +16,7 @@ fetcher (`web_search.pages`) and the executable categories' live backend
   locally (`metadata.google.internal`, `internal.corp`) or resolves to a refused address is
   refused; one that resolves to public addresses is sent to the proxy, which resolves it
   again (a proxy's resolver that disagrees with this host's is the operator's to trust).
+  `localhost` and loopback addresses (allowed ones: a local mirror) never go through it.
 * **Redirects by hand.** `requests` would follow a redirect to an internal host before
   anyone could look; here each hop is checked like the first, and headers that carry a
   credential are dropped once a hop leaves the first URL's origin (as browsers and httpx
@@ -185,6 +186,8 @@ class Fetch:
         """The proxy `requests` would send `url` through (from the environment), or None."""
         from requests.utils import select_proxy
 
+        if on_this_host(url):
+            return None
         settings = self.session.merge_environment_settings(url, {}, None, None, None)
         proxy: str | None = select_proxy(url, settings["proxies"])
         return proxy
@@ -237,7 +240,8 @@ class Fetch:
             if not same_origin(previous, url):
                 headers = {k: v for k, v in headers.items() if k.lower() not in dropped}
             wait = min(timeout, self.remaining())
-            response = self.session.get(url, headers=headers, timeout=wait,
+            direct = _NO_PROXY if on_this_host(url) else None
+            response = self.session.get(url, headers=headers, timeout=wait, proxies=direct,
                                         allow_redirects=False, stream=True)
             location = self.session.get_redirect_target(response)
             if location is None:
@@ -278,6 +282,20 @@ class Fetch:
     def _too_large(self, max_bytes: int, detail: str) -> TooLarge:
         return TooLarge(f"the {self.policy.noun} is larger than the {max_bytes:,}-byte cap "
                         f"({detail}); not read")
+
+
+_NO_PROXY: Any = {"http": None, "https": None, "all": None}
+"""`proxies` for a request that must go direct: `requests` drops the environment's proxy
+for a scheme set to None (its stubs type the values as str only)."""
+
+
+def on_this_host(url: str) -> bool:
+    """True for `localhost` and loopback addresses: asked directly, never through a proxy
+    (the proxy's loopback is not this host's: a local mirror would be missed, and the
+    proxy's own local services reached instead)."""
+    host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    return host == "localhost" or host.endswith(".localhost") or \
+        refusal(host) == "a loopback address"
 
 
 def _port(parts: SplitResult) -> int:
