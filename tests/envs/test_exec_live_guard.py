@@ -7,13 +7,16 @@ routed or opted in, and a body's size and the whole request's time are capped. S
 from __future__ import annotations
 
 import json
+import re
 import time
 import tracemalloc
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 
 import pytest
-from loopback_http import Server, drip, endless_chunks, redirect, send_json
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from loopback_http import Answer, Server, drip, endless_chunks, redirect, send_json
 
 from fcbench.check.exec_runner import ExecRunner, limits_for
 from fcbench.envs.exec_functions import services as s
@@ -25,7 +28,7 @@ from fcbench.envs.exec_functions.backends import (
     RequestRefused,
     ServiceUnavailable,
 )
-from hostile.pages import REFUSED_URLS
+from hostile.pages import REFUSED_URLS, gzip_bomb
 
 KEY = "rapid-key-31"
 TZ_HOST = "https://timezone-by-location.p.rapidapi.com"
@@ -163,3 +166,100 @@ def test_a_dripping_body_ends_by_the_deadline() -> None:
             s.get_time_zone_by_coord(live, 2.35, 48.85)
         seconds = time.perf_counter() - started
     assert seconds < 6, seconds
+
+
+def gzip_bomb_answer(handler: BaseHTTPRequestHandler) -> None:
+    body = gzip_bomb()  # about 1 MB on the wire, 1 GiB once decoded
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Encoding", "gzip")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def announced_gib(handler: BaseHTTPRequestHandler) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Length", str(1 << 30))
+    handler.end_headers()
+    handler.wfile.write(b"{")
+
+
+@pytest.mark.parametrize(("answer", "detail"), [
+    (gzip_bomb_answer, "more than 10,000,000 bytes"),
+    (announced_gib, "it announces 1,073,741,824 bytes"),
+])
+def test_the_cap_holds_once_decoded_and_as_announced(answer: Answer, detail: str) -> None:
+    with Server(answer) as api:
+        live = LiveServices(None, routed_to(api))
+        tracemalloc.start()
+        try:
+            with pytest.raises(RequestRefused, match=detail):
+                s.get_time_zone_by_coord(live, 2.35, 48.85)
+        finally:
+            _, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+    assert peak < 4 * MAX_RESPONSE_BYTES, f"{peak:,} bytes"
+
+
+ORIGINS = ("a", "a-localhost", "b")
+"""Where a hop can go: server A by 127.0.0.1, server A by `localhost` (another host name,
+same socket), server B."""
+
+
+class Chain:
+    """Two servers that redirect along `hops` (a list of ORIGINS), hop n at `/hop/n`."""
+
+    def __init__(self) -> None:
+        self.hops: list[str] = []
+        self.a = Server(self.answer)
+        self.b = Server(self.answer)
+
+    def answer(self, handler: BaseHTTPRequestHandler) -> None:
+        hop = hop_of(handler.path)
+        if hop + 1 < len(self.hops):
+            redirect(handler, f"{self.base(self.hops[hop + 1])}/hop/{hop + 1}")
+        else:
+            send_json(handler, ZONE)
+
+    def base(self, origin: str) -> str:
+        server = self.b if origin == "b" else self.a
+        return server.url.replace("127.0.0.1", "localhost") if origin == "a-localhost" \
+            else server.url
+
+    def received(self) -> list[dict[str, str]]:
+        """The headers of each hop, in hop order."""
+        seen = sorted(self.a.seen + self.b.seen, key=lambda item: hop_of(item[0]))
+        return [headers for _, headers in seen]
+
+
+def hop_of(path: str) -> int:
+    return int(re.search(r"/hop/(\d+)", path).group(1))  # type: ignore[union-attr]
+
+
+@pytest.fixture(scope="module")
+def chain() -> Iterator[Chain]:
+    servers = Chain()
+    with servers.a, servers.b:
+        yield servers
+
+
+@settings(max_examples=40)
+@given(hops=st.lists(st.sampled_from(ORIGINS), min_size=1, max_size=6))
+def test_the_key_reaches_only_the_hops_before_the_first_change_of_origin(
+    chain: Chain, hops: list[str]
+) -> None:
+    """Any redirect chain among two servers and two names for one of them (back to the
+    first origin after leaving it included): the key header is on every hop up to the first
+    that changes origin, and on none after (once dropped, it stays dropped)."""
+    chain.hops = hops
+    chain.a.seen.clear()
+    chain.b.seen.clear()
+    environ = {"RAPID_API_KEY": KEY, ALLOW_PRIVATE_VARIABLE: "1",
+               ROUTES_VARIABLE: json.dumps({TZ_HOST: f"{chain.base(hops[0])}/hop/0"})}
+    assert s.get_time_zone_by_coord(LiveServices(None, environ), 2.35, 48.85) == "Europe/Paris"
+    kept = 1
+    while kept < len(hops) and hops[kept] == hops[0]:
+        kept += 1
+    assert [h.get("x-rapidapi-key") for h in chain.received()] == \
+        [KEY] * kept + [None] * (len(hops) - kept)
