@@ -263,3 +263,22 @@ def test_the_key_reaches_only_the_hops_before_the_first_change_of_origin(
         kept += 1
     assert [h.get("x-rapidapi-key") for h in chain.received()] == \
         [KEY] * kept + [None] * (len(hops) - kept)
+
+
+def test_without_requests_a_live_run_is_refused_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Live requests go through `requests` (the `web` extra): without it a live run stops
+    before it starts, and a backend used anyway makes its calls unavailable, not failed."""
+    import importlib.util
+
+    from fcbench.check.registry import JudgeSettings
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "requests" else real(name, *a))
+    with pytest.raises(ValueError, match=r"^--exec-backend live needs 'requests': pip install"):
+        JudgeSettings("v4", exec_backend="live").validate()
+    JudgeSettings("v4", exec_backend="offline").validate()
+    with pytest.raises(ServiceUnavailable, match="needs 'requests'"):
+        s.requests_get(LiveServices(None, {}), url="https://example.org/")
