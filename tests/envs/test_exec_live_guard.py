@@ -282,3 +282,21 @@ def test_without_requests_a_live_run_is_refused_in_one_line(
     JudgeSettings("v4", exec_backend="offline").validate()
     with pytest.raises(ServiceUnavailable, match="needs 'requests'"):
         s.requests_get(LiveServices(None, {}), url="https://example.org/")
+
+
+def test_an_invalid_header_fails_the_call_without_quoting_the_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A `rest` header the model broke (a line break after the placeholder): `requests`
+    refuses it as `requests.get` would, and its message, which quotes the value with the
+    key filled in, reaches the call's error masked."""
+    import requests
+
+    monkeypatch.setenv("RAPID_API_KEY", KEY)
+    with Server(lambda handler: send_json(handler, ZONE)) as api:
+        live = LiveServices(None, routed_to(api))
+        with pytest.raises(requests.exceptions.InvalidHeader) as bad:
+            s.requests_get(live, url=f"{TZ_HOST}/timezone",
+                           headers={"X-RapidAPI-Key": "YOUR-RAPID-API-KEY\n"})
+    assert KEY not in str(bad.value) and "***" in str(bad.value)
+    assert api.seen == []

@@ -242,8 +242,10 @@ class LiveServices:
             raise ServiceUnavailable(f"{request.describe()}: {exc}") from None
         except http_guard.Refused as exc:
             raise RequestRefused(f"{request.describe()}: {redact.text(str(exc))}") from None
-        except (requests.exceptions.InvalidHeader, requests.exceptions.InvalidURL):
-            raise  # the request's own fault, as `requests.get` raises it: the call fails
+        except (requests.exceptions.InvalidHeader, requests.exceptions.InvalidURL) as exc:
+            # the request's own fault, raised as `requests.get` raises it (the call fails),
+            # without a key its text may quote
+            raise type(exc)(redact.text(str(exc))) from None
         except (requests.RequestException, OSError) as exc:
             raise ServiceUnavailable(f"{request.describe()}: {redact.text(str(exc))}") from None
 
