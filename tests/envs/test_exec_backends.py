@@ -18,6 +18,7 @@ import pytest
 
 from fcbench.envs.exec_functions import services as s
 from fcbench.envs.exec_functions.backends import (
+    ALLOW_PRIVATE_VARIABLE,
     KEY_HOSTS,
     KEY_VARIABLES,
     ROUTES_VARIABLE,
@@ -103,13 +104,14 @@ def test_a_host_the_model_chose_gets_no_key(recorder: Recorder) -> None:
     """A crafted `rest` answer naming a loopback host with every placeholder form, in the
     URL, the query and the headers: the placeholders arrive as they are, never a key."""
     environ = {variable: f"secret-{variable.lower()}-value" for variable in KEY_VARIABLES}
+    environ[ALLOW_PRIVATE_VARIABLE] = "1"  # the loopback host is let through: no key on it
     forms = EVERY_PLACEHOLDER
     s.requests_get(LiveServices(None, environ), url=f"{recorder.url}/x/{forms[0]}?k={forms[1]}",
                    params={f"p{i}": form for i, form in enumerate(forms)},
                    headers={f"X-Leak-{i}": form for i, form in enumerate(forms)})
     ((path, headers),) = recorder.seen
     received = urllib.parse.unquote(path) + json.dumps(headers)
-    assert not any(key in received for key in environ.values())
+    assert not any(environ[variable] in received for variable in KEY_VARIABLES)
     assert all(form in received for form in forms)  # sent as the model wrote them
 
 

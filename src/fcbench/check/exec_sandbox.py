@@ -310,14 +310,20 @@ class Sandbox:
 
 
 def _worker_env() -> dict[str, str]:
-    """The worker gets the package path, the API keys and the live routes, nothing else of
-    the parent's."""
-    from fcbench.envs.exec_functions.backends import KEY_VARIABLES, ROUTES_VARIABLE
+    """The worker gets the package path, the API keys, the live routes, the private-address
+    opt-in and the proxy settings (live requests honour a proxy as page fetches do, each
+    name checked first: `envs.http_guard`), nothing else of the parent's."""
+    from fcbench.envs.exec_functions.backends import (
+        ALLOW_PRIVATE_VARIABLE,
+        KEY_VARIABLES,
+        PROXY_VARIABLES,
+        ROUTES_VARIABLE,
+    )
 
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0"}
     package_root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = package_root
-    for variable in (*KEY_VARIABLES, ROUTES_VARIABLE):
+    for variable in (*KEY_VARIABLES, ROUTES_VARIABLE, ALLOW_PRIVATE_VARIABLE, *PROXY_VARIABLES):
         if variable in os.environ:
             env[variable] = os.environ[variable]
     return env

@@ -80,12 +80,15 @@ class JudgeSettings:
         """Refuse settings that cannot work (ValueError with the reason)."""
         if self.exec_backend == "offline" and self.exec_replay_dir is None:
             return  # the default: nothing to import or check
-        from fcbench.envs.exec_functions.backends import BACKENDS
+        from fcbench.envs.exec_functions.backends import BACKENDS, transport_missing
 
         if self.exec_backend not in BACKENDS:
             raise ValueError(
                 f"unknown exec backend {self.exec_backend!r} (one of {', '.join(BACKENDS)})"
             )
+        missing = transport_missing() if self.exec_backend == "live" else None
+        if missing is not None:
+            raise ValueError(missing)
         replay = self.exec_replay_dir
         if self.exec_backend == "replay" and (replay is None or not Path(replay).is_dir()):
             raise ValueError(

@@ -205,7 +205,8 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                   "folder's agentic/web_record); replay serves from it."),
         _web("--web-allow-private", is_flag=True,
              help="Let fetch_url_content read pages on loopback, private and "
-                  "link-local addresses (a local mirror); refused by default."),
+                  "link-local addresses (a local mirror), and, behind a proxy, on names "
+                  "that do not resolve here; refused by default."),
         _web("--serpapi-max-wait", type=NON_NEGATIVE,
              default=DEFAULTS.web_search.serpapi_max_wait, show_default=True,
              help="Most seconds to keep retrying SerpAPI rate limits for one search."),

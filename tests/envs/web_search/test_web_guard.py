@@ -1,4 +1,4 @@
-"""Page fetches are bounded (`envs.web_search.guard`): internal addresses refused on every hop,
+"""Page fetches are bounded (`envs.http_guard`): internal addresses refused on every hop,
 a size cap on the body as sent and once decoded, a deadline for the whole fetch. Each
 hostile page ends in bounded time and memory with the tool's error text."""
 
@@ -11,7 +11,8 @@ from collections.abc import Iterator
 import pytest
 from fake_web import FakeWeb
 
-from fcbench.envs.web_search import create, guard, use
+from fcbench.envs import http_guard as guard
+from fcbench.envs.web_search import create, use
 from fcbench.envs.web_search.api import WebSearchAPI
 from fcbench.envs.web_search.pages import MAX_PAGE_BYTES, PageFetcher
 from hostile.pages import PAGES, REFUSED_URLS, brotli_bomb, gzip_bomb

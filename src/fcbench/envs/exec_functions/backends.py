@@ -17,7 +17,16 @@ separates *what* a function asks (an `HttpRequest`) from *how* it is answered:
   folder, every live answer is also recorded there. `FCBENCH_EXEC_ROUTES` (a JSON object
   `{"https://api.open-meteo.com": "http://127.0.0.1:8000/open-meteo", ...}`) sends requests
   whose URL starts with a key to another place (a mirror, a gateway, a local stand-in);
-  recordings and replay keys keep the original URL.
+  recordings and replay keys keep the original URL. Requests are bounded as page fetches
+  are (`envs.http_guard`): loopback, private, link-local and metadata addresses are refused
+  on every redirect hop (a model chooses `rest` URLs; a service may redirect anywhere), except
+  the targets named in `FCBENCH_EXEC_ROUTES` and, with `FCBENCH_EXEC_ALLOW_PRIVATE=1`, all
+  of them; a header carrying a key is dropped once a redirect leaves the origin; a body over
+  `MAX_RESPONSE_BYTES` (as sent or decoded) is refused and a request over `LIVE_DEADLINE`
+  seconds in all, redirects and body included, is abandoned. Behind a proxy
+  (`HTTP_PROXY`, ...) a name is resolved and checked here first, and refused when it does
+  not resolve here. A refused request makes the call fail with the reason (the request's
+  own doing); an abandoned one makes it unavailable (the network's).
 * `replay`: answers come from a folder of recorded responses, one JSON file per request,
   named by a hash of the request (method, URL, sorted query parameters; never the headers,
   which carry keys). A request with no recording is unavailable.
@@ -33,9 +42,7 @@ import hashlib
 import json
 import os
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +50,7 @@ from typing import Any, Protocol
 
 from fcbench import redact
 from fcbench._atomic import replace_file
+from fcbench.envs import http_guard
 
 BACKENDS = ("offline", "replay", "live")
 KEY_VARIABLES = ("RAPID_API_KEY", "GEOCODE_API_KEY", "EXCHANGERATE_API_KEY", "OMDB_API_KEY")
@@ -61,11 +69,31 @@ questions send it to (a test derives them from the data and checks this table). 
 substituted into a request only when the URL the request names (before `FCBENCH_EXEC_ROUTES`)
 is on one of its hosts, at the default port: a host a model chose gets the placeholder."""
 LIVE_TIMEOUT = 20.0
+"""Seconds per read (and to connect)."""
+LIVE_DEADLINE = 30.0
+"""Seconds for a whole request, redirects and body included (a server dripping a byte
+every few seconds never trips the per-read timeout)."""
+MAX_RESPONSE_BYTES = 10_000_000
+"""The cap on a response body, as sent and once decoded (the APIs answer a few KB)."""
+MAX_REDIRECTS = 30
+"""As `requests` allows; each hop is followed by hand and checked like the first."""
 ROUTES_VARIABLE = "FCBENCH_EXEC_ROUTES"
+ALLOW_PRIVATE_VARIABLE = "FCBENCH_EXEC_ALLOW_PRIVATE"
+"""`1`: requests may go to loopback, private and link-local addresses (a local stand-in
+that is not a route target, a test server)."""
+PROXY_VARIABLES = tuple(f"{name}{suffix}" for name in ("HTTP", "HTTPS", "ALL", "NO")
+                        for suffix in ("_PROXY", "_proxy"))
+"""The proxy settings `requests` reads, which the exec worker is given."""
 
 
 class ServiceUnavailable(Exception):
     """The request cannot be answered by this backend (offline, no key, not recorded)."""
+
+
+class RequestRefused(Exception):
+    """A live request refused for what it asks: an internal address, a body over the cap.
+    Unlike an unavailable service, this is the request's own doing: the call fails with the
+    reason (a model that asks for `localhost` gets no skipped case out of it)."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +207,8 @@ class LiveServices:
     record_to: Path | None = None
     environ: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     name: str = "live"
+    deadline: float = LIVE_DEADLINE
+    max_bytes: int = MAX_RESPONSE_BYTES
 
     def get(self, request: HttpRequest) -> HttpResponse:
         if request.needs_key and not self.environ.get(request.needs_key):
@@ -197,14 +227,40 @@ class LiveServices:
         url = self._with_keys(routed(request.url, self.environ), keys)
         url += ("&" if "?" in url else "?") + query if query else ""
         headers = {k: self._with_keys(v, keys) for k, v in request.headers}
-        http = urllib.request.Request(url, headers=headers, method="GET")
+        secret = [k for k, v in request.headers if headers[k] != v]  # those carrying a key
+        missing = transport_missing()  # checked before a live run too (JudgeSettings)
+        if missing is not None:
+            raise ServiceUnavailable(missing)
+        import requests
+
         try:
-            with urllib.request.urlopen(http, timeout=LIVE_TIMEOUT) as reply:
-                return _answer(reply.status, reply.read())
-        except urllib.error.HTTPError as exc:
-            return _answer(exc.code, exc.read())
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            with http_guard.Fetch(self.policy(), self.deadline) as fetch:
+                response = fetch.get_following_redirects(url, headers, LIVE_TIMEOUT,
+                                                         MAX_REDIRECTS, secret)
+                return _answer(response.status_code, fetch.body(response, self.max_bytes))
+        except http_guard.Overdue as exc:
+            raise ServiceUnavailable(f"{request.describe()}: {exc}") from None
+        except http_guard.Refused as exc:
+            raise RequestRefused(f"{request.describe()}: {redact.text(str(exc))}") from None
+        except (requests.exceptions.InvalidHeader, requests.exceptions.InvalidURL) as exc:
+            # the request's own fault, raised as `requests.get` raises it (the call fails),
+            # without a key its text may quote
+            raise type(exc)(redact.text(str(exc))) from None
+        except (requests.RequestException, OSError) as exc:
             raise ServiceUnavailable(f"{request.describe()}: {redact.text(str(exc))}") from None
+
+    def policy(self) -> http_guard.Policy:
+        """The host policy: public addresses, the routes' targets, all with the opt-in."""
+        allow = self.environ.get(ALLOW_PRIVATE_VARIABLE, "").strip().lower()
+        return http_guard.Policy(
+            allow_private=allow in ("1", "true", "yes"),
+            trusted=route_targets(self.environ),
+            refused=("requests to loopback, private, link-local and metadata addresses are "
+                     "not sent"),
+            opt_in=(f"{ALLOW_PRIVATE_VARIABLE}=1 allows them; so does a route's target in "
+                    f"{ROUTES_VARIABLE}"),
+            noun="response",
+        )
 
     def _with_keys(self, value: str, variables: Iterable[str]) -> str:
         """Key tokens (`${RAPID_API_KEY}`...) and the dataset's placeholders of `variables`
@@ -274,6 +330,30 @@ def routed(url: str, environ: Mapping[str, str]) -> str:
         if url.startswith(prefix):
             return routes[prefix] + url[len(prefix):]
     return url
+
+
+def route_targets(environ: Mapping[str, str]) -> frozenset[tuple[str, int]]:
+    """(host, port) of every `FCBENCH_EXEC_ROUTES` target: the operator named them, so the
+    host policy lets them be asked (a local mirror); a redirect elsewhere is checked."""
+    targets = set()
+    for target in _routes(environ.get(ROUTES_VARIABLE, "")).values():
+        parts = urllib.parse.urlsplit(target)
+        try:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            continue
+        if parts.hostname:
+            targets.add((parts.hostname.lower().rstrip("."), port))
+    return frozenset(targets)
+
+
+def transport_missing() -> str | None:
+    """Why live requests cannot be sent here (`requests` not installed), or None."""
+    import importlib.util
+
+    if importlib.util.find_spec("requests") is None:
+        return "--exec-backend live needs 'requests': pip install 'fcbench[web]'"
+    return None
 
 
 def _routes(text: str) -> dict[str, str]:

@@ -8,7 +8,7 @@ into markdown by `html2text` (default settings), or into visible text by Beautif
 failure, an unsupported mode included (checked after the page was fetched, as upstream),
 becomes `{"error": "An error occurred while fetching <url>: <message>"}`.
 
-Unlike the official tool, a fetch is bounded (`guard`): a model may ask for any URL, so
+Unlike the official tool, a fetch is bounded (`envs.http_guard`): a model may ask for any URL, so
 pages on loopback, private, link-local or metadata addresses are refused (unless
 `allow_private`), on every redirect hop and by the address connected to; a body over
 `MAX_PAGE_BYTES` (as sent or once decoded) and a fetch over `DEADLINE` seconds in all are
@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from fcbench import redact
-from fcbench.envs.web_search import guard
+from fcbench.envs import http_guard
 from fcbench.envs.web_search.extra import missing
 from fcbench.envs.web_search.failure import ToolFailure, failure_reason, is_transient
 
@@ -103,7 +103,8 @@ class PageFetcher:
 
     def page_text(self, url: str) -> str:
         """The page's text as `requests` decodes it, after the redirects (each checked)."""
-        with guard.Fetch(self.allow_private, self.deadline) as fetch:
+        policy = http_guard.Policy(allow_private=self.allow_private)
+        with http_guard.Fetch(policy, self.deadline) as fetch:
             response = fetch.get_following_redirects(url, BROWSER_HEADERS, self.timeout,
                                                      MAX_REDIRECTS)
             response.raise_for_status()
