@@ -134,8 +134,8 @@ class RunResult(GenerateResult):
 
 
 class RunStopped(RuntimeError):
-    """The run stopped before asking every case (the first cases all failed alike); the
-    report says how far it got and why."""
+    """The run stopped before asking every case (the first cases all failed alike, or every
+    endpoint stopped answering: `runner.health`); the report says how far it got and why."""
 
     def __init__(self, report: GenerateReport) -> None:
         super().__init__(f"stopped early: {report.stopped}")
@@ -158,7 +158,8 @@ def run(model: ModelLike, **options: Unpack[RunOptions]) -> RunResult:
 
 
 def execute_generation(planned: RunPlan) -> GenerateResult:
-    """Carry out a plan's generation (RunStopped when the first cases all failed alike)."""
+    """Carry out a plan's generation (RunStopped when the first cases all failed alike or
+    every endpoint is down)."""
     return GenerateResult(planned.model, planned.folder, planned.mode, _generate(planned))
 
 

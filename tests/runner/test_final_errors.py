@@ -152,3 +152,15 @@ def test_a_case_past_the_context_is_recorded_once_and_not_asked_again(tmp_path: 
     generate(asked, folder, [(CATEGORY, cases(6))], settings)
     assert asked.asked == ["simple_python_3"]
     assert read(folder)["simple_python_3"]["result"] == "ok-simple_python_3"
+
+
+@pytest.mark.usefixtures("fetched_home")
+def test_final_errors_do_not_stop_the_run_early(tmp_path: Path) -> None:
+    """A model whose context is too small for a whole category: every case fails for good,
+    each its own verdict, and the first-N early stop does not cut the run (it would on every
+    resume)."""
+    settings = GenerateSettings(mode="prompt", concurrency=2, policy=FAST, stop_after=5)
+    every = {c.id for c in cases(12)}
+    report = generate(TooLong(every), tmp_path / "m", [(CATEGORY, cases(12))], settings)
+    assert report.stopped is None and report.final == report.errors == 12
+    assert report.reasons == {HF_OVERFLOW: 12}

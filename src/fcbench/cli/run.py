@@ -502,7 +502,8 @@ def _print_generation(report: GenerateReport, folder: str) -> None:
         if report.final:
             click.echo(f"{report.final} case(s) failed for good (the prompt does not fit the "
                        "context, ...): scored as failed, not asked again on resume "
-                       "(--retry-permanent asks them).", err=True)
+                       "(--retry-permanent asks them, e.g. after raising the server's "
+                       "context length).", err=True)
         if not report.stopped and report.errors > report.final:
             click.echo("Errored cases are asked again on the next run (resume is the default).",
                        err=True)

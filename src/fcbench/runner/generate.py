@@ -253,7 +253,7 @@ async def run_jobs(
             job.stats.errors += 1
             job.stats.final += exc.final
             outcomes.failed(str(exc), job.stats.reasons,
-                            in_a_row=getattr(exc, "in_a_row", False))
+                            in_a_row=getattr(exc, "in_a_row", False), final=exc.final)
             job.store.append(error_entry(case, str(exc), exc.attempts, _since(started),
                                          final=exc.final))
         except Exception as exc:  # like the official tool: a failing case never stops the run
