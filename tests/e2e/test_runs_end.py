@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from fake_openai import FakeOpenAI
+from fcbench.cli import main
 from fcbench.core import categories
 
 CATS = ["simple_python", "multiple"]
@@ -129,9 +131,14 @@ def test_a_servers_context_answer_is_final(
         "categories": "simple_python", "limit": 3, "result_dir": tmp_path / "result",
         "score_dir": tmp_path / "score", "cache": "off", "concurrency": 2}
     with FakeOpenAI(faults=overflow) as server:
-        first = fcbench.run("m", base_url=server.base_url, **options)
+        first = CliRunner().invoke(main, [
+            "run", "--model", "m", "--base-url", server.base_url, "--categories",
+            "simple_python", "--limit", "3", "--result-dir", str(tmp_path / "result"),
+            "--score-dir", str(tmp_path / "score"), "--no-cache", "--concurrency", "2",
+            "--quiet", "--no-report"])
         asked = server.requests
-        assert first.generation.final == 1 and first.generation.errors == 1
+        assert first.exit_code == 0, first.output  # a case's own verdict: the run is whole
+        assert "1 case(s) failed for good (the prompt does not fit the context" in first.stderr
         again = fcbench.run("m", base_url=server.base_url, **options)
         assert server.requests == asked  # nothing asked again
     assert again.generation.asked == 0 and again.generation.skipped == 3
@@ -140,7 +147,7 @@ def test_a_servers_context_answer_is_final(
     assert too_long.id in {case.id for case in scored.failures()}
     from fcbench.layout import result_path
 
-    path = result_path(tmp_path / "result" / first.folder, categories.get("simple_python"))
+    path = result_path(tmp_path / "result" / again.folder, categories.get("simple_python"))
     stored = {e["id"]: e for e in map(json.loads, path.read_text().splitlines())}
     assert stored[too_long.id]["final"] is True
     assert stored[too_long.id]["result"].startswith("Error during inference: HTTP 400: ")
