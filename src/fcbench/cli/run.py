@@ -378,14 +378,16 @@ def _never_stops(report: GenerateReport) -> str:
     return "--stop-after 0 never stops."
 
 
-def resume_command() -> str:
-    """The command line that started this process, as one shell line that runs it again
-    (`fcbench` for the program, known secrets masked)."""
+def resume_command(argv: Sequence[str] | None = None) -> str:
+    """The command line that started this process (`argv`, default `sys.argv`), as one
+    shell line that resumes it: `fcbench` for the program, without `--overwrite` (which
+    would discard what the stopped run kept), known secrets masked."""
     import shlex
 
     from fcbench import redact
 
-    return redact.text(shlex.join(["fcbench", *sys.argv[1:]]))
+    args = [a for a in (sys.argv if argv is None else argv)[1:] if a != "--overwrite"]
+    return redact.text(shlex.join(["fcbench", *args]))
 
 
 def _extra_body(text: str | None) -> dict[str, Any]:
