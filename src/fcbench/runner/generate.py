@@ -298,6 +298,7 @@ async def run_jobs(
             if failure is not None:
                 raise failure
     finally:
+        abandon()  # interrupted (Ctrl-C cancels this task): no worker writes after the close
         sync_task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await sync_task
