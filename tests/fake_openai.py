@@ -4,7 +4,8 @@ A bare asyncio HTTP/1.1 server (keep-alive, Content-Length bodies) running in a 
 thread. It answers `POST .../chat/completions` (and `.../completions`, `.../messages`: the same
 answer in those APIs' shapes) with whatever its responder returns, and can
 inject faults decided per request: HTTP 429 with Retry-After, 500/503, a stall beyond the
-client's timeout, a dropped connection, malformed bodies. `GET .../models` lists `models`
+client's timeout, a dropped connection, malformed bodies, any error answer (`error STATUS
+BODY`, e.g. a server's context-length 400 in its own words). `GET .../models` lists `models`
 (and `GET .../models/<name>` describes one), as preflight checks ask; with `api_key` every
 request without that key (Bearer, `x-api-key` or `x-goog-api-key`) gets HTTP 401; with
 `prefix` every path outside it gets HTTP 404 (a base URL without `/v1`); with
@@ -274,7 +275,10 @@ class FakeOpenAI:
             await asyncio.sleep(self.stall_seconds)
             writer.transport.abort()
             return False
-        if fault in ("429", "500", "503"):
+        if fault.startswith("error "):  # "error STATUS BODY": a server's own error answer
+            _, status, body = fault.split(" ", 2)
+            writer.write(_http(int(status), body.encode()))
+        elif fault in ("429", "500", "503"):
             error = json.dumps({"error": {"message": f"injected {fault}", "type": "x"}}).encode()
             extra = {"Retry-After": self.retry_after} if fault == "429" else {}
             writer.write(_http(int(fault), error, extra))

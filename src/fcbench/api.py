@@ -113,7 +113,7 @@ def _live_preflight(
 
     wanted = list(names)
     if wanted:
-        chosen = categories.resolve(wanted)
+        chosen = categories.resolve(wanted, everything=True)
     elif result_dir.is_dir():
         folders = find_model_dirs(result_dir)
         picked = [f for n, f in folders.items() if not models or n in models]

@@ -134,8 +134,8 @@ class RunResult(GenerateResult):
 
 
 class RunStopped(RuntimeError):
-    """The run stopped before asking every case (the first cases all failed alike); the
-    report says how far it got and why."""
+    """The run stopped before asking every case (the first cases all failed alike, or every
+    endpoint stopped answering: `runner.health`); the report says how far it got and why."""
 
     def __init__(self, report: GenerateReport) -> None:
         super().__init__(f"stopped early: {report.stopped}")
@@ -158,7 +158,8 @@ def run(model: ModelLike, **options: Unpack[RunOptions]) -> RunResult:
 
 
 def execute_generation(planned: RunPlan) -> GenerateResult:
-    """Carry out a plan's generation (RunStopped when the first cases all failed alike)."""
+    """Carry out a plan's generation (RunStopped when the first cases all failed alike or
+    every endpoint is down)."""
     return GenerateResult(planned.model, planned.folder, planned.mode, _generate(planned))
 
 
@@ -238,18 +239,24 @@ def plan(model: ModelLike, config: RunConfig) -> RunPlan:
 
 def resolved_categories(chosen: SelectionConfig, selection: Selection) -> list[Category]:
     """The categories named, resolved once (ValueError when none is named); by default
-    those of `ids`, else the custom datasets among `data_dir`, else single_turn."""
+    those of `ids`, else the custom datasets among `data_dir`, else single_turn. `-name`
+    entries leave categories out of those named (of `all` when only exclusions are named),
+    `exclude` out of those named or of the default."""
     from fcbench.core import categories
     from fcbench.dataset.custom import datasets_in
 
-    names = chosen.categories
-    if names is None and selection.ids is not None:
-        names = [c.name for c in selection.categories()]
-    if names is None:
-        names = [dataset.name for dataset in datasets_in(chosen.data_dir)] or ["single_turn"]
-    resolved = categories.resolve([names] if isinstance(names, str) else list(names))
+    given = chosen.categories
+    names = [given] if isinstance(given, str) else list(given or [])
+    names += categories.exclusions(chosen.exclude)
+    if given is None:
+        default = ([c.name for c in selection.categories()] if selection.ids is not None
+                   else [dataset.name for dataset in datasets_in(chosen.data_dir)]
+                   or ["single_turn"])
+        names = default + names
+    resolved = categories.resolve(names)
     if not resolved:
-        raise ValueError("--categories names no category (it is empty)")
+        why = "every category named is left out" if categories.excludes(names) else "it is empty"
+        raise ValueError(f"--categories names no category ({why})")
     return resolved
 
 
@@ -267,6 +274,7 @@ def generation_settings(
         mode=planned.mode, release=planned.release, data_dir=planned.data_dir,
         model_name=planned.model_name, concurrency=retries.concurrency,
         policy=retries.policy, max_rps=retries.max_rps, stop_after=retries.stop_after,
+        down_after=retries.down_after, retry_permanent=planned.config.output.retry_permanent,
         describe_run=describe_run,
     )
 
@@ -285,7 +293,8 @@ def _generate(planned: RunPlan) -> GenerateReport:
         planned, (lambda: describe_web(services, model_dir)) if services else None)
     rerun = (failed_ids(output.score_dir, planned.folder, planned.categories)
              if output.rerun_failed else None)
-    pending = has_pending(model_dir, planned.cases, rerun=rerun, overwrite=output.overwrite)
+    pending = has_pending(model_dir, planned.cases, rerun=rerun, overwrite=output.overwrite,
+                          retry_permanent=output.retry_permanent)
     if pending:  # a finished run is re-scored without the encoder's weights
         check_embeddings(planned.cases)
     with contextlib.ExitStack() as stack:
@@ -394,8 +403,19 @@ def web_services(planned: RunPlan) -> Any:
         services = create(web.provider, record, allow_private=web.allow_private, **options)
         services.check()
     except WebSearchError as exc:
-        raise ValueError(f"web search: {exc}") from None
+        raise ValueError(f"web search: {exc}{_web_search_way_out(web.provider)}") from None
     return services
+
+
+def _web_search_way_out(provider: str) -> str:
+    """What else a run without the provider's key can do: a key-free provider (from the
+    providers' registry), or leaving the web-search categories out."""
+    from fcbench.envs.web_search.services import KEY_VARIABLES, PROVIDERS
+
+    free = [name for name in PROVIDERS if name not in KEY_VARIABLES]
+    other = (f"; or --web-provider {' / '.join(free)} (no key; scores not comparable with the "
+             "leaderboard)" if provider in KEY_VARIABLES and free else "")
+    return f"{other}; or leave web search out: --categories all,-web_search (--exclude web_search)"
 
 
 # --------------------------------------------------------------------------- pieces

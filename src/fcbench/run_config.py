@@ -28,6 +28,7 @@ from fcbench.models.limits import DEFAULT_CONCURRENCY, DEFAULT_MAX_REPLY_BYTES, 
 from fcbench.runner.cached import CacheSettings
 from fcbench.runner.failures import DEFAULT_STOP_AFTER
 from fcbench.runner.generate import ProgressSink
+from fcbench.runner.health import DEFAULT_DOWN_AFTER
 from fcbench.runner.retry import RetryPolicy
 from fcbench.runner.serve import ServeOptions
 
@@ -49,6 +50,7 @@ class RunOptions(TypedDict, total=False):
     """The flat keywords of `generate` and `run` (the command line's flags, same names)."""
 
     categories: Sequence[str] | str | None
+    exclude: Sequence[str] | str | None
     mode: Literal["fc", "prompt"]
     backend: str
     base_url: Sequence[str] | str
@@ -71,6 +73,7 @@ class RunOptions(TypedDict, total=False):
     max_attempts: int
     max_rps: float | None
     rerun_failed: bool
+    retry_permanent: bool
     overwrite: bool
     release: str | None
     data_dir: DataDirs
@@ -85,6 +88,7 @@ class RunOptions(TypedDict, total=False):
     progress: ProgressSink | None
     preflight: bool
     stop_after: int
+    down_after: float
     max_retry_wait: float
     limit: int | None
     sample: int | None
@@ -128,7 +132,10 @@ class SelectionConfig:
 
     categories: Sequence[str] | str | None = None
     """Categories or collections; None: single_turn, the categories of `ids`, or those of the
-    custom datasets among `data_dir` when there are any."""
+    custom datasets among `data_dir` when there are any. A `-name` entry leaves a category or
+    collection out (`all,-web_search`; only `-name` entries: `all` minus those)."""
+    exclude: Sequence[str] | str | None = None
+    """Categories or collections left out of `categories` (or of the default)."""
     release: str | None = None
     data_dir: DataDirs = None
     """A folder laid out like the official data/, and/or custom datasets (`fcbench.json`)."""
@@ -155,6 +162,10 @@ class RetryConfig:
     max_rps: float | None = None
     stop_after: int = DEFAULT_STOP_AFTER
     """Stop when the first this-many cases all failed alike (0: never)."""
+    down_after: float = DEFAULT_DOWN_AFTER
+    """Seconds an endpoint may fail without one answer (refused, DNS, TLS, timeouts,
+    401/403/404, 5xx) before it is set aside; the run stops when every endpoint is
+    (`runner.health`; 0: never)."""
     preflight: bool = True
     """Check each endpoint (reachable, key, model) before the first case."""
 
@@ -201,6 +212,9 @@ class OutputConfig:
     """The result folder's name (default: the model, with -FC in FC mode)."""
     overwrite: bool = False
     rerun_failed: bool = False
+    retry_permanent: bool = False
+    """Ask again the cases recorded with a final error (their prompt does not fit the
+    context, ...), which a resume otherwise keeps as failed."""
     progress: ProgressSink | None = field(default=None, repr=False, compare=False)
 
 

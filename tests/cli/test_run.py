@@ -263,7 +263,8 @@ def test_a_refused_key_on_every_request_stops_early(fetched_home: Path, tmp_path
     assert "fcbench: error: stopped early: the first 20 cases all failed with: HTTP 401" \
         in result.stderr
     assert f"HTTP 401: Incorrect API key provided × {asked}" in result.stderr
-    assert f"; {asked} of 400 case(s) were asked, {400 - asked} were not." in result.stderr
+    assert (f"; {asked} of 400 case(s) were asked, {400 - asked} were not; 0 of 400 case(s) "
+            "are done. Fix the cause and resume") in result.stderr
     manifest = json.loads((tmp_path / "r" / "m-FC" / "model.json").read_text())
     assert manifest["runs"][-1]["errors_by_reason"] == {
         "HTTP 401: Incorrect API key provided": asked}

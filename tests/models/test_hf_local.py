@@ -135,8 +135,9 @@ def test_a_prompt_beyond_the_context_is_a_permanent_error(
     backend.load()
     backend._context = 20
     case = load_category("simple_python")[0]
-    with pytest.raises(PermanentError, match="leaves no room"):
+    with pytest.raises(PermanentError, match="leaves no room") as raised:
         asyncio.run(backend.step(build_request(case, "prompt", load_texts(DEFAULT_RELEASE))))
+    assert raised.value.final  # the same case measures the same: not asked again on resume
 
 
 @pytest.mark.parametrize("mode", ["fc", "prompt"])

@@ -141,7 +141,15 @@ def _fail(message: str, status: int = 2) -> NoReturn:
     "--categories",
     "category_names",
     multiple=True,
-    help="Categories or collections, comma-separated (default: every result file).",
+    help="Categories or collections, comma-separated (default: every result file); -NAME "
+    "leaves one out (-web_search alone: every result file but those).",
+)
+@click.option(
+    "--exclude",
+    "excluded",
+    multiple=True,
+    help="Categories or collections left out, comma-separated (of --categories, or of "
+    "every result file).",
 )
 @click.option(
     "--score-dir",
@@ -205,6 +213,7 @@ def evaluate(
     result_dir: Path,
     models: tuple[str, ...],
     category_names: tuple[str, ...],
+    excluded: tuple[str, ...],
     score_dir: Path | None,
     no_write: bool,
     mode: str | None,
@@ -223,6 +232,7 @@ def evaluate(
 ) -> None:
     """Score result files against the official checkers and write score files."""
     from fcbench import api
+    from fcbench.core import categories
     from fcbench.core.categories import UnknownCategoryError
     from fcbench.dataset.fetch import DataError
     from fcbench.dataset.selection import Selection, SelectionError
@@ -233,6 +243,7 @@ def evaluate(
         selection = Selection.of(limit, sample, seed, ids)
         if selection.ids is not None and not category_names:
             category_names = tuple(c.name for c in selection.categories())
+        category_names += tuple(categories.exclusions(excluded))
         _check_categories(category_names)
         encoding = None
         if output_format:
@@ -280,8 +291,9 @@ def _check_categories(names: Sequence[str]) -> None:
     """`--categories ''` is a mistake, not "every category"."""
     from fcbench.core import categories
 
-    if names and not categories.resolve(names):
-        _fail("--categories names no category (it is empty)")
+    if names and not categories.resolve(names, everything=True):
+        why = "every category named is left out" if categories.excludes(names) else "it is empty"
+        _fail(f"--categories names no category ({why})")
 
 
 def _family_encoding(output_format: str, fc_names: str | None) -> Encoding:

@@ -127,7 +127,11 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                     "larger reply is an error, retried like a dropped one, never kept."),
         _selection("--categories", "categories", multiple=True,
                    help="Categories or collections, comma-separated (default: single_turn, "
-                        "or the categories of the custom datasets given as --data-dir)."),
+                        "or the categories of the custom datasets given as --data-dir); "
+                        "-NAME leaves one out: all,-web_search."),
+        _selection("--exclude", "exclude", multiple=True,
+                   help="Categories or collections to leave out, comma-separated (of "
+                        "--categories, or of the default)."),
         _selection("--release", default=DEFAULTS.selection.release,
                    help="Dataset release (default: newest known)."),
         _selection("--data-dir", type=click.Path(path_type=Path, file_okay=False),
@@ -158,6 +162,11 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                  default=retries.stop_after, show_default=True,
                  help="Stop when the first N finished cases all failed with the same error "
                       "(0: never)."),
+        _control("--down-after", "down_after", type=NON_NEGATIVE,
+                 default=retries.down_after, show_default=True,
+                 help="Seconds an endpoint may fail without one answer (refused, DNS, TLS, "
+                      "timeouts, 401/403/404, 5xx) before it is set aside; the run stops "
+                      "when every --base-url is (0: never)."),
         _control("--no-preflight", "no_preflight", is_flag=True,
                  help="Skip the check (endpoint reachable, key accepted, model served) made "
                       "before the first case."),
@@ -223,6 +232,9 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                 help="Discard existing results of these categories (default: resume)."),
         _output("--rerun-failed", is_flag=True,
                 help="Ask again the cases whose verdict was wrong (reads --score-dir)."),
+        _output("--retry-permanent", is_flag=True,
+                help="Ask again the cases recorded with a final error (the prompt does not "
+                     "fit the model's context, ...), which a resume keeps as failed."),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
@@ -238,7 +250,7 @@ def generate(**kwargs: Any) -> None:
 
     _, result = _carry_out(kwargs["model"], config, execute_generation)
     _print_generation(result.generation, result.folder)
-    if result.generation.errors:
+    if result.generation.errors > result.generation.final:
         sys.exit(1)
 
 
@@ -280,7 +292,7 @@ def run(**kwargs: Any) -> None:
                           config.selection.data_dir, result.evaluation)
     if kwargs["model"] == GROUND_TRUTH:
         _print_health(result)
-    if result.generation.errors:
+    if result.generation.errors > result.generation.final:
         sys.exit(1)
 
 
@@ -292,6 +304,7 @@ def _config(kwargs: dict[str, Any]) -> RunConfig:
     options.pop("model")
     options["base_url"] = tuple(options["base_url"])
     options["categories"] = options["categories"] or None
+    options["exclude"] = options["exclude"] or None
     options["extra_body"] = _extra_body(options["extra_body"])
     options["preflight"] = not options.pop("no_preflight")
     deprecated = options.pop("deprecated_output_format")
@@ -341,9 +354,9 @@ def _carry_out(
         raise RunError(f"{exc} (--no-preflight skips this check)") from None
     except RunStopped as exc:
         _print_generation(exc.report, exc.report.model_dir.name)
-        click.echo(f"fcbench: error: {exc}; {_asked_of(exc.report)}. Fix the cause and run "
-                   "the same command again (finished cases are kept); --stop-after 0 never "
-                   "stops.", err=True)
+        click.echo(f"fcbench: error: {exc}; {_asked_of(exc.report)}. Fix the cause and "
+                   f"resume (finished cases are kept): {resume_command()}; "
+                   f"{_never_stops(exc.report)}", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
         click.echo("\nInterrupted: every finished case is saved; run the same command again "
@@ -352,9 +365,30 @@ def _carry_out(
 
 
 def _asked_of(report: GenerateReport) -> str:
-    """How far a stopped run got: `27 of 40 case(s) were asked, 13 were not`."""
+    """How far a stopped run got: `27 of 40 case(s) were asked, 13 were not; 412 of 425
+    case(s) are done`."""
     asked, planned = report.asked, report.planned
-    return f"{asked} of {planned} case(s) were asked, {planned - asked} were not"
+    return (f"{asked} of {planned} case(s) were asked, {planned - asked} were not; "
+            f"{report.done} of {report.total} case(s) are done")
+
+
+def _never_stops(report: GenerateReport) -> str:
+    """The flag that would have let the run go on."""
+    if report.stopped is not None and report.stopped.startswith("no answer from"):
+        return "--down-after 0 never stops."
+    return "--stop-after 0 never stops."
+
+
+def resume_command(argv: Sequence[str] | None = None) -> str:
+    """The command line that started this process (`argv`, default `sys.argv`), as one
+    shell line that resumes it: `fcbench` for the program, without `--overwrite` (which
+    would discard what the stopped run kept), known secrets masked."""
+    import shlex
+
+    from fcbench import redact
+
+    args = [a for a in (sys.argv if argv is None else argv)[1:] if a != "--overwrite"]
+    return redact.text(shlex.join(["fcbench", *args]))
 
 
 def _extra_body(text: str | None) -> dict[str, Any]:
@@ -468,7 +502,12 @@ def _print_generation(report: GenerateReport, folder: str) -> None:
         click.echo("Errors by reason:", err=True)
         for line in describe_reasons(report.reasons):
             click.echo(f"  {line}", err=True)
-        if not report.stopped:
+        if report.final:
+            click.echo(f"{report.final} case(s) failed for good (the prompt does not fit the "
+                       "context, ...): scored as failed, not asked again on resume "
+                       "(--retry-permanent asks them, e.g. after raising the server's "
+                       "context length).", err=True)
+        if not report.stopped and report.errors > report.final:
             click.echo("Errored cases are asked again on the next run (resume is the default).",
                        err=True)
 

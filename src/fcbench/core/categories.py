@@ -316,24 +316,56 @@ def get(name: str) -> Category:
         raise UnknownCategoryError(f"unknown category {name!r}") from None
 
 
-def resolve(names: Iterable[str]) -> list[Category]:
-    """Expand category and collection names into registry rows, de-duplicated, registry order."""
-    wanted: set[str] = set()
-    for raw in names:
-        for name in (n.strip() for n in raw.split(",")):
-            if not name:
-                continue
-            if name in COLLECTIONS:
-                wanted.update(COLLECTIONS[name])
-            elif name in BY_NAME or name in LEGACY_NAMES:
-                wanted.add(get(name).name)
-            else:
-                known = ", ".join(sorted(COLLECTIONS))
-                raise UnknownCategoryError(
-                    f"unknown category or collection {name!r} (collections: {known}; "
-                    "`fcbench data list` shows every category)"
-                )
+EXCLUDE = "-"
+"""The mark of an entry that leaves a category or collection out: `all,-web_search`."""
+
+
+def entries(names: Iterable[str]) -> list[str]:
+    """The entries of comma-separated name lists, stripped, empty ones dropped."""
+    return [n.strip() for raw in names for n in raw.split(",") if n.strip()]
+
+
+def excludes(names: Iterable[str]) -> bool:
+    """Whether `names` hold a `-name` entry."""
+    return any(n.startswith(EXCLUDE) for n in entries(names))
+
+
+def exclusions(names: Iterable[str] | str | None) -> list[str]:
+    """`--exclude a,b` as the `-name` entries `resolve` takes (`["-a", "-b"]`)."""
+    if names is None:
+        return []
+    given = [names] if isinstance(names, str) else list(names)
+    return [EXCLUDE + n.removeprefix(EXCLUDE) for n in entries(given)]
+
+
+def resolve(names: Iterable[str], *, everything: bool = False) -> list[Category]:
+    """Expand category and collection names into registry rows, de-duplicated, registry order.
+
+    A `-name` entry leaves that category or collection out, wherever it stands (`all,-memory`
+    and `-memory,all` are the same); entries that are all exclusions leave them out of `all`
+    (of every registered category with `everything`: a filter of result files that exist).
+    """
+    given = entries(names)
+    included = [n for n in given if not n.startswith(EXCLUDE)]
+    excluded = [n[len(EXCLUDE):].strip() for n in given if n.startswith(EXCLUDE)]
+    if excluded and not included:
+        included = [c.name for c in all_categories()] if everything else ["all"]
+    wanted = set().union(*(_members(n) for n in included))
+    wanted -= set().union(*(_members(n) for n in excluded))
     return [c for c in all_categories() if c.name in wanted]
+
+
+def _members(name: str) -> set[str]:
+    """The category names a category or collection name stands for."""
+    if name in COLLECTIONS:
+        return set(COLLECTIONS[name])
+    if name in BY_NAME or name in LEGACY_NAMES:
+        return {get(name).name}
+    known = ", ".join(sorted(COLLECTIONS))
+    raise UnknownCategoryError(
+        f"unknown category or collection {name!r} (collections: {known}; "
+        "`fcbench data list` shows every category; `-name` leaves one out)"
+    )
 
 
 def prerequisites(category: Category) -> Category | None:

@@ -79,7 +79,8 @@ def evaluate(
         raise EvaluationError(str(exc)) from None
     model_dirs = select_models(Path(result_dir), models)
     wanted = (
-        frozenset(c.name for c in categories.resolve(category_names)) if category_names else None
+        frozenset(c.name for c in categories.resolve(category_names, everything=True))
+        if category_names else None
     )
     report = Evaluation()
     planned = []

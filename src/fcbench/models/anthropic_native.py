@@ -21,7 +21,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from fcbench.models.base import ChatRequest, Mode, PermanentError, Reply, TransientError
-from fcbench.models.limits import capped_client_args, within_deadline
+from fcbench.models.limits import capped_client_args, context_overflow, within_deadline
 from fcbench.models.openai_compat import RETRYABLE_STATUS, retry_after
 from fcbench.models.sdk_backend import SDKBackend, sdk_from_options
 
@@ -264,7 +264,7 @@ def classify(exc: Exception) -> Exception:
         message = f"HTTP {status}: {str(exc)[:500]}"
         if status in RETRYABLE_STATUS or status >= 500 or status == 529:
             return TransientError(message, status, retry_after(exc.response.headers))
-        return PermanentError(message, status)
+        return PermanentError(message, status, final=context_overflow(message))
     if isinstance(exc, (TransientError, PermanentError)):  # ours (models.limits)
         return exc
     return TransientError(f"{type(exc).__name__}: {exc}")

@@ -14,8 +14,9 @@ is); every backend drops them before sending.
 
 A backend makes one attempt per `step`. It signals a failure worth retrying (rate limit,
 server error, timeout, dropped connection, unreadable body) with `TransientError`, and one
-that will not go away by asking again (context too long, bad request) with `PermanentError`;
-the runner owns retries, backoff and rate limits, so every backend gets the same policy.
+that will not go away by asking again (context too long, bad request) with `PermanentError`
+(`final` when it never will: `models.limits.context_overflow`); the runner owns retries,
+backoff and rate limits, so every backend gets the same policy.
 """
 
 from __future__ import annotations
@@ -170,7 +171,11 @@ class Response:
 
 
 class BackendError(Exception):
-    """A failed attempt; `status` is the HTTP status when there was one."""
+    """A failed attempt; `status` is the HTTP status when there was one, `endpoint` the
+    endpoint that failed when the backend has several (the runner watches each one's health,
+    `runner.health`)."""
+
+    endpoint: str | None = None
 
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
@@ -188,7 +193,14 @@ class TransientError(BackendError):
 
 
 class PermanentError(BackendError):
-    """Asking again will not help; recorded on the case (resume asks again)."""
+    """Asking again will not help; recorded on the case. `final`: the answer belongs to the
+    case itself (its prompt does not fit the model's context, the model's template refuses
+    it), so a resume does not ask it again either (`--retry-permanent` does); otherwise (a
+    400 of a server set up wrongly, a refused key) the next run asks it again."""
+
+    def __init__(self, message: str, status: int | None = None, *, final: bool = False) -> None:
+        super().__init__(message, status)
+        self.final = final
 
 
 class PreflightError(Exception):

@@ -97,7 +97,7 @@ class CompletionsBackend:
             prompt = self.prompt(request)
         except (Exception, RecursionError) as exc:  # a doc or message the template cannot take
             raise PermanentError(f"cannot render the {self.family.name} prompt: "
-                                 f"{type(exc).__name__}: {exc}") from None
+                                 f"{type(exc).__name__}: {exc}", final=True) from None
         body: dict[str, Any] = {"model": self.transport.model, "prompt": prompt,
                                 "max_tokens": DEFAULT_MAX_TOKENS}
         body.update(self.family.extra_body)

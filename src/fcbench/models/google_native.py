@@ -35,7 +35,7 @@ from fcbench.models.base import (
     TransientError,
     plain_copy,
 )
-from fcbench.models.limits import capped_client_args, within_deadline
+from fcbench.models.limits import capped_client_args, context_overflow, within_deadline
 from fcbench.models.openai_compat import RETRYABLE_STATUS, retry_after
 from fcbench.models.sdk_backend import SDKBackend, sdk_from_options
 
@@ -335,7 +335,7 @@ def classify(exc: Exception) -> Exception:
         if status in RETRYABLE_STATUS or status >= 500 or status == 0:
             headers = getattr(exc.response, "headers", None)
             return TransientError(message, status or None, retry_after(headers))
-        return PermanentError(message, status)
+        return PermanentError(message, status, final=context_overflow(message))
     if isinstance(exc, (TransientError, PermanentError)):
         return exc
     return TransientError(f"{type(exc).__name__}: {exc}")

@@ -311,7 +311,8 @@ class HFLocalBackend:
                 add_generation_prompt=True,
             )
         except Exception as exc:  # a template that refuses these messages
-            raise PermanentError(f"chat template failed: {type(exc).__name__}: {exc}") from None
+            raise PermanentError(f"chat template failed: {type(exc).__name__}: {exc}",
+                                 final=True) from None
         return str(text)
 
     def encode(self, prompt: str) -> list[int]:
@@ -326,8 +327,9 @@ class HFLocalBackend:
         ids = self.encode(self.render(request))
         budget = token_budget(self._context, len(ids), self.sampling.max_tokens)
         if budget < 1:
-            raise PermanentError(
-                f"the prompt ({len(ids)} tokens) leaves no room in the context ({self._context})"
+            raise PermanentError(  # the same case measures the same every time
+                f"the prompt ({len(ids)} tokens) leaves no room in the context ({self._context})",
+                final=True,
             )
         row = await self._submit(ids, budget)
         text = str(self.tokenizer().decode(row.tokens, skip_special_tokens=True))

@@ -18,6 +18,7 @@ oversized body itself is never kept.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Iterator
 from typing import Any, TypeVar
 
@@ -29,6 +30,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "ReplyTooLarge",
     "capped_client_args",
+    "context_overflow",
     "megabytes",
     "within_deadline",
 ]
@@ -152,3 +154,30 @@ def find_in_chain(exc: BaseException, kind: type[BaseException]) -> BaseExceptio
         current = current.__cause__ or current.__context__
     return None
 
+
+
+_CONTEXT_OVERFLOW = re.compile("|".join((
+    r"maximum context length",  # OpenAI, vLLM: "This model's maximum context length is 8192
+    #                             tokens. However, you requested 8215 tokens (...)"
+    r"context_length_exceeded",  # OpenAI's error code
+    r"longer than the model'?s context length",  # SGLang: "The input (9000 tokens) is longer
+    #                                              than the model's context length (8192 tokens)."
+    r"exceeds? (?:the )?available context size",  # llama.cpp: "the request exceeds the
+    #                                               available context size, try increasing it"
+    r"exceed_context_size_error",  # llama.cpp's error type
+    r"context size has been exceeded",  # llama.cpp (an HTTP 500 in some versions)
+    r"is too long and exceeds limit of",  # older vLLM: "Input prompt (9000 tokens) is too long
+    #                                       and exceeds limit of 8192"
+    r"longer than the maximum model length",  # vLLM: "The decoder prompt (length 9000) is
+    #                                           longer than the maximum model length of 8192"
+    r"prompt is too long: \d+ tokens",  # Anthropic: "prompt is too long: 215000 tokens > 200000"
+    r"input token count.{0,40}exceeds the maximum number of tokens",  # Gemini
+    r"leaves no room in the context",  # fcbench's own measure (`--backend hf`)
+)), re.IGNORECASE)
+
+
+def context_overflow(text: str) -> bool:
+    """Whether an error says the request does not fit the model's context, in the wording of
+    any server fcbench knows (each says it differently, with HTTP 400 or 500). Such an answer
+    is final: the same case asks for the same tokens every time (`PermanentError.final`)."""
+    return _CONTEXT_OVERFLOW.search(text) is not None

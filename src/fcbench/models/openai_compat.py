@@ -3,7 +3,8 @@
 FC mode sends the converted docs as `tools` and stores the tool calls as
 `[{name: arguments_json}]` (the text when there are none); prompt mode sends the benchmark's
 system prompt and stores the text. Several base URLs (replicas of one model) share the load:
-each attempt goes to the endpoint with the fewest requests in flight, ties taken in turn.
+each attempt goes to the endpoint with the fewest requests in flight, ties taken in turn; one
+the runner found down (`runner.health`) is set aside a while, the others carry on.
 
 `max_tokens`: what `--max-tokens` says; without it, a server on this machine (llama-server,
 vLLM, SGLang, `--serve`) is asked for at most `OSS_MAX_TOKENS` (4096), the cap of the official
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from fcbench.models.base import (
     DEFAULT_TEMPERATURE,
     OSS_MAX_TOKENS,
+    BackendError,
     ChatRequest,
     FcArgs,
     Mode,
@@ -49,6 +51,7 @@ from fcbench.models.limits import (
     DEFAULT_MAX_REPLY_BYTES,
     DEFAULT_TIMEOUT,
     capped_client_args,
+    context_overflow,
     within_deadline,
 )
 
@@ -102,6 +105,8 @@ class OpenAICompatBackend:
         self.default_max_tokens = default_max_tokens
         self._clients: list[list[AsyncOpenAI]] | None = None
         self._in_flight = [0] * len(self.base_urls)
+        self._aside = [0.0] * len(self.base_urls)
+        """Per endpoint: `time.monotonic()` until which it is set aside (`set_aside`)."""
         self._turn = 0
         self._calls = 0
 
@@ -137,11 +142,25 @@ class OpenAICompatBackend:
         return pool[self._calls % len(pool)]
 
     def _pick(self) -> int:
-        """The least-loaded endpoint; among equals, the next one in turn."""
+        """The least-loaded endpoint not set aside; among equals, the next one in turn."""
         n = len(self.base_urls)
         start = self._turn
         self._turn = (self._turn + 1) % n
-        return min(range(n), key=lambda i: (self._in_flight[i], (i - start) % n))
+        now = time.monotonic()
+        usable = [i for i in range(n) if self._aside[i] <= now] or list(range(n))
+        return min(usable, key=lambda i: (self._in_flight[i], (i - start) % n))
+
+    @property
+    def endpoints(self) -> list[str]:
+        """The base URLs, each one's health watched by the runner (`runner.health`)."""
+        return list(self.base_urls)
+
+    def set_aside(self, endpoint: str, seconds: float) -> None:
+        """Send no request to `endpoint` for `seconds` (the runner found it down while
+        another answers); then one request tries it again. With every endpoint set aside,
+        all are used."""
+        if endpoint in self.base_urls:
+            self._aside[self.base_urls.index(endpoint)] = time.monotonic() + seconds
 
     async def step(self, request: ChatRequest) -> Reply:
         """One Chat Completions call."""
@@ -173,7 +192,10 @@ class OpenAICompatBackend:
                 self._client(index).post(path, body=body, cast_to=str), self.timeout,
                 self.base_urls[index])
         except Exception as exc:
-            raise classify(exc, self.base_urls[index]) from exc
+            failure = classify(exc, self.base_urls[index])
+            if isinstance(failure, BackendError):
+                failure.endpoint = self.base_urls[index]
+            raise failure from exc
         finally:
             self._in_flight[index] -= 1
         latency = time.perf_counter() - start
@@ -297,6 +319,8 @@ def classify(exc: Exception, url: str | None = None) -> Exception:
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         message = f"HTTP {status}: {_error_text(exc)}"
+        if context_overflow(message) and status not in RETRYABLE_STATUS:
+            return PermanentError(message, status, final=True)  # llama.cpp may say it with 500
         if status in RETRYABLE_STATUS or status >= 500:
             return TransientError(message, status, retry_after(exc.response.headers))
         return PermanentError(message, status)

@@ -45,6 +45,13 @@ def is_error(entry: dict[str, Any]) -> bool:
     return "attempts" not in entry and isinstance(result, str) and result.startswith(ERROR_PREFIX)
 
 
+def to_ask_again(entry: dict[str, Any], retry_permanent: bool = False) -> bool:
+    """Whether a resume asks a stored entry again: an error, unless a final one (`"final":
+    true`: the case's own, e.g. its prompt does not fit the context), which is scored as a
+    failed case like any error result; `retry_permanent` asks final ones too."""
+    return is_error(entry) and (retry_permanent or entry.get("final") is not True)
+
+
 def _dumps(entry: dict[str, Any]) -> bytes:
     """One JSON line. A lone surrogate (a model can send `"\\ud800"`) has no UTF-8 form:
     written as its JSON escape, so the line stays valid and reads back the same. A known

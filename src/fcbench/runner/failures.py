@@ -104,16 +104,22 @@ class Outcomes:
         """The reason key of the latest `in_a_row` failures, and how many in a row."""
 
     def failed(
-        self, message: str, into: Counter[str] | None = None, *, in_a_row: bool = False
+        self, message: str, into: Counter[str] | None = None, *, in_a_row: bool = False,
+        final: bool = False,
     ) -> str:
         """Record a failed case; its reason label (counted in `into`, e.g. a job's stats).
         `in_a_row`: a service's failure, which stops the run after `stop_after` alike in a
-        row wherever they happen."""
+        row wherever they happen. `final`: the case's own error (its prompt does not fit the
+        context), which says the endpoint works: counted, but it stops nothing (a model
+        whose context is too small for a whole category would otherwise stop every run)."""
         label = reason_label(message)
         key = reason_key(label)
         shown = self._labels.setdefault(key, label)
         if into is not None:
             into[shown] += 1
+        if final:
+            self.succeeded()
+            return shown
         self._observe(key)
         if in_a_row:
             self._count_streak(key)

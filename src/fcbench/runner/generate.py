@@ -6,7 +6,11 @@ failures with exponential backoff and full jitter (a server's Retry-After wins w
 optional token bucket caps requests per second, and every finished case is appended to its
 category's result file at once (see `store.py` for the crash guarantees). A case that still
 fails is written with the official `Error during inference: ...` result plus an `error` field;
-the next run asks it again (resume is the default: finished cases are skipped).
+the next run asks it again (resume is the default: finished cases are skipped), unless the
+error is final (`"final": true`: the prompt does not fit the model's context, and the like,
+`PermanentError.final`): that case is scored as failed, as the official tool scores its error
+result, and asked again only with `retry_permanent`. Every attempt's outcome feeds the run's
+endpoint health (`runner.health`): a dead endpoint is set aside, a dead server stops the run.
 
 A `Solver` answers one case: a single-turn case is one guarded `Backend.step`; a case with
 environments is a conversation (`runner.conversation`) that makes one guarded step per model
@@ -31,10 +35,11 @@ from fcbench.core.categories import Category
 from fcbench.core.model import TestCase
 from fcbench.dataset.prompt_texts import PromptTexts, load_texts
 from fcbench.layout import result_path
-from fcbench.models.base import Backend, Mode, Response
+from fcbench.models.base import Backend, Mode, Response, unwrapped
 from fcbench.models.limits import DEFAULT_CONCURRENCY
-from fcbench.results.store import ERROR_PREFIX, CategoryStore, is_error
+from fcbench.results.store import ERROR_PREFIX, CategoryStore, to_ask_again
 from fcbench.runner.failures import DEFAULT_STOP_AFTER, Outcomes, Wait, merged
+from fcbench.runner.health import DEFAULT_DOWN_AFTER, Health, duration
 from fcbench.runner.queue import WorkQueue, dependencies
 from fcbench.runner.retry import CallFailed, Guard, RateLimiter, RetryPolicy, call_with_retries
 from fcbench.runner.solvers import Solver, case_solver, loop_settings
@@ -62,6 +67,8 @@ class Stats:
 
     done: int = 0
     errors: int = 0
+    final: int = 0
+    """Of `errors`, those final (not asked again on resume)."""
     retries: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -111,15 +118,17 @@ def plan(
     model_dir: Path,
     cases_by_category: Sequence[tuple[Category, list[TestCase]]],
     rerun: dict[str, set[str]] | None = None,
+    *,
+    retry_permanent: bool = False,
 ) -> list[GenerationJob]:
-    """Open each category's store and work out what to ask: missing, errored, re-asked cases."""
+    """Open each category's store and work out what to ask: missing, errored (final errors
+    only with `retry_permanent`), re-asked cases."""
     jobs: list[GenerationJob] = []
     for category, cases in cases_by_category:
         store = CategoryStore(result_path(model_dir, category))
         entries = store.open()
-        again = {i for i, e in entries.items() if is_error(e)} | (rerun or {}).get(
-            category.name, set()
-        )
+        again = {i for i, e in entries.items() if to_ask_again(e, retry_permanent)} | (
+            rerun or {}).get(category.name, set())
         known = {c.id for c in cases}
         store.drop(again & known)
         finished = {i for i, e in entries.items() if i not in again and i in known}
@@ -155,15 +164,21 @@ def entry_for(case: TestCase, response: Response, attempts: int) -> dict[str, An
     return entry
 
 
-def error_entry(case: TestCase, message: str, attempts: int, latency: float) -> dict[str, Any]:
-    """A case that failed for good, as the official tool writes it (plus fcbench's fields)."""
-    return {
+def error_entry(
+    case: TestCase, message: str, attempts: int, latency: float, *, final: bool = False
+) -> dict[str, Any]:
+    """A case that failed for good, as the official tool writes it (plus fcbench's fields;
+    `final`: not asked again on resume)."""
+    entry: dict[str, Any] = {
         "id": case.id,
         "result": ERROR_PREFIX + message,
         "latency": latency,
         "attempts": attempts,
         "error": message,
     }
+    if final:
+        entry["final"] = True
+    return entry
 
 
 @dataclass
@@ -182,6 +197,11 @@ class GenerateSettings:
     sync_interval: float = 1.0
     stop_after: int = DEFAULT_STOP_AFTER
     """Stop when the first this-many finished cases all failed the same way (0: never)."""
+    down_after: float = DEFAULT_DOWN_AFTER
+    """Seconds an endpoint may fail without one answer before it is set aside, the run
+    stopping when every endpoint is (`runner.health`; 0: never)."""
+    retry_permanent: bool = False
+    """Ask again the cases recorded with a final error (`PermanentError.final`)."""
     describe_run: Callable[[], dict[str, Any]] | None = None
     """More fields for the manifest, asked at the end of the run (e.g. who answered web
     searches, with counts)."""
@@ -193,15 +213,25 @@ async def run_jobs(
     settings: GenerateSettings,
     progress: ProgressSink | None = None,
     warnings: list[str] | None = None,
+    *,
+    backend: Backend | None = None,
 ) -> str | None:
     """Ask every pending case of every job with `solve`; returns when all are written, or
-    early with the reason when the first cases all failed alike (`runner.failures`).
+    early with the reason when the first cases all failed alike (`runner.failures`) or every
+    endpoint of `backend` is down (`runner.health`: the cases in flight are abandoned).
     Warnings found on the way (`runner.tool_use`) are said through `progress.note` and
     appended to `warnings`."""
     from fcbench.runner.tool_use import ToolUseWatch
 
     progress = progress or ProgressSink()
     outcomes = Outcomes(settings.stop_after)
+    tasks: list[asyncio.Task[None]] = []
+
+    def abandon() -> None:
+        for task in tasks:
+            task.cancel()
+
+    health = _health(backend, settings.down_after, abandon, progress.note)
     tool_use = ToolUseWatch() if settings.mode == "fc" else None
     limiter = RateLimiter(settings.max_rps) if settings.max_rps else None
     queue = WorkQueue([(job, case) for job in jobs for case in job.cases])
@@ -217,13 +247,15 @@ async def run_jobs(
         started = time.perf_counter()
         try:
             response, attempts = await solve(
-                case, Guard(settings.policy, limiter, retried, waiting)
+                case, Guard(settings.policy, limiter, retried, waiting, health=health)
             )
         except CallFailed as exc:
             job.stats.errors += 1
+            job.stats.final += exc.final
             outcomes.failed(str(exc), job.stats.reasons,
-                            in_a_row=getattr(exc, "in_a_row", False))
-            job.store.append(error_entry(case, str(exc), exc.attempts, _since(started)))
+                            in_a_row=getattr(exc, "in_a_row", False), final=exc.final)
+            job.store.append(error_entry(case, str(exc), exc.attempts, _since(started),
+                                         final=exc.final))
         except Exception as exc:  # like the official tool: a failing case never stops the run
             job.stats.errors += 1
             message = f"{type(exc).__name__}: {exc}"
@@ -243,7 +275,8 @@ async def run_jobs(
         progress.update(job)
 
     async def worker() -> None:
-        while outcomes.stop is None and (item := await queue.next()) is not None:
+        while (outcomes.stop is None and health.stop is None
+               and (item := await queue.next()) is not None):
             try:
                 await answer(*item)
             finally:
@@ -258,16 +291,46 @@ async def run_jobs(
     progress.start(jobs)
     sync_task = asyncio.create_task(syncer())
     try:
-        workers = max(1, settings.concurrency)
-        await asyncio.gather(*(worker() for _ in range(workers)))
+        tasks.extend(asyncio.create_task(worker()) for _ in range(max(1, settings.concurrency)))
+        await asyncio.wait(tasks)
+        for task in tasks:  # a cancelled worker (a dead server) ends quietly, not a failure
+            failure = None if task.cancelled() else task.exception()
+            if failure is not None:
+                raise failure
     finally:
+        abandon()  # interrupted (Ctrl-C cancels this task): no worker writes after the close
         sync_task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await sync_task
         progress.stop()
         for job in jobs:
             job.store.finalize()
-    return outcomes.stop
+    return health.stop or outcomes.stop
+
+
+def _health(
+    backend: Backend | None, down_after: float, on_stop: Callable[[], None],
+    note: Callable[[str], None],
+) -> Health:
+    """The run's endpoint health: per endpoint when the backend has several (its replica
+    choice then sets a dead one aside, said once per time through `note`), as one
+    otherwise."""
+    target = unwrapped(backend) if backend is not None else None
+    endpoints = getattr(target, "endpoints", None)
+    aside = getattr(target, "set_aside", None)
+    health = Health(down_after, list(endpoints) if isinstance(endpoints, list) else (),
+                    on_stop=on_stop)
+
+    def set_aside(endpoint: str, seconds: float) -> None:
+        if callable(aside):
+            aside(endpoint, seconds)
+        outage = health.outages[endpoint]
+        note(f"{endpoint} set aside for {seconds:g} s (no answer for "
+             f"{duration(time.time() - outage.since)}: {outage.last}); the other endpoints "
+             "go on")
+
+    health.set_aside = set_aside
+    return health
 
 
 def _sync_all(jobs: Sequence[GenerationJob]) -> None:
@@ -310,6 +373,21 @@ class GenerateReport:
     @property
     def errors(self) -> int:
         return sum(job.stats.errors for job in self.jobs)
+
+    @property
+    def final(self) -> int:
+        """Errors that are final (recorded as failed, not asked again on resume)."""
+        return sum(job.stats.final for job in self.jobs)
+
+    @property
+    def done(self) -> int:
+        """Cases with an answer or a final error, of this run and earlier ones."""
+        return sum(job.already + job.stats.done - job.stats.errors + job.stats.final
+                   for job in self.jobs)
+
+    @property
+    def total(self) -> int:
+        return sum(job.total for job in self.jobs)
 
     @property
     def retries(self) -> int:
@@ -415,12 +493,13 @@ def _run(
     solve: Solver,
 ) -> None:
     start = time.perf_counter()
-    report.jobs = plan(report.model_dir, cases_by_category, rerun)
+    report.jobs = plan(report.model_dir, cases_by_category, rerun,
+                       retry_permanent=settings.retry_permanent)
 
     async def main() -> None:
         try:
             report.stopped = await run_jobs(report.jobs, solve, settings, progress,
-                                            report.warnings)
+                                            report.warnings, backend=backend)
         finally:
             await backend.aclose()
 

@@ -20,7 +20,7 @@ from fcbench.core.categories import Category
 from fcbench.core.model import TestCase
 from fcbench.layout import result_path
 from fcbench.models.base import Backend, PreflightError, SupportsPreflight, unwrapped
-from fcbench.results.store import is_error
+from fcbench.results.store import to_ask_again
 
 
 def check_backend(backend: Backend) -> None:
@@ -50,19 +50,20 @@ def has_pending(
     *,
     rerun: dict[str, set[str]] | None = None,
     overwrite: bool = False,
+    retry_permanent: bool = False,
 ) -> bool:
     """Whether the run would ask at least one case (read-only: no file is repaired here)."""
     if overwrite:
         return any(cases for _, cases in cases_by_category)
     for category, cases in cases_by_category:
         again = (rerun or {}).get(category.name, set())
-        finished = _finished_ids(result_path(model_dir, category))
+        finished = _finished_ids(result_path(model_dir, category), retry_permanent)
         if any(c.id not in finished or c.id in again for c in cases):
             return True
     return False
 
 
-def _finished_ids(path: Path) -> set[str]:
+def _finished_ids(path: Path, retry_permanent: bool = False) -> set[str]:
     try:
         lines = path.read_bytes().split(b"\n")
     except OSError:
@@ -73,6 +74,7 @@ def _finished_ids(path: Path) -> set[str]:
             entry = json.loads(line)
         except ValueError:
             continue
-        if isinstance(entry, dict) and isinstance(entry.get("id"), str) and not is_error(entry):
+        if (isinstance(entry, dict) and isinstance(entry.get("id"), str)
+                and not to_ask_again(entry, retry_permanent)):
             finished.add(entry["id"])
     return finished

@@ -19,10 +19,13 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from fcbench.models.base import PermanentError, TransientError
 from fcbench.runner.failures import Wait
+
+if TYPE_CHECKING:
+    from fcbench.runner.health import Health
 
 T = TypeVar("T")
 
@@ -70,11 +73,13 @@ class RateLimiter:
 
 
 class CallFailed(Exception):
-    """A call that failed for good (permanent error, or every attempt used)."""
+    """A call that failed for good (permanent error, or every attempt used); `final`: the
+    error is the case's own (`PermanentError.final`), so a resume does not ask it again."""
 
-    def __init__(self, message: str, attempts: int) -> None:
+    def __init__(self, message: str, attempts: int, *, final: bool = False) -> None:
         super().__init__(message)
         self.attempts = attempts
+        self.final = final
 
 
 EXEMPT_FROM_IDENTICAL = frozenset({429, 503})
@@ -130,7 +135,7 @@ async def call_with_retries(
         try:
             return await call(), attempt
         except PermanentError as exc:
-            raise CallFailed(str(exc), attempt) from exc
+            raise CallFailed(str(exc), attempt, final=exc.final) from exc
         except TransientError as exc:
             if attempt >= policy.max_attempts:
                 raise CallFailed(f"{exc} (gave up after {attempt} attempts)", attempt) from exc
@@ -158,9 +163,13 @@ class Guard:
     on_wait: Callable[[Wait], None] | None = None
     account: RetryAccount = field(default_factory=RetryAccount)
     """The case's failures so far: its retry budget covers every call of a conversation."""
+    health: Health | None = None
+    """The run's endpoint health, told of every attempt (`runner.health`)."""
 
     async def call(self, call: Callable[[], Awaitable[T]]) -> tuple[T, int]:
         """(value, attempts) of one guarded call; CallFailed when giving up."""
+        if self.health is not None:
+            call = self.health.watch(call)
         return await call_with_retries(
             call, self.policy, limiter=self.limiter, on_retry=self.on_retry,
             on_wait=self.on_wait, account=self.account,

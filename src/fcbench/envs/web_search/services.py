@@ -43,6 +43,7 @@ from fcbench.envs.web_search.record import RequestKey, WebRecord, request_key
 __all__ = [
     "COMPARABLE_PROVIDER",
     "DEFAULT_PROVIDER",
+    "KEY_VARIABLES",
     "PROVIDERS",
     "WebSearchError",
     "WebServices",
@@ -53,6 +54,8 @@ __all__ = [
 ]
 
 PROVIDERS = ("serpapi", "ddgs", "replay")
+KEY_VARIABLES = {"serpapi": "SERPAPI_API_KEY"}
+"""The providers that need an API key, and the variable it is read from."""
 DEFAULT_PROVIDER = "serpapi"
 COMPARABLE_PROVIDER = "serpapi"
 """The official provider: only its answers make scores comparable with the leaderboard."""
