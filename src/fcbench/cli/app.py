@@ -84,7 +84,22 @@ class LazyGroup(click.Group):
             except click.ClickException as exc:
                 show_error(exc)
                 sys.exit(exc.exit_code)
+            except Exception as exc:  # the one exit path of what nothing caught
+                show_crash(exc)
+                sys.exit(1)
             sys.exit(code if isinstance(code, int) else 0)
+
+
+def show_crash(exc: BaseException) -> None:
+    """An error no handler caught (a bug, MemoryError): its traceback, for a report, and one
+    line, both masked (`redact.format_exception`: the message of an HTTP library's error, a
+    path or a URL on a source line may hold a key)."""
+    sys.stderr.write(redact.format_exception(exc))
+    summary = redact.text(f"{type(exc).__name__}: {exc}".splitlines()[0] if str(exc)
+                          else type(exc).__name__)
+    sys.stderr.write(f"fcbench: error: internal error ({summary}); the traceback above is "
+                     "what to report\n")
+    sys.stderr.flush()
 
 
 def show_error(exc: click.ClickException) -> None:

@@ -238,19 +238,26 @@ class Server:
         self.log_path = log_path
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
+        environment = serve_environment()
+        for secret in engine_secrets(plan.command, environment):
+            redact.add_secret(secret)  # masked here and wherever else the engine's reply goes
         header = f"# fcbench: {time.strftime('%Y-%m-%d %H:%M:%S')}: {shlex.join(plan.command)}\n"
         self._log.write(redact.text(header).encode())
         self._log.flush()
         try:
             self.process = subprocess.Popen(
-                plan.command, stdin=subprocess.DEVNULL, stdout=self._log,
-                stderr=subprocess.STDOUT, start_new_session=True, env=serve_environment(),
+                plan.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, start_new_session=True, env=environment,
             )
         except OSError as exc:
             self._log.close()
             raise ServeError(f"cannot start {plan.command[0]}: {exc.strerror or exc}") from None
         self._log.write(f"# fcbench: pid {self.process.pid}\n".encode())
         self._log.flush()
+        assert self.process.stdout is not None
+        self._pump = threading.Thread(target=copy_masked, args=(self.process.stdout, self._log),
+                                      name="fcbench-serve-log", daemon=True)
+        self._pump.start()
         self._watchdog = start_watchdog(self.process.pid)
 
     def wait_ready(self) -> None:
@@ -261,6 +268,7 @@ class Server:
         while True:
             code = self.process.poll()
             if code is not None:
+                self._pump.join(PUMP_GRACE)  # its last words in the log before naming them
                 raise ServeError(f"{self.plan.name} exited with status {code} before it was "
                                  f"ready{self._log_note()}")
             if answers(health):
@@ -282,12 +290,57 @@ class Server:
                     self.process.wait()
             _signal_group(self.process.pid, signal.SIGKILL)  # workers that outlived the leader
         finally:
+            self._pump.join(PUMP_GRACE)  # the pipe ends when the group is gone
+            if self.process.stdout is not None:
+                self.process.stdout.close()
             self._log.close()
             stop_watchdog(self._watchdog)
 
     def _log_note(self) -> str:
         last = _last_line(self.log_path)
         return f"; its log: {self.log_path}" + (f" (last line: {last})" if last else "")
+
+
+KEY_LIKE_VARIABLE = re.compile(
+    r"(?i)(?:^|_)(?:api_?key|access_?key|token|secret|password|passwd|credentials?)$")
+"""Names of variables whose value is a credential (`HF_TOKEN`, `VLLM_API_KEY`,
+`AWS_SECRET`, ...)."""
+_ENGINE_ARGUMENT = re.compile(
+    r"(?i)^--(?:[a-z0-9]+[-_])*(?:api[-_]?key|token|password|secret)(?:=(.*))?$")
+PUMP_GRACE = 5.0
+"""Seconds to wait for the last of the engine's output once its process group is gone."""
+LINE_LIMIT = 1 << 16
+"""Bytes of one output line masked at a time (an endless line is masked in pieces)."""
+
+
+def engine_secrets(command: Sequence[str], environment: Mapping[str, str]) -> list[str]:
+    """What a served engine is given that is a credential: the value of every `--api-key X`
+    (`--api-key=X`, `--hf-token X`, `--token X`) argument, and of every key-like variable of
+    its environment (`HF_TOKEN`, `VLLM_API_KEY`, `*_API_KEY`, `*_TOKEN`, `*_SECRET`). An
+    engine that logs its settings prints them; they are registered with `redact`."""
+    found = [value for name, value in environment.items() if KEY_LIKE_VARIABLE.search(name)]
+    for index, argument in enumerate(command):
+        match = _ENGINE_ARGUMENT.match(argument)
+        if match is None:
+            continue
+        if match.group(1) is not None:
+            found.append(match.group(1))
+        elif index + 1 < len(command):
+            found.append(command[index + 1])
+    return [value for value in found if value]
+
+
+def copy_masked(source: Any, log: Any) -> None:
+    """Copy the engine's output (stdout and stderr, one pipe) to the log line by line, each
+    line through `redact.text`: the values fcbench knows, `--api-key X`-like arguments,
+    `Bearer X` / `Basic X` credentials, URL passwords. Runs in a thread until the pipe ends."""
+    try:
+        for line in iter(lambda: source.readline(LINE_LIMIT), b""):
+            masked = redact.text(line.decode("utf-8", "replace"))
+            log.write(masked.encode("utf-8", "replace"))
+            log.flush()
+    except (OSError, ValueError):  # the log or the pipe was closed under it: the run is over
+        return
 
 
 def serve_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
