@@ -61,11 +61,16 @@ def write_report(
         document["published"] = _placements(score_dirs, sizes, release, published)
     written = [write_page(out, render(document, title))]
     if markdown is not None:
-        from fcbench.report.markdown import summary_markdown
-
-        Path(markdown).write_text(redact.values(summary_markdown(document)), encoding="utf-8")
-        written.append(Path(markdown))
+        written.append(write_markdown(Path(markdown), document))
     return written
+
+
+def write_markdown(path: Path, document: Any) -> Path:
+    """The report's Markdown summary (`--markdown`), with no known secret in it."""
+    from fcbench.report.markdown import summary_markdown
+
+    path.write_text(redact.values(summary_markdown(document)), encoding="utf-8")
+    return path
 
 
 def _placements(score_dirs: Sequence[Path], sizes: Mapping[str, int], release: str,
