@@ -369,3 +369,14 @@ def test_engine_secrets_from_arguments_and_key_like_variables() -> None:
                    "TOKENIZERS_PARALLELISM": "false", "HF_HOME": "/hf", "X_PASSWORD": ""}
     assert sorted(engine_secrets(command, environment)) == ["a1", "h", "m", "s", "t2", "t3",
                                                             "v"]
+
+
+def test_the_health_check_of_a_base_url_with_credentials() -> None:
+    """A `--serve-cmd` with `--base-url http://u:pw@127.0.0.1:P/v1?api_key=K`: urllib cannot
+    send a userinfo (it took `u:pw@127.0.0.1:P` for a host and a bad port), so such a server
+    was never seen ready and the run waited the whole start-up time (900 s)."""
+    from fcbench.runner.serve import health_url
+
+    assert health_url("http://u:pw@127.0.0.1:9/v1/?api_key=k") == "http://127.0.0.1:9/v1/models"
+    assert health_url("http://TOKEN@127.0.0.1:9/v1") == "http://127.0.0.1:9/v1/models"
+    assert health_url("http://127.0.0.1:9/v1") == "http://127.0.0.1:9/v1/models"

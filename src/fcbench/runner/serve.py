@@ -31,6 +31,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -264,7 +265,7 @@ class Server:
         """Return once the server answers on its model list; ServeError if it exits first or
         the start-up time runs out."""
         deadline = time.monotonic() + self.plan.start_timeout
-        health = self.plan.base_url.rstrip("/") + "/models"
+        health = health_url(self.plan.base_url)
         while True:
             code = self.process.poll()
             if code is not None:
@@ -380,6 +381,17 @@ def stop_watchdog(process: subprocess.Popen[bytes] | None) -> None:
     except (OSError, subprocess.TimeoutExpired):
         process.kill()
         process.wait()
+
+
+def health_url(base_url: str) -> str:
+    """The model list under `base_url`, without its credentials: urllib cannot send a URL's
+    userinfo (`http://u:pw@host` is an invalid port to it, so a server started for such a
+    base URL was never seen ready) and the query is the client's, not the path's. Any
+    answer below 500 counts (a 401 is a server that is up)."""
+    parts = urllib.parse.urlsplit(base_url)
+    host = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path.rstrip("/") + "/models",
+                                    "", ""))
 
 
 def answers(url: str, timeout: float = 2.0) -> bool:
