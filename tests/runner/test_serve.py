@@ -380,3 +380,25 @@ def test_the_health_check_of_a_base_url_with_credentials() -> None:
     assert health_url("http://u:pw@127.0.0.1:9/v1/?api_key=k") == "http://127.0.0.1:9/v1/models"
     assert health_url("http://TOKEN@127.0.0.1:9/v1") == "http://127.0.0.1:9/v1/models"
     assert health_url("http://127.0.0.1:9/v1") == "http://127.0.0.1:9/v1/models"
+
+
+def test_a_detached_child_holding_the_output_pipe_does_not_hold_up_the_stop(
+    tmp_path: Path,
+) -> None:
+    """The engine's output comes through a pipe now: a child that left its process group
+    (setsid) keeps the pipe open after the group was stopped. The stop waits a few seconds
+    for the last lines, then goes on (without closing the pipe under its blocked reader)."""
+    port = free_port()
+    command = ("sh", "-c", f"setsid sleep 60 & echo holder $!; exec {sys.executable} {FAKE} "
+               f"--port {port}")
+    plan = ServePlan("server", command, f"http://127.0.0.1:{port}/v1", 30)
+    log = tmp_path / "serve.log"
+    started = time.monotonic()
+    try:
+        with serving(plan, log, grace=5) as server:
+            pass
+        assert time.monotonic() - started < 30
+        assert server.process.returncode is not None
+    finally:
+        for pid in re.findall(r"holder (\d+)", log.read_text()):
+            os.kill(int(pid), signal.SIGKILL)

@@ -292,8 +292,8 @@ class Server:
             _signal_group(self.process.pid, signal.SIGKILL)  # workers that outlived the leader
         finally:
             self._pump.join(PUMP_GRACE)  # the pipe ends when the group is gone
-            if self.process.stdout is not None:
-                self.process.stdout.close()
+            if self.process.stdout is not None and not self._pump.is_alive():
+                self.process.stdout.close()  # (not under a reader blocked in it: that waits)
             self._log.close()
             stop_watchdog(self._watchdog)
 
@@ -335,12 +335,17 @@ def copy_masked(source: Any, log: Any) -> None:
     """Copy the engine's output (stdout and stderr, one pipe) to the log line by line, each
     line through `redact.text`: the values fcbench knows, `--api-key X`-like arguments,
     `Bearer X` / `Basic X` credentials, URL passwords. Runs in a thread until the pipe ends."""
+    writable = True
     try:
         for line in iter(lambda: source.readline(LINE_LIMIT), b""):
-            masked = redact.text(line.decode("utf-8", "replace"))
-            log.write(masked.encode("utf-8", "replace"))
-            log.flush()
-    except (OSError, ValueError):  # the log or the pipe was closed under it: the run is over
+            if not writable:
+                continue  # drained all the same: an engine blocked on a full pipe would hang
+            try:
+                log.write(redact.text(line.decode("utf-8", "replace")).encode())
+                log.flush()
+            except (OSError, ValueError):  # a full disk, or the log closed: the run is over
+                writable = False
+    except (OSError, ValueError):  # the pipe closed under it
         return
 
 
