@@ -215,7 +215,21 @@ def _raw_values(names: tuple[str, ...]) -> tuple[Any, ...]:
     encode = getattr(os.environ, "encodekey", None)
     if not isinstance(data, dict) or encode is None:
         return tuple(map(os.environ.get, names))
-    return tuple(map(data.get, map(encode, names)))
+    return tuple(map(data.get, _encoded(names, encode)))
+
+
+_encoded_names: dict[tuple[str, ...], tuple[Any, ...]] = {}
+
+
+def _encoded(names: tuple[str, ...], encode: Any) -> tuple[Any, ...]:
+    """The names as the environment's dictionary keys them, encoded once per set of names
+    (about 30 names are looked up per line written)."""
+    found = _encoded_names.get(names)
+    if found is None:
+        if len(_encoded_names) > 64:
+            _encoded_names.clear()
+        found = _encoded_names[names] = tuple(map(encode, names))
+    return found
 
 
 def values(content: str) -> str:
