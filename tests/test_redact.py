@@ -9,6 +9,8 @@ import sys
 import urllib.parse
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fcbench import redact
 
@@ -212,3 +214,33 @@ def test_the_console_masks_every_logger_and_thread(monkeypatch: pytest.MonkeyPat
         logger.removeHandler(handler)
     assert "request headers" in raw.getvalue() and KEY not in raw.getvalue()
     assert "thread saw ***" in err and KEY not in err
+
+
+URL_TEXT = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=20)
+
+
+@settings(max_examples=150, deadline=None)
+@given(user=URL_TEXT, password=URL_TEXT.filter(lambda p: len(p) >= redact.MIN_SECRET_LENGTH),
+       scheme=st.sampled_from(["http", "https", "ht!tp", ""]))
+def test_whatever_the_userinfo_what_the_http_client_sends_is_masked(
+    user: str, password: str, scheme: str
+) -> None:
+    """Any user and password (unicode, `@`, `:`, `/`, `%`), percent-encoded into a URL as a
+    user would: after `add_secrets_of_url`, the `Authorization: Basic` value the SDKs' HTTP
+    client builds from that URL, the password as sent and as written are all masked; also
+    when the scheme makes the URL invalid."""
+    import httpx2
+
+    redact._extra_values.clear()
+    quoted = (urllib.parse.quote(user, safe=""), urllib.parse.quote(password, safe=""))
+    address = f"{scheme}://{quoted[0]}:{quoted[1]}@127.0.0.1:9/v1" if scheme else (
+        f"{quoted[0]}:{quoted[1]}@127.0.0.1:9/v1")
+    redact.add_secrets_of_url(address)
+    parsed = httpx2.URL(f"http://{quoted[0]}:{quoted[1]}@127.0.0.1:9/v1")
+    request = httpx2.Request("GET", parsed)
+    sent = next(httpx2.BasicAuth(parsed.username, parsed.password).sync_auth_flow(request))
+    header = str(sent.headers["authorization"]).split()[1]
+    echoed = json.dumps({"auth": header, "password": password, "written": quoted[1]})
+    masked = redact.values(echoed)
+    assert header not in masked and quoted[1] not in masked
+    assert json.dumps(password)[1:-1] not in masked
