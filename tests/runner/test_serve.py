@@ -402,3 +402,23 @@ def test_a_detached_child_holding_the_output_pipe_does_not_hold_up_the_stop(
     finally:
         for pid in re.findall(r"holder (\d+)", log.read_text()):
             os.kill(int(pid), signal.SIGKILL)
+
+
+def test_an_endless_line_is_masked_in_pieces_without_cutting_a_secret(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A progress bar without newlines is read in `LINE_LIMIT` pieces: a secret across the
+    cut is held back whole and masked; every byte else arrives, in order."""
+    import io
+
+    from fcbench import redact
+    from fcbench.runner.serve import LINE_LIMIT, copy_masked
+
+    monkeypatch.setattr(redact, "_extra_values", set())
+    secret = "pump-secret-value-0123456789"
+    redact.add_secret(secret)
+    head = b"x" * (LINE_LIMIT - 10) + b" "
+    text = head + secret.encode() + b" tail " + b"y" * 3 * LINE_LIMIT + b" " + secret.encode()
+    log = io.BytesIO()
+    copy_masked(io.BufferedReader(io.BytesIO(text)), log)  # type: ignore[arg-type]
+    assert log.getvalue() == text.replace(secret.encode(), b"***")

@@ -312,6 +312,8 @@ PUMP_GRACE = 5.0
 """Seconds to wait for the last of the engine's output once its process group is gone."""
 LINE_LIMIT = 1 << 16
 """Bytes of one output line masked at a time (an endless line is masked in pieces)."""
+CARRY_LIMIT = 1 << 12
+"""At most this much of a cut piece (its last word) is held back for the next one."""
 
 
 def engine_secrets(command: Sequence[str], environment: Mapping[str, str]) -> list[str]:
@@ -335,18 +337,38 @@ def copy_masked(source: Any, log: Any) -> None:
     """Copy the engine's output (stdout and stderr, one pipe) to the log line by line, each
     line through `redact.text`: the values fcbench knows, `--api-key X`-like arguments,
     `Bearer X` / `Basic X` credentials, URL passwords. Runs in a thread until the pipe ends."""
-    writable = True
+    writable, pending = True, b""
     try:
-        for line in iter(lambda: source.readline(LINE_LIMIT), b""):
-            if not writable:
-                continue  # drained all the same: an engine blocked on a full pipe would hang
-            try:
-                log.write(redact.text(line.decode("utf-8", "replace")).encode())
-                log.flush()
-            except (OSError, ValueError):  # a full disk, or the log closed: the run is over
-                writable = False
+        for piece in iter(lambda: source.readline(LINE_LIMIT), b""):
+            line, pending = _whole_words(pending + piece)
+            if writable and line:
+                writable = _write_masked(log, line)
+            # else drained all the same: an engine blocked on a full pipe would hang
     except (OSError, ValueError):  # the pipe closed under it
-        return
+        pass
+    if writable and pending:
+        _write_masked(log, pending)
+
+
+def _whole_words(chunk: bytes) -> tuple[bytes, bytes]:
+    """(what to mask now, what to hold back): a piece of an endless line, cut at
+    `LINE_LIMIT`, is held back from its last blank on, so that a secret is masked whole."""
+    if chunk.endswith(b"\n"):
+        return chunk, b""
+    cut = max(chunk.rfind(b" "), chunk.rfind(b"\r"), chunk.rfind(b"\t"))
+    if cut < 0 or len(chunk) - cut > CARRY_LIMIT:
+        return chunk, b""
+    return chunk[:cut + 1], chunk[cut + 1:]
+
+
+def _write_masked(log: Any, data: bytes) -> bool:
+    """Write `data` masked; False once the log cannot be written (a full disk, closed)."""
+    try:
+        log.write(redact.text(data.decode("utf-8", "replace")).encode())
+        log.flush()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def serve_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
