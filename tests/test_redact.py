@@ -9,6 +9,8 @@ import sys
 import urllib.parse
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fcbench import redact
 
@@ -121,3 +123,124 @@ def test_the_web_logger_masks_for_programs_with_their_own_logging(
     with caplog.at_level(logging.WARNING, logger="fcbench.web"):
         logging.getLogger("fcbench.web").warning("GET /search?api_key=%s failed", KEY)
     assert caplog.messages == ["GET /search?api_key=*** failed"]
+
+
+def test_every_credential_of_a_url_is_learnt_leniently() -> None:
+    """Issue 31 item 3: a username-only URL, the base64 of `user:password` an HTTP client
+    sends as Basic authentication, percent-encoded forms, and a URL that does not parse."""
+    import base64
+
+    def b64(text: str) -> str:
+        return base64.b64encode(text.encode()).decode()
+
+    cases = {
+        "http://TOKEN-only-123@127.0.0.1:9/v1": {"TOKEN-only-123", b64("TOKEN-only-123:")},
+        "http://me:p%40ss-word-9@h/v1?api_key=q%2Bkey-value-1&n=12345678":
+            {"p%40ss-word-9", "p@ss-word-9", b64("me:p@ss-word-9"), b64("me:p%40ss-word-9"),
+             "q%2Bkey-value-1", "q+key-value-1"},
+        "ht!tp://u:malformed-pw-7@127.0.0.1:99999/v1?token=malformed-tok-8":
+            {"malformed-pw-7", b64("u:malformed-pw-7"), "malformed-tok-8"},
+        "u:no-scheme-pass-5@host/v1": {"no-scheme-pass-5", b64("u:no-scheme-pass-5")},
+        "http://127.0.0.1:9/v1?page=12345678": set(),
+    }
+    for address, expected in cases.items():
+        assert set(redact.credentials_of_url(address)) == expected, address
+    redact.add_secrets_of_url("http://me:hunter2hunter2@h/v1")
+    echoed = json.dumps({"headers": {"Authorization": "Basic " + b64("me:hunter2hunter2")}})
+    assert "hunter2" not in redact.values(echoed) and b64("me:hunter") not in redact.values(echoed)
+
+
+@pytest.mark.parametrize("variable", redact.URL_VARIABLES)
+def test_the_sdks_url_variables_are_read_at_every_use(
+    monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    secret = "url-variable-secret-1"
+    assert redact.values(f"x {secret}") == f"x {secret}"
+    monkeypatch.setenv(variable, f"http://u:{secret}@127.0.0.1:9/v1?api_key=url-query-key-2")
+    assert redact.values(f"x {secret} url-query-key-2") == "x *** ***"
+
+
+def test_text_masks_bare_bearer_and_basic_credentials_and_engine_arguments() -> None:
+    cases = {
+        "auth: Bearer sk-abc12345 ok": "auth: Bearer *** ok",
+        "got Basic dTpQQVNTV09SRDE= from": "got Basic *** from",
+        "http://TOKEN-only-123@h/v1": "http://***@h/v1",
+        "--hf-token=hf_abc --api-key=k123 --admin-password pw": "--hf-token=*** --api-key=*** "
+                                                                 "--admin-password ***",
+    }
+    for message, masked in cases.items():
+        assert redact.text(message) == masked
+    for ordinary in ("Basic authentication failed", "Bearer authentication is required",
+                     "basic usage: fcbench run", "mailto:me@example.com"):
+        assert redact.text(ordinary) == ordinary
+
+
+def test_a_traceback_is_masked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    try:
+        try:
+            raise OSError(f"cannot reach http://u:pw-in-url-1@h/?api_key={KEY}")
+        except OSError as inner:
+            raise RuntimeError("while asking http://TOKEN-only-123@h/v1") from inner
+    except RuntimeError as exc:
+        shown = redact.format_exception(exc)
+    assert "Traceback" in shown and "RuntimeError" in shown and "OSError" in shown
+    assert all(s not in shown for s in (KEY, "pw-in-url-1", "TOKEN-only-123"))
+
+
+def test_the_console_masks_every_logger_and_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An SDK's debug handler made before the console holds the raw stream; a thread's
+    uncaught exception is printed by `threading.excepthook`: both masked."""
+    import threading
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    raw = io.StringIO()
+    logger = logging.getLogger("some.sdk")
+    handler = logging.StreamHandler(raw)
+    logger.addHandler(handler)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    try:
+        with redact.console():
+            logger.warning("request headers %s", {"Authorization": f"Bearer {KEY}"})
+
+            def fail() -> None:
+                raise ValueError(f"thread saw {KEY}")
+
+            thread = threading.Thread(target=fail)
+            thread.start()
+            thread.join()
+            err = sys.stderr.getvalue()  # type: ignore[attr-defined]
+    finally:
+        logger.removeHandler(handler)
+    assert "request headers" in raw.getvalue() and KEY not in raw.getvalue()
+    assert "thread saw ***" in err and KEY not in err
+
+
+URL_TEXT = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=20)
+
+
+@settings(max_examples=150, deadline=None)
+@given(user=URL_TEXT, password=URL_TEXT.filter(lambda p: len(p) >= redact.MIN_SECRET_LENGTH),
+       scheme=st.sampled_from(["http", "https", "ht!tp", ""]))
+def test_whatever_the_userinfo_what_the_http_client_sends_is_masked(
+    user: str, password: str, scheme: str
+) -> None:
+    """Any user and password (unicode, `@`, `:`, `/`, `%`), percent-encoded into a URL as a
+    user would: after `add_secrets_of_url`, the `Authorization: Basic` value the SDKs' HTTP
+    client builds from that URL, the password as sent and as written are all masked; also
+    when the scheme makes the URL invalid."""
+    import httpx2
+
+    redact._extra_values.clear()
+    quoted = (urllib.parse.quote(user, safe=""), urllib.parse.quote(password, safe=""))
+    address = f"{scheme}://{quoted[0]}:{quoted[1]}@127.0.0.1:9/v1" if scheme else (
+        f"{quoted[0]}:{quoted[1]}@127.0.0.1:9/v1")
+    redact.add_secrets_of_url(address)
+    parsed = httpx2.URL(f"http://{quoted[0]}:{quoted[1]}@127.0.0.1:9/v1")
+    request = httpx2.Request("GET", parsed)
+    sent = next(httpx2.BasicAuth(parsed.username, parsed.password).sync_auth_flow(request))
+    header = str(sent.headers["authorization"]).split()[1]
+    echoed = json.dumps({"auth": header, "password": password, "written": quoted[1]})
+    masked = redact.values(echoed)
+    assert header not in masked and quoted[1] not in masked
+    assert json.dumps(password)[1:-1] not in masked

@@ -28,6 +28,8 @@ This module imports nothing of fcbench: every layer may use it.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import io
 import json
 import logging
@@ -44,10 +46,13 @@ __all__ = [
     "KEY_VARIABLES",
     "MASK",
     "MIN_SECRET_LENGTH",
+    "URL_VARIABLES",
     "add_secret",
     "add_secrets_of_url",
     "add_variable",
     "console",
+    "credentials_of_url",
+    "format_exception",
     "guarded_logger",
     "secrets",
     "text",
@@ -74,6 +79,18 @@ KEY_VARIABLES: tuple[str, ...] = (
 """Every environment variable fcbench reads a secret from (a test checks that the
 registries name none outside it); `add_variable` adds one at run time (`--api-key-env`)."""
 
+URL_VARIABLES: tuple[str, ...] = (
+    # the SDKs' base URLs (each SDK reads its own when no base URL is passed to it)
+    "OPENAI_BASE_URL", "OPENAI_API_BASE", "ANTHROPIC_BASE_URL", "ANTHROPIC_BEDROCK_BASE_URL",
+    "ANTHROPIC_VERTEX_BASE_URL", "ANTHROPIC_FOUNDRY_BASE_URL", "ANTHROPIC_AWS_BASE_URL",
+    "ANTHROPIC_GOOGLE_CLOUD_BASE_URL", "ANTHROPIC_BEDROCK_MANTLE_BASE_URL",
+    "AWS_BEDROCK_BASE_URL", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL",
+    # proxies: `http://user:password@proxy:3128` is sent as Proxy-Authorization
+    "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
+)
+"""Environment variables holding a URL whose credentials (userinfo, `api_key=`-like query
+parameters) are secrets: read like `KEY_VARIABLES`, at every use, whichever source set them."""
+
 SECRET_NAME = (r"(?:[a-z0-9_.-]*(?:api[_-]?key|apikey|access[_-]?key|secret|token|password|"
                r"passwd|auth|signature|sig|key))")
 """Parameter and header names that carry credentials (`api_key`, `key`, `access_token`,
@@ -81,6 +98,9 @@ SECRET_NAME = (r"(?:[a-z0-9_.-]*(?:api[_-]?key|apikey|access[_-]?key|secret|toke
 
 _QUERY = re.compile(r"(?i)([?&;](?:" + SECRET_NAME + r")=)([^&#\s\"'<>\\]+)")
 _USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^/@\s:\"'<>]*:)([^/@\s\"'<>]+)(@)")
+_USER_ONLY = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)([^/@\s:\"'<>*]+)(@)")
+"""A username-only userinfo (`http://TOKEN@host`): the name is the credential (a token
+sent as the user of Basic authentication)."""
 HEADER_NAME = (r"(?:authorization|proxy-authorization|[a-z0-9_-]*(?:api[_-]?key|apikey|"
                r"access[_-]?token|auth[_-]?token|secret|password))")
 """Header (and keyword-argument) names whose value is a credential: narrower than
@@ -90,7 +110,12 @@ _HEADER = re.compile(
     r"(?i)(\b" + HEADER_NAME
     + r"[\"']?\s*[:=]\s*[\"']?)(?:(bearer|basic|token)\s+)?([^\s\"',}&]+)"
 )
-_ARGUMENT = re.compile(r"(?i)(--(?:api-key|token|password|secret)(?:=|\s+))(\S+)")
+_ARGUMENT = re.compile(
+    r"(?i)(--(?:[a-z0-9]+[-_])*(?:api[-_]?key|token|password|secret)(?:=|\s+))([^\s\"']+)")
+"""`--api-key X`, `--api-key=X`, `--hf-token X`, `--admin-password X` on a command line."""
+_SCHEME = re.compile(r"(?i)(?<![\w-])(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{8,})")
+"""A bare `Bearer X` / `Basic X` credential (an engine logging the headers it got or the
+token it requires), outside a header line (`_HEADER` takes those)."""
 
 _extra_values: set[str] = set()
 _extra_variables: set[str] = set()
@@ -113,20 +138,51 @@ def add_secret(value: str | None) -> None:
 
 
 def add_secrets_of_url(address: str) -> None:
-    """Register the credentials written into a URL (`user:pw@`, `?api_key=...`) as secrets,
-    so that they are found verbatim later, e.g. inside an HTTP library's message."""
-    parts = urllib.parse.urlsplit(address if "//" in address else f"//{address}")
-    add_secret(parts.password)
-    for name, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=False):
-        if re.fullmatch(SECRET_NAME, name, re.IGNORECASE):
-            add_secret(value)
+    """Register the credentials written into a URL (`user:pw@`, `TOKEN@`, `?api_key=...`)
+    as secrets, so that they are found verbatim later, e.g. inside an HTTP library's message
+    or a server's echo of the `Authorization: Basic` header built from them."""
+    for value in credentials_of_url(address):
+        add_secret(value)
+
+
+def credentials_of_url(address: str) -> tuple[str, ...]:
+    """The secret values a URL carries, in every form a client sends or a library prints.
+
+    Parsed leniently and before any validation, so that a URL the backend later rejects
+    (`ht!tp://u:pw@host`, a bad port) still has its password registered: the userinfo is what
+    lies between `//` (or the start) and the last `@` before the path; its password (or, with
+    no password, its username: `http://TOKEN@host`), as written and percent-decoded, and the
+    base64 of `user:password` that HTTP clients send as `Authorization: Basic`; and every
+    `api_key=`-like query parameter, as written and decoded."""
+    if not isinstance(address, str) or not address:
+        return ()
+    found: list[str] = []
+    _, slashes, rest = address.partition("//")
+    authority = re.split(r"[/?#]", rest if slashes else address, maxsplit=1)[0]
+    if "@" in authority:
+        user, colon, password = authority.rpartition("@")[0].partition(":")
+        secret = password if colon else user
+        found += [secret, urllib.parse.unquote(secret)]
+        plain = f"{urllib.parse.unquote(user)}:{urllib.parse.unquote(password)}"
+        if len(secret) >= MIN_SECRET_LENGTH:
+            found += [base64.b64encode(plain.encode()).decode(),
+                      base64.b64encode(f"{user}:{password}".encode()).decode()]
+    query = address.partition("?")[2].partition("#")[0]
+    for pair in re.split(r"[&;]", query):
+        name, equals, value = pair.partition("=")
+        if equals and re.fullmatch(SECRET_NAME, urllib.parse.unquote_plus(name), re.I):
+            found += [value, urllib.parse.unquote_plus(value)]
+    return tuple(dict.fromkeys(v for v in found if len(v) >= MIN_SECRET_LENGTH))
 
 
 def secrets() -> tuple[str, ...]:
-    """Every secret value known now (the key variables' current values and those added),
-    longest first so that replacing one never leaves part of another."""
+    """Every secret value known now (the key variables' current values, the credentials of
+    the URL variables' current values, and those added), longest first so that replacing one
+    never leaves part of another."""
     names = (*KEY_VARIABLES, *sorted(_extra_variables))
     found = {os.environ.get(name) or "" for name in names} | _extra_values
+    for name in URL_VARIABLES:
+        found.update(credentials_of_url(os.environ.get(name) or ""))
     return tuple(sorted((v for v in found if len(v) >= MIN_SECRET_LENGTH),
                         key=lambda v: (-len(v), v)))
 
@@ -136,7 +192,8 @@ def _pattern() -> re.Pattern[str] | None:
     forms, rebuilt only when a key variable or an added secret changed (every result line
     passes here: the check is a handful of dictionary lookups)."""
     global _compiled
-    state = (_raw_values((*KEY_VARIABLES, *_extra_variables)), frozenset(_extra_values))
+    state = (_raw_values((*KEY_VARIABLES, *URL_VARIABLES, *_extra_variables)),
+             frozenset(_extra_values))
     cached_for, pattern = _compiled
     if state == cached_for:
         return pattern
@@ -158,7 +215,21 @@ def _raw_values(names: tuple[str, ...]) -> tuple[Any, ...]:
     encode = getattr(os.environ, "encodekey", None)
     if not isinstance(data, dict) or encode is None:
         return tuple(map(os.environ.get, names))
-    return tuple(map(data.get, map(encode, names)))
+    return tuple(map(data.get, _encoded(names, encode)))
+
+
+_encoded_names: dict[tuple[str, ...], tuple[Any, ...]] = {}
+
+
+def _encoded(names: tuple[str, ...], encode: Any) -> tuple[Any, ...]:
+    """The names as the environment's dictionary keys them, encoded once per set of names
+    (about 30 names are looked up per line written)."""
+    found = _encoded_names.get(names)
+    if found is None:
+        if len(_encoded_names) > 64:
+            _encoded_names.clear()
+        found = _encoded_names[names] = tuple(map(encode, names))
+    return found
 
 
 def values(content: str) -> str:
@@ -176,9 +247,39 @@ def text(message: str) -> str:
         raise TypeError(f"redact.text takes str, not {type(message).__name__}")
     message = values(message)
     message = _USERINFO.sub(lambda m: m.group(1) + MASK + m.group(3), message)
+    message = _USER_ONLY.sub(lambda m: m.group(1) + MASK + m.group(3), message)
     message = _QUERY.sub(lambda m: m.group(1) + MASK, message)
     message = _HEADER.sub(_header_mask, message)
+    message = _SCHEME.sub(_scheme_mask, message)
     return _ARGUMENT.sub(lambda m: m.group(1) + MASK, message)
+
+
+def _scheme_mask(match: re.Match[str]) -> str:
+    """`Bearer X` when X looks like a token (a digit or a symbol in it: not `Bearer
+    authentication`); `Basic X` when X is base64 of `user:password`."""
+    scheme, value = match.group(1), match.group(2)
+    if scheme.lower() == "bearer":
+        credential = bool(re.search(r"[0-9._~+/=-]", value))
+    else:
+        credential = _is_basic_credential(value)
+    return f"{scheme} {MASK}" if credential else match.group(0)
+
+
+def _is_basic_credential(value: str) -> bool:
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded and decoded.isascii() and decoded.decode().isprintable()
+
+
+def format_exception(exc: BaseException) -> str:
+    """An exception's traceback as Python prints it, through `text`: what fcbench shows of an
+    error nothing else caught (its message and the source lines alike may hold a URL)."""
+    import traceback
+
+    lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    return text("".join(lines))
 
 
 def _header_mask(match: re.Match[str]) -> str:
@@ -284,14 +385,37 @@ class RedactingStream(io.TextIOBase):
 @contextmanager
 def console() -> Iterator[None]:
     """Within the block, everything written to sys.stdout and sys.stderr (prints, click,
-    logging's default handler, progress lines) is redacted with `text`."""
+    logging's handlers, progress lines) is redacted with `text`; so is every log record of
+    any logger (an SDK's debug log names URLs and headers, and its handler may hold a stream
+    opened before the block), and the traceback of an exception a thread did not catch."""
     saved = sys.stdout, sys.stderr
+    factory, thread_hook = logging.getLogRecordFactory(), threading.excepthook
     sys.stdout = _wrapped(sys.stdout)
     sys.stderr = _wrapped(sys.stderr)
+    logging.setLogRecordFactory(_masking_factory(factory))
+    threading.excepthook = _thread_excepthook
     try:
         yield
     finally:
         sys.stdout, sys.stderr = saved
+        logging.setLogRecordFactory(factory)
+        threading.excepthook = thread_hook
+
+
+def _masking_factory(factory: Any) -> Any:
+    def make(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record: logging.LogRecord = factory(*args, **kwargs)
+        LogFilter().filter(record)
+        return record
+
+    return make
+
+
+def _thread_excepthook(hook: threading.ExceptHookArgs) -> None:
+    if hook.exc_value is None or isinstance(hook.exc_value, SystemExit):
+        return
+    name = hook.thread.name if hook.thread is not None else "?"
+    sys.stderr.write(f"Exception in thread {name}:\n{format_exception(hook.exc_value)}")
 
 
 def _wrapped(stream: TextIO) -> TextIO:

@@ -165,3 +165,44 @@ def test_evaluate_offers_the_defaults_of_the_library_and_of_run() -> None:
     library = inspect.signature(api.evaluate).parameters
     assert flags["exec_backend"] == library["exec_backend"].default == DEFAULTS.exec.backend
     assert Path(flags["result_dir"]) == Path(DEFAULTS.output.result_dir)
+
+
+CRASH = """
+import sys
+import fcbench.dataset.install as install
+
+def check_source(source):
+    raise MemoryError(f"while copying {source} from http://u:crash-url-pass-1@h/?api_key=x1234567")
+
+install.check_source = check_source
+from fcbench.cli import main
+sys.argv = ["fcbench", *sys.argv[1:]]
+main()
+"""
+
+
+def test_an_uncaught_exception_is_printed_masked_traceback_and_all(tmp_path: Path) -> None:
+    """Issue 31 item 2: an error no handler catches (here a MemoryError forced into `data
+    fetch --from` a path named after a key) is shown through the redaction, its traceback
+    too, with one `fcbench: error:` line naming the log file that holds the traceback, and
+    status 1; not Python's raw traceback."""
+    import os
+    import subprocess
+    import sys
+
+    key = "sk-crash-key-0123456789"
+    source = tmp_path / key
+    source.mkdir()
+    env = {**os.environ, "OPENAI_API_KEY": key, "FCBENCH_HOME": str(tmp_path / "home")}
+    proc = subprocess.run([sys.executable, "-c", CRASH, "data", "fetch", "--from", str(source)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    [line] = proc.stderr.strip().splitlines()
+    assert line.startswith("fcbench: error: internal error (MemoryError: while copying")
+    assert f"{tmp_path}/***" in line
+    log = Path(line.rsplit("traceback in ", 1)[1])
+    traceback = log.read_text()
+    log.unlink()
+    assert "Traceback" in traceback and "check_source" in traceback
+    assert all(s not in proc.stderr + proc.stdout + traceback
+               for s in (key, "crash-url-pass-1", "x1234567"))

@@ -13,6 +13,7 @@ folders, or in any request body the model server received.
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import os
@@ -20,7 +21,7 @@ import subprocess
 import sys
 import threading
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -116,11 +117,12 @@ def dead_port() -> int:
         return int(sock.getsockname()[1])  # closed on return: nothing listens there
 
 
-def leaks(text: str) -> list[str]:
+def leaks(text: str, secrets: Iterable[str] = (*KEYS.values(), PASSWORD)) -> list[str]:
     """The secrets found in `text`, in any form they could be written in."""
     found = []
-    for secret in (*KEYS.values(), PASSWORD):
-        forms = {secret, urllib.parse.quote(secret, safe=""), json.dumps(secret)[1:-1]}
+    for secret in secrets:
+        forms = {secret, urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret),
+                 json.dumps(secret)[1:-1]}
         if any(form in text for form in forms):
             found.append(secret)
     return found
@@ -225,3 +227,152 @@ def test_a_live_exec_run_sends_no_key_to_a_host_the_model_chose(
     assert host.received  # the call was made
     assert leaks(received) == []
     assert all(form in received for form in forms)  # as the model wrote them
+
+
+# --------------------------------------------------------------------------- issue 31
+
+ENGINE = Path(__file__).with_name("echoing_engine.py")
+"""A `--serve-cmd` engine that prints its arguments, its key-like variables and every request
+(headers included), and answers every other request with HTTP 400 echoing it whole."""
+ENGINE_SECRETS = {"VLLM_API_KEY": "leak-canary-vllm-api-key"}
+ENGINE_ARGUMENTS = ("leak-canary-engine-api-key-argument", "leak-canary-engine-hf-token-arg")
+URL_PASSWORD = "leak-canary-url-pass%2Fword"
+"""Percent-encoded in the URL: sent (and echoed) decoded, `leak-canary-url-pass/word`."""
+URL_QUERY_KEY = "leak-canary-url-query-key"
+ENV_PASSWORD, ENV_QUERY_KEY = "leak-canary-env-url-pass", "leak-canary-env-url-query-key"
+OTHER_SDK_URLS = {"ANTHROPIC_BASE_URL": "https://a:leak-canary-anthropic-url-pass@h/v1",
+                  "GOOGLE_GEMINI_BASE_URL": "https://h/v1beta?key=leak-canary-gemini-url-key"}
+USER_ONLY = "leak-canary-username-only-token"
+MALFORMED_PASSWORD = "leak-canary-malformed-url-pass"
+
+CRASH = """
+import base64, os, sys, urllib.parse
+import fcbench.report.html as html
+
+def report_after_run(*args, **kwargs):
+    url = urllib.parse.urlsplit(sys.argv[sys.argv.index("--base-url") + 1])
+    basic = base64.b64encode(f"{url.username}:{urllib.parse.unquote(url.password)}".encode())
+    names = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL", "HF_TOKEN",
+             "VLLM_API_KEY", "OPENAI_API_KEY")
+    raise MemoryError("forced past every handler: " + " ".join(sys.argv) + " "
+                      + " ".join(os.environ.get(n, "") for n in names) + " sent "
+                      + basic.decode())
+
+html.report_after_run = report_after_run
+from fcbench.cli import main
+sys.argv = ["fcbench", *sys.argv[1:]]
+main()
+"""
+"""`fcbench` with an exception forced where nothing catches it (after the score files, in
+place of the HTML report): its message holds the command line, the URL variables, the keys
+and the Basic credential the base URL makes."""
+
+
+def basic(user: str, password: str) -> str:
+    """What HTTP clients send as `Authorization: Basic` for a URL's userinfo."""
+    return base64.b64encode(f"{user}:{password}".encode()).decode()
+
+
+def issue31_secrets() -> list[str]:
+    plain_password = urllib.parse.unquote(URL_PASSWORD)
+    return [*KEYS.values(), *ENGINE_SECRETS.values(), *ENGINE_ARGUMENTS, URL_PASSWORD,
+            plain_password, URL_QUERY_KEY, ENV_PASSWORD, ENV_QUERY_KEY,
+            "leak-canary-anthropic-url-pass", "leak-canary-gemini-url-key", USER_ONLY,
+            MALFORMED_PASSWORD, basic("fcbench", plain_password),
+            basic("envuser", ENV_PASSWORD), basic(USER_ONLY, ""),
+            basic("u", MALFORMED_PASSWORD)]
+
+
+def fcbench(args: list[str], env: dict[str, str], *, crash: bool = False) -> Any:
+    prefix = [sys.executable, "-c", CRASH] if crash else [sys.executable, "-m", "fcbench.cli"]
+    return subprocess.run([*prefix, *args], env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_no_credential_leaves_from_an_engine_an_echoing_endpoint_or_a_crash(
+    fetched_home: Path, tmp_path: Path
+) -> None:
+    """Issue 31, "Must show": a distinct fake value in every key variable, in
+    `OPENAI_BASE_URL` (and the other SDKs' URL variables) and in `--base-url` (a
+    percent-encoded password with a query key; username-only; malformed with
+    `--no-preflight`); a `--serve-cmd` engine that prints them all; an endpoint whose error
+    replies echo each request, `Authorization: Basic base64(user:password)` included; an
+    exception forced past every handler. Four runs into one result, score and cache folder:
+    no value, nor its base64, percent or JSON form, on stdout, stderr or in any file."""
+    out = tmp_path / "out"
+    common = ["--categories", "simple_python", "--limit", "2", "--cache", "always",
+              "--cache-dir", str(out / "cache"), "--result-dir", str(out / "result"),
+              "--score-dir", str(out / "score")]
+    port, other = dead_port(), dead_port()
+    env = {**os.environ, **KEYS, **ENGINE_SECRETS, **OTHER_SDK_URLS,
+           "FCBENCH_HOME": str(fetched_home),
+           "OPENAI_BASE_URL": f"http://envuser:{ENV_PASSWORD}@127.0.0.1:{other}/v1"
+                              f"?api_key={ENV_QUERY_KEY}",
+           "FCBENCH_SERVE_ENV": "OPENAI_API_KEY,OPENAI_BASE_URL"}  # the engine prints them
+    engine = (f"{sys.executable} {ENGINE} --port {port} --api-key {ENGINE_ARGUMENTS[0]} "
+              f"--hf-token={ENGINE_ARGUMENTS[1]}")
+    served = fcbench(["run", "--model", "m1", "--serve-cmd", engine, "--base-url",
+                      f"http://fcbench:{URL_PASSWORD}@127.0.0.1:{port}/v1"
+                      f"?api_key={URL_QUERY_KEY}", *common], env, crash=True)
+    log_of_other = (tmp_path / "other-engine.log").open("w")
+    other_engine = subprocess.Popen([sys.executable, str(ENGINE), "--port", str(other)],
+                                    stdout=log_of_other, stderr=subprocess.STDOUT, env=env)
+    try:
+        _wait_for(f"http://127.0.0.1:{other}/v1/models")
+        from_env = fcbench(["run", "--model", "m2", *common], env)
+        user_only = fcbench(["run", "--model", "m3", "--base-url",
+                             f"http://{USER_ONLY}@127.0.0.1:{other}/v1", *common], env)
+        malformed = fcbench(["run", "--model", "m4", "--no-preflight", "--max-attempts", "1",
+                             "--base-url", f"ht!tp://u:{MALFORMED_PASSWORD}@127.0.0.1:{other}/v1",
+                             *common], env)
+    finally:
+        other_engine.terminate()
+        other_engine.wait(10)
+        log_of_other.close()
+    runs = {"served": served, "from_env": from_env, "user_only": user_only,
+            "malformed": malformed}
+    # what was exercised: the engine printed, the endpoints echoed, the crash was reached
+    crash = served.stderr.strip().splitlines()[-1]
+    assert crash.startswith("fcbench: error: internal error (MemoryError: forced past every "
+                            "handler"), served.stderr[-3000:]
+    log = Path(crash.rsplit("traceback in ", 1)[1])
+    traceback = log.read_text()
+    log.unlink()
+    assert "Traceback" in traceback
+    assert served.returncode == 1
+    for name, proc in runs.items():
+        assert proc.returncode in (0, 1), (name, proc.stderr[-3000:])
+    serve_log = (out / "result" / "m1-FC" / "serve.log").read_text()
+    assert "engine env VLLM_API_KEY=***" in serve_log and "engine got POST" in serve_log
+    assert "authorization=Basic ***" in serve_log
+    echoed = (out / "result" / "m2-FC" / "non_live" / "BFCL_v4_simple_python_result.json")
+    assert "bad request" in echoed.read_text() and "'Authorization': 'Basic ***'" in (
+        echoed.read_text())
+    received = (tmp_path / "other-engine.log").read_text()
+    for secret in (ENV_PASSWORD, basic("envuser", ENV_PASSWORD), basic(USER_ONLY, "")):
+        assert secret in received  # each URL's credentials were really sent, and echoed
+    assert "ht!tp://u:***@" in (out / "result" / "m4-FC" / "non_live" /
+                                "BFCL_v4_simple_python_result.json").read_text()
+    written = [p for p in out.rglob("*") if p.is_file()]
+    assert {"result", "score", "cache"} <= {p.relative_to(out).parts[0] for p in written}
+    secrets = issue31_secrets()
+    problems = {f"{name} {stream}": leaks(getattr(proc, stream), secrets)
+                for name, proc in runs.items() for stream in ("stdout", "stderr")}
+    problems.update({str(p.relative_to(out)): leaks(file_text(p), secrets) for p in written})
+    problems["the crash's traceback log"] = leaks(traceback, secrets)
+    assert {where: found for where, found in problems.items() if found} == {}
+
+
+def _wait_for(url: str, patience: float = 30.0) -> None:
+    import time
+    import urllib.request
+
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)

@@ -300,7 +300,7 @@ def test_an_internal_fault_is_one_line_naming_its_traceback(
     outcome = CliRunner().invoke(main, ["evaluate", "--result-dir", str(tmp_path / "result")])
     assert outcome.exit_code == 1
     [line] = outcome.output.strip().splitlines()
-    assert line.startswith("fcbench: error: internal error, RuntimeError: a fault in the job")
+    assert line.startswith("fcbench: error: internal error (RuntimeError: a fault in the job")
     log = Path(line.rsplit("traceback in ", 1)[1].rstrip(")"))
     text = log.read_text()
     log.unlink()

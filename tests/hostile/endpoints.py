@@ -41,7 +41,10 @@ class HostileEndpoint:
     """The server; `sent` counts body bytes written per kind."""
 
     def __init__(self, drip_every: float = 2.0, huge_bytes: int = 50_000_000,
-                 bomb_bytes: int = 1 << 30, drip_for: float = 30.0) -> None:
+                 bomb_bytes: int = 1 << 30, drip_for: float = 30.0,
+                 hostile_lists: bool = False) -> None:
+        self.hostile_lists = hostile_lists
+        """Answer `GET <kind>/...` (the model list preflight asks) with the kind too."""
         self.drip_every = drip_every
         self.drip_for = drip_for
         self.huge_bytes = huge_bytes
@@ -87,6 +90,11 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def do_GET(self) -> None:
+        kind = self._kind(self.path.strip("/").split("/")[0])
+        if self.endpoint.hostile_lists and kind in KINDS:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError, TimeoutError):
+                getattr(self, "_" + kind.replace("-", "_"))()
+            return
         self._answer(json.dumps({"object": "list", "data": [{"id": "m"}]}).encode())
 
     def do_POST(self) -> None:

@@ -99,3 +99,26 @@ def test_the_deadline_is_the_whole_request_not_each_read(endpoint: HostileEndpoi
     raised, seconds, _ = bounded_step(chosen)
     assert isinstance(raised, ReplyOverdue) and 1.4 <= seconds <= 4
     assert "within 1.5 s" in str(raised)
+
+
+@pytest.mark.parametrize("kind", ["endless", "huge-unannounced", "bomb"])
+@pytest.mark.parametrize("api", ["openai", "anthropic", "google"])
+def test_preflight_reads_a_hostile_model_list_within_the_cap(api: str, kind: str) -> None:
+    """Preflight's own clients are capped as the run's are: an endless `GET /models` reply
+    was read whole (issue 31: a MemoryError, whose traceback showed the base URL's password
+    and key), now it is one PreflightError line."""
+    from fcbench.models.base import PreflightError
+    from fcbench.runner.preflight import check_backend
+
+    with HostileEndpoint(hostile_lists=True) as server:
+        chosen = backend(api, server.url(kind), deadline=10.0)
+        tracemalloc.start()
+        start = time.perf_counter()
+        try:
+            with pytest.raises(PreflightError) as refused:
+                check_backend(chosen)
+        finally:
+            _, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+    seconds = time.perf_counter() - start
+    assert "\n" not in str(refused.value) and peak <= MEMORY and seconds <= 20

@@ -311,10 +311,114 @@ def test_a_served_engine_cannot_print_a_key(
         monkeypatch.setenv(variable, value)
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     shown = " ".join(f"{v}=${v}" for v in keys)
-    wrapper = f"sh -c 'echo {shown} HF_HOME=$HF_HOME; exec {STAND_IN}'"
+    wrapper = f"sh -c 'echo HF_HOME=$HF_HOME {shown}; exec {STAND_IN}'"
     result = cli("generate", "--model", "m", "--serve-cmd", wrapper, "--categories",
                  "simple_python", "--limit", "1", "--result-dir", str(tmp_path / "r"))
     assert result.exit_code == 0, result.output
     log = (tmp_path / "r" / "m-FC" / "serve.log").read_text()
     assert "OPENAI_API_KEY= " in log and f"HF_HOME={tmp_path / 'hf'}" in log  # it ran
     assert not any(value in log for value in keys.values())
+
+
+ENGINE_PRINTS = r'''
+import os, sys
+print("settings: hf_token=" + os.environ["HF_TOKEN"], "vllm key", os.environ["VLLM_API_KEY"])
+print("args:", " ".join(sys.argv[1:]), flush=True)
+print("got header Authorization: Bearer " + sys.argv[2], file=sys.stderr)
+print("auth Bearer engine-bearer-77 and Basic dXNlcjplbmdpbmUtcGFzcy0xMg==", file=sys.stderr)
+print("known " + os.environ["HF_TOKEN"] + " " + sys.argv[3][11:] + " eof", file=sys.stderr)
+raise SystemExit(3)
+'''
+
+
+def test_an_engine_s_own_output_is_masked_line_by_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31 item 1: what the engine prints (its settings, arguments, the headers it got,
+    on stdout and stderr) reaches serve.log and the error line masked: the values of its
+    key-like variables and `--api-key`-like arguments, Bearer and Basic credentials."""
+    from fcbench import redact
+
+    monkeypatch.setattr(redact, "_extra_values", set())
+    secrets = {"HF_TOKEN": "engine-hf-token-001", "VLLM_API_KEY": "engine-vllm-key-002"}
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    script = tmp_path / "engine.py"
+    script.write_text(ENGINE_PRINTS)
+    command = (sys.executable, str(script), "--api-key", "engine-arg-key-003",
+               "--hf-token=engine-arg-token-004")
+    plan = ServePlan("server", command, f"http://127.0.0.1:{free_port()}/v1", 30)
+    log = tmp_path / "serve.log"
+    with pytest.raises(ServeError) as failed, serving(plan, log):
+        pass
+    text = log.read_text()
+    assert "args: --api-key *** --hf-token=***" in text and "eof" in text  # it printed
+    assert "Bearer ***" in text and "Basic ***" in text
+    values = [*secrets.values(), "engine-arg-key-003", "engine-arg-token-004",
+              "engine-bearer-77", "dXNlcjplbmdpbmUtcGFzcy0xMg=="]
+    assert [v for v in values if v in text or v in str(failed.value)] == []
+    assert "known *** *** eof" in str(failed.value)  # the last line, as the log holds it
+
+
+def test_engine_secrets_from_arguments_and_key_like_variables() -> None:
+    from fcbench.runner.serve import engine_secrets
+
+    command = ["vllm", "serve", "m", "--api-key", "a1", "--hf-token=t2", "--token", "t3",
+               "--tokenizer", "tok", "--port", "9", "--api-key"]
+    environment = {"HF_TOKEN": "h", "VLLM_API_KEY": "v", "AWS_SECRET": "s", "MY_TOKEN": "m",
+                   "TOKENIZERS_PARALLELISM": "false", "HF_HOME": "/hf", "X_PASSWORD": ""}
+    assert sorted(engine_secrets(command, environment)) == ["a1", "h", "m", "s", "t2", "t3",
+                                                            "v"]
+
+
+def test_the_health_check_of_a_base_url_with_credentials() -> None:
+    """A `--serve-cmd` with `--base-url http://u:pw@127.0.0.1:P/v1?api_key=K`: urllib cannot
+    send a userinfo (it took `u:pw@127.0.0.1:P` for a host and a bad port), so such a server
+    was never seen ready and the run waited the whole start-up time (900 s)."""
+    from fcbench.runner.serve import health_url
+
+    assert health_url("http://u:pw@127.0.0.1:9/v1/?api_key=k") == "http://127.0.0.1:9/v1/models"
+    assert health_url("http://TOKEN@127.0.0.1:9/v1") == "http://127.0.0.1:9/v1/models"
+    assert health_url("http://127.0.0.1:9/v1") == "http://127.0.0.1:9/v1/models"
+
+
+def test_a_detached_child_holding_the_output_pipe_does_not_hold_up_the_stop(
+    tmp_path: Path,
+) -> None:
+    """The engine's output comes through a pipe now: a child that left its process group
+    (setsid) keeps the pipe open after the group was stopped. The stop waits a few seconds
+    for the last lines, then goes on (without closing the pipe under its blocked reader)."""
+    port = free_port()
+    command = ("sh", "-c", f"setsid sleep 60 & echo holder $!; exec {sys.executable} {FAKE} "
+               f"--port {port}")
+    plan = ServePlan("server", command, f"http://127.0.0.1:{port}/v1", 30)
+    log = tmp_path / "serve.log"
+    started = time.monotonic()
+    try:
+        with serving(plan, log, grace=5) as server:
+            pass
+        assert time.monotonic() - started < 30
+        assert server.process.returncode is not None
+    finally:
+        for pid in re.findall(r"holder (\d+)", log.read_text()):
+            os.kill(int(pid), signal.SIGKILL)
+
+
+def test_an_endless_line_is_masked_in_pieces_without_cutting_a_secret(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A progress bar without newlines is read in `LINE_LIMIT` pieces: a secret across the
+    cut is held back whole and masked; every byte else arrives, in order."""
+    import io
+
+    from fcbench import redact
+    from fcbench.runner.serve import LINE_LIMIT, copy_masked
+
+    monkeypatch.setattr(redact, "_extra_values", set())
+    secret = "pump-secret-value-0123456789"
+    redact.add_secret(secret)
+    head = b"x" * (LINE_LIMIT - 10) + b" "
+    text = head + secret.encode() + b" tail " + b"y" * 3 * LINE_LIMIT + b" " + secret.encode()
+    log = io.BytesIO()
+    copy_masked(io.BufferedReader(io.BytesIO(text)), log)  # type: ignore[arg-type]
+    assert log.getvalue() == text.replace(secret.encode(), b"***")

@@ -84,7 +84,7 @@ class LazyGroup(click.Group):
             except click.ClickException as exc:
                 show_error(exc)
                 sys.exit(exc.exit_code)
-            except Exception as exc:  # a fault of fcbench's: one line, the traceback in a file
+            except Exception as exc:  # the one exit path of what nothing caught
                 click.echo(f"fcbench: error: {internal_error(exc)}", err=True)
                 sys.exit(1)
             sys.exit(code if isinstance(code, int) else 0)
@@ -94,18 +94,19 @@ def internal_error(exc: BaseException) -> str:
     """An exception no command turned into an error of its own, as one line naming a log
     file that holds its traceback (with a worker process's, which `runner.forks` attaches):
     a traceback on the terminal tells a user nothing they can act on, and a lost one tells
-    the maintainers nothing (issue 30)."""
-    import traceback
-
+    the maintainers nothing (issue 30). Both go through the redaction
+    (`redact.format_exception`): the message of an HTTP library's error, a path or a URL on a
+    source line may hold a key (issue 31)."""
     from fcbench._atomic import new_log
 
     try:
-        log = str(new_log("fcbench-error-",
-                          redact.values("".join(traceback.format_exception(exc)))))
+        log = str(new_log("fcbench-error-", redact.format_exception(exc)))
     except OSError as error:
         log = f"not written: {error}"
-    message = " ".join(str(exc).split())[:300]
-    return f"internal error, {type(exc).__name__}: {message} (traceback in {log})"
+    first = str(exc).splitlines()[0] if str(exc).strip() else ""
+    summary = " ".join(f"{type(exc).__name__}: {first}".split())[:300] if first else (
+        type(exc).__name__)
+    return f"internal error ({redact.text(summary)}); traceback in {redact.text(log)}"
 
 
 def show_error(exc: click.ClickException) -> None:

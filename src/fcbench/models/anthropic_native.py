@@ -165,7 +165,7 @@ class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
         await every_endpoint(self.base_urls, self._preflight_endpoint)
 
     async def _preflight_endpoint(self, url: str) -> None:
-        from anthropic import AsyncAnthropic
+        from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
 
         from fcbench.models.preflight import (
             LIST_TIMEOUT,
@@ -174,8 +174,11 @@ class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
         )
 
         shown = url or self.default_endpoint
+        # capped like the run's clients: an endless model list is an error, not a MemoryError
         client = AsyncAnthropic(base_url=url or None, api_key=self.api_key, max_retries=0,
-                                timeout=min(self.timeout, LIST_TIMEOUT))
+                                timeout=min(self.timeout, LIST_TIMEOUT),
+                                http_client=DefaultAsyncHttpxClient(
+                                    **capped_client_args(self.max_reply_bytes)))
         hint = ("the Anthropic base URL has no /v1 (the SDK adds /v1/messages): try "
                 f"{shown.rstrip('/').removesuffix('/v1')}"
                 if shown.rstrip("/").endswith("/v1") else "is this the Anthropic Messages API?")

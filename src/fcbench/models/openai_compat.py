@@ -271,7 +271,7 @@ class OpenAICompatBackend:
         await every_endpoint(self.base_urls, self._preflight_endpoint)
 
     async def _preflight_endpoint(self, url: str) -> None:
-        from openai import AsyncOpenAI
+        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
         from fcbench.models.preflight import (
             CHAT_TIMEOUT,
@@ -280,8 +280,11 @@ class OpenAICompatBackend:
             with_server_retries,
         )
 
+        # capped like the run's clients: an endless model list is an error, not a MemoryError
         client = AsyncOpenAI(base_url=url, api_key=self.api_key, max_retries=0,
-                             timeout=min(self.timeout, LIST_TIMEOUT))
+                             timeout=min(self.timeout, LIST_TIMEOUT),
+                             http_client=DefaultAsyncHttpxClient(
+                                 **capped_client_args(self.max_reply_bytes)))
         ping = {"model": self.model, "messages": [{"role": "user", "content": "ping"}],
                 "max_tokens": 1}
         try:

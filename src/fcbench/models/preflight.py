@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fcbench.models.base import PreflightError
+from fcbench.models.base import PreflightError, TransientError
 
 LIST_TIMEOUT = 10.0
 """Seconds for a listing request (connection included)."""
@@ -75,9 +75,11 @@ def connection_cause(exc: BaseException) -> str:
 
 def is_transport_error(exc: BaseException) -> bool:
     """A failure to talk to the server at all (an SDK that lets its HTTP library's errors
-    through: `TransportError`/`RequestError` of httpx or its successor, or an OSError)."""
+    through: `TransportError`/`RequestError` of httpx or its successor, or an OSError), or
+    a reply cut off by fcbench's own bounds (`models.limits`: too large, overdue)."""
     names = {cls.__name__ for cls in type(exc).__mro__}
-    return isinstance(exc, OSError) or bool(names & {"TransportError", "RequestError"})
+    return (isinstance(exc, (OSError, TransientError))
+            or bool(names & {"TransportError", "RequestError"}))
 
 
 def error_text(body: Any, fallback: str) -> str:
@@ -162,7 +164,7 @@ async def sdk_answer(request: Awaitable[Any], url: str, model: str, sdk: Any) ->
                              f"{CHAT_TIMEOUT:g} s", "unreachable") from None
     except sdk.APIStatusError as exc:
         return Answer(exc.status_code, error_text(exc.body, str(exc)))
-    except sdk.APIConnectionError as exc:  # timeouts included
+    except (sdk.APIConnectionError, TransientError) as exc:  # timeouts, the reply cap
         raise unreachable(url, model, exc) from None
 
 

@@ -31,6 +31,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -239,29 +240,37 @@ class Server:
         self.log_path = log_path
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = os.fdopen(open_append(log_path), "ab")  # closed in stop()
+        environment = serve_environment()
+        for secret in engine_secrets(plan.command, environment):
+            redact.add_secret(secret)  # masked here and wherever else the engine's reply goes
         header = f"# fcbench: {time.strftime('%Y-%m-%d %H:%M:%S')}: {shlex.join(plan.command)}\n"
         self._log.write(redact.text(header).encode())
         self._log.flush()
         try:
             self.process = subprocess.Popen(
-                plan.command, stdin=subprocess.DEVNULL, stdout=self._log,
-                stderr=subprocess.STDOUT, start_new_session=True, env=serve_environment(),
+                plan.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, start_new_session=True, env=environment,
             )
         except OSError as exc:
             self._log.close()
             raise ServeError(f"cannot start {plan.command[0]}: {exc.strerror or exc}") from None
         self._log.write(f"# fcbench: pid {self.process.pid}\n".encode())
         self._log.flush()
+        assert self.process.stdout is not None
+        self._pump = threading.Thread(target=copy_masked, args=(self.process.stdout, self._log),
+                                      name="fcbench-serve-log", daemon=True)
+        self._pump.start()
         self._watchdog = start_watchdog(self.process.pid)
 
     def wait_ready(self) -> None:
         """Return once the server answers on its model list; ServeError if it exits first or
         the start-up time runs out."""
         deadline = time.monotonic() + self.plan.start_timeout
-        health = self.plan.base_url.rstrip("/") + "/models"
+        health = health_url(self.plan.base_url)
         while True:
             code = self.process.poll()
             if code is not None:
+                self._pump.join(PUMP_GRACE)  # its last words in the log before naming them
                 raise ServeError(f"{self.plan.name} exited with status {code} before it was "
                                  f"ready{self._log_note()}")
             if answers(health):
@@ -283,12 +292,84 @@ class Server:
                     self.process.wait()
             _signal_group(self.process.pid, signal.SIGKILL)  # workers that outlived the leader
         finally:
+            self._pump.join(PUMP_GRACE)  # the pipe ends when the group is gone
+            if self.process.stdout is not None and not self._pump.is_alive():
+                self.process.stdout.close()  # (not under a reader blocked in it: that waits)
             self._log.close()
             stop_watchdog(self._watchdog)
 
     def _log_note(self) -> str:
         last = _last_line(self.log_path)
         return f"; its log: {self.log_path}" + (f" (last line: {last})" if last else "")
+
+
+KEY_LIKE_VARIABLE = re.compile(
+    r"(?i)(?:^|_)(?:api_?key|access_?key|token|secret|password|passwd|credentials?)$")
+"""Names of variables whose value is a credential (`HF_TOKEN`, `VLLM_API_KEY`,
+`AWS_SECRET`, ...)."""
+_ENGINE_ARGUMENT = re.compile(
+    r"(?i)^--(?:[a-z0-9]+[-_])*(?:api[-_]?key|token|password|secret)(?:=(.*))?$")
+PUMP_GRACE = 5.0
+"""Seconds to wait for the last of the engine's output once its process group is gone."""
+LINE_LIMIT = 1 << 16
+"""Bytes of one output line masked at a time (an endless line is masked in pieces)."""
+CARRY_LIMIT = 1 << 12
+"""At most this much of a cut piece (its last word) is held back for the next one."""
+
+
+def engine_secrets(command: Sequence[str], environment: Mapping[str, str]) -> list[str]:
+    """What a served engine is given that is a credential: the value of every `--api-key X`
+    (`--api-key=X`, `--hf-token X`, `--token X`) argument, and of every key-like variable of
+    its environment (`HF_TOKEN`, `VLLM_API_KEY`, `*_API_KEY`, `*_TOKEN`, `*_SECRET`). An
+    engine that logs its settings prints them; they are registered with `redact`."""
+    found = [value for name, value in environment.items() if KEY_LIKE_VARIABLE.search(name)]
+    for index, argument in enumerate(command):
+        match = _ENGINE_ARGUMENT.match(argument)
+        if match is None:
+            continue
+        if match.group(1) is not None:
+            found.append(match.group(1))
+        elif index + 1 < len(command):
+            found.append(command[index + 1])
+    return [value for value in found if value]
+
+
+def copy_masked(source: Any, log: Any) -> None:
+    """Copy the engine's output (stdout and stderr, one pipe) to the log line by line, each
+    line through `redact.text`: the values fcbench knows, `--api-key X`-like arguments,
+    `Bearer X` / `Basic X` credentials, URL passwords. Runs in a thread until the pipe ends."""
+    writable, pending = True, b""
+    try:
+        for piece in iter(lambda: source.readline(LINE_LIMIT), b""):
+            line, pending = _whole_words(pending + piece)
+            if writable and line:
+                writable = _write_masked(log, line)
+            # else drained all the same: an engine blocked on a full pipe would hang
+    except (OSError, ValueError):  # the pipe closed under it
+        pass
+    if writable and pending:
+        _write_masked(log, pending)
+
+
+def _whole_words(chunk: bytes) -> tuple[bytes, bytes]:
+    """(what to mask now, what to hold back): a piece of an endless line, cut at
+    `LINE_LIMIT`, is held back from its last blank on, so that a secret is masked whole."""
+    if chunk.endswith(b"\n"):
+        return chunk, b""
+    cut = max(chunk.rfind(b" "), chunk.rfind(b"\r"), chunk.rfind(b"\t"))
+    if cut < 0 or len(chunk) - cut > CARRY_LIMIT:
+        return chunk, b""
+    return chunk[:cut + 1], chunk[cut + 1:]
+
+
+def _write_masked(log: Any, data: bytes) -> bool:
+    """Write `data` masked; False once the log cannot be written (a full disk, closed)."""
+    try:
+        log.write(redact.text(data.decode("utf-8", "replace")).encode())
+        log.flush()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def serve_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -328,6 +409,17 @@ def stop_watchdog(process: subprocess.Popen[bytes] | None) -> None:
     except (OSError, subprocess.TimeoutExpired):
         process.kill()
         process.wait()
+
+
+def health_url(base_url: str) -> str:
+    """The model list under `base_url`, without its credentials: urllib cannot send a URL's
+    userinfo (`http://u:pw@host` is an invalid port to it, so a server started for such a
+    base URL was never seen ready) and the query is the client's, not the path's. Any
+    answer below 500 counts (a 401 is a server that is up)."""
+    parts = urllib.parse.urlsplit(base_url)
+    host = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path.rstrip("/") + "/models",
+                                    "", ""))
 
 
 def answers(url: str, timeout: float = 2.0) -> bool:

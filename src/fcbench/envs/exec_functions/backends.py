@@ -193,7 +193,8 @@ class ReplayServices:
             "status_code": response.status_code,
             "text": response.text,
         }
-        payload = json.dumps(record, ensure_ascii=False, indent=1).encode("utf-8")
+        text = redact.values(json.dumps(record, ensure_ascii=False, indent=1))  # as all sinks
+        payload = text.encode("utf-8")
         try:  # several evaluation workers may record the same request at once
             replace_file(self.folder / f"{request.key()}.json", payload)
         except OSError as exc:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fcbench import redact
 from fcbench._atomic import replace_file
 
 __all__ = [
@@ -104,7 +105,7 @@ def snapshot_text(data: dict[str, Any]) -> str:
 def write_snapshot(path: Path, data: dict[str, Any]) -> None:
     """Replace `path` with `data` atomically and durably (temp file, fsync, rename, fsync)."""
     try:
-        replace_file(path, snapshot_text(data).encode("utf-8"))
+        replace_file(path, redact.values(snapshot_text(data)).encode("utf-8"))  # no key kept
     except (OSError, TypeError, ValueError) as exc:
         raise SnapshotError(f"cannot write memory snapshot {path}: {exc}") from None
 

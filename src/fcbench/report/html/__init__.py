@@ -62,11 +62,16 @@ def write_report(
         document["published"] = _placements(score_dirs, sizes, release, published)
     written = [write_page(out, render(document, title))]
     if markdown is not None:
-        from fcbench.report.markdown import summary_markdown
-
-        replace_text(Path(markdown), redact.values(summary_markdown(document)))
-        written.append(Path(markdown))
+        written.append(write_markdown(Path(markdown), document))
     return written
+
+
+def write_markdown(path: Path, document: Any) -> Path:
+    """The report's Markdown summary (`--markdown`), with no known secret in it."""
+    from fcbench.report.markdown import summary_markdown
+
+    replace_text(path, redact.values(summary_markdown(document)))
+    return path
 
 
 def _placements(score_dirs: Sequence[Path], sizes: Mapping[str, int], release: str,
