@@ -112,3 +112,46 @@ def test_each_run_reads_the_kept_replies_its_own_way(
     assert sum(caller.seen.values()) == len(caller.seen) == 4
     assert "0 hit(s), 2 miss(es)" in lines["plain"]
     assert all("2 hit(s), 0 miss(es)" in lines[name] for name, _ in runs[1:])
+
+
+def test_a_key_echoed_in_a_reply_is_never_kept(
+    fetched_home: Path, tmp_path: Path, cache_on: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that echoes the key (in the text, as an Authorization header, inside a tool
+    call's arguments): the kept body holds no form of it, is still the same JSON, and a
+    repeated run (all hits) stores what the first one stored."""
+    from urllib.parse import quote
+
+    key = 'sk-echo"quote\\back-7f3a9c'
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+
+    def echo(request: dict[str, Any]) -> dict[str, Any]:
+        name = request["tools"][0]["function"]["name"]
+        arguments = json.dumps({"token": key, "x": 1})
+        return {"content": f"you sent Authorization: Bearer {key}",
+                "tool_calls": [{"id": "c0", "type": "function",
+                                "function": {"name": name, "arguments": arguments}}]}
+
+    with FakeOpenAI(echo) as server:
+        first = generate(server, tmp_path, "first")
+        second = generate(server, tmp_path, "second")
+        assert server.requests == 2
+    assert "2 hit(s), 0 miss(es)" in second.stderr and "0 hit(s)" in first.stderr
+    assert stored(tmp_path, "second") == stored(tmp_path, "first")
+    for case, result in stored(tmp_path, "first").items():
+        ((name, arguments),) = result[0].items()
+        assert json.loads(arguments) == {"token": "***", "x": 1}, case
+
+    forms = {key, json.dumps(key)[1:-1], quote(key, safe=""), quote(key)}
+    forms |= {json.dumps(form)[1:-1] for form in forms}  # a body is a string in its row
+    files = [p for p in cache_on.iterdir() if p.is_file()]
+    assert files and all(form.encode() not in p.read_bytes() for p in files for form in forms)
+    import sqlite3
+
+    db = sqlite3.connect(cache_on / "responses.sqlite3")
+    rows = [json.loads(text) for (text,) in db.execute("SELECT reply FROM responses")]
+    db.close()
+    assert len(rows) == 2
+    for row in rows:
+        message = json.loads(row["body"])["choices"][0]["message"]
+        assert message["content"] == "you sent Authorization: Bearer ***"

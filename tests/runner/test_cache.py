@@ -110,3 +110,67 @@ def test_default_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None
     monkeypatch.delenv("FCBENCH_CACHE_DIR")
     monkeypatch.setenv("FCBENCH_HOME", str(tmp_path / "home"))
     assert default_cache_dir() == tmp_path / "home" / "cache"
+
+
+# --------------------------------------------------------------------------- schema 1 rows
+
+SCHEMA_1 = """
+CREATE TABLE responses (key TEXT PRIMARY KEY, backend TEXT NOT NULL, model TEXT NOT NULL,
+    reply TEXT NOT NULL, created REAL NOT NULL, used REAL NOT NULL,
+    hits INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+CREATE INDEX responses_used ON responses (used);
+PRAGMA user_version=1;
+"""
+
+
+def schema_1_file(folder: Path, rows: dict[str, str]) -> None:
+    """A cache file as fcbench wrote it before replies were kept as received."""
+    folder.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(folder / "responses.sqlite3")
+    db.executescript(SCHEMA_1)
+    for key, text in rows.items():
+        db.execute("INSERT INTO responses VALUES (?, 'openai-compatible', 'm', ?, 0, 0, 0)",
+                   (key, text))
+    db.commit()
+    db.close()
+
+
+def test_rows_of_schema_1_are_never_served(tmp_path: Path) -> None:
+    """Schema-1 rows hold readings (the first run's tool calls, its profile): whatever
+    they look like, even a row under exactly the key a request now has, they are dropped
+    when the file is opened, once, and the count is kept for the run summary."""
+    schema_1_file(tmp_path, {"k": reply_to_json(reply("an old reading")) or "",
+                             "raw": '{"form": "raw", "body": "{}", "latency": 0,'
+                                    ' "endpoint": null}'})
+    with ResponseCache(tmp_path) as cache:
+        assert cache.dropped == 2
+        assert cache.get("k") is None and cache.get("raw") is None
+        assert cache.summary().entries == 0
+        assert cache.put("k", "openai-compatible", "m", "new")
+    db = sqlite3.connect(tmp_path / "responses.sqlite3")
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    db.close()
+    with ResponseCache(tmp_path) as again:  # upgraded once: the new rows stay
+        assert again.dropped == 0 and again.get("k") == "new"
+
+
+def test_masking_keeps_a_json_body_the_same_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key value that, as plain text, reaches across a JSON string's quotes would make a
+    text-wide replacement rewrite the structure (here: drop field `b`); each string is
+    masked on its own, so only strings holding the key change."""
+    import json
+
+    from fcbench.runner.cache import masked
+
+    secret = 'p", "b": "q'
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    body = json.dumps({"a": "p", "b": "qrst", "c": [1, 2.5, None, True]})
+    assert secret in body  # the plain form matches across the structure
+    assert json.loads(masked(body)) == json.loads(body)
+    echoed = json.dumps({"content": f"key {secret}!", "args": json.dumps({"k": secret})})
+    kept = json.loads(masked(echoed))
+    assert kept == {"content": "key ***!", "args": '{"k": "***"}'}
+    assert secret not in masked(echoed) and json.dumps(secret)[1:-1] not in masked(echoed)
+    assert masked("plain text with p\", \"b\": \"q in it") == "plain text with *** in it"
+    untouched = '{"a":  1}'
+    assert masked(untouched) is untouched  # nothing secret: stored byte for byte
