@@ -25,7 +25,7 @@ from fcbench.cli import main
 
 
 def text_call(name: str) -> str:
-    return '<tool_call>\n{"name": "%s", "arguments": {"x": 1}}\n</tool_call>' % name
+    return "<tool_call>\n" + json.dumps({"name": name, "arguments": {"x": 1}}) + "\n</tool_call>"
 
 
 THOUGHT = "<think>plan</think>\n"
@@ -139,7 +139,7 @@ def test_a_key_echoed_in_a_reply_is_never_kept(
     assert "2 hit(s), 0 miss(es)" in second.stderr and "0 hit(s)" in first.stderr
     assert stored(tmp_path, "second") == stored(tmp_path, "first")
     for case, result in stored(tmp_path, "first").items():
-        ((name, arguments),) = result[0].items()
+        ((_, arguments),) = result[0].items()
         assert json.loads(arguments) == {"token": "***", "x": 1}, case
 
     forms = {key, json.dumps(key)[1:-1], quote(key, safe=""), quote(key)}
