@@ -174,3 +174,54 @@ def test_masking_keeps_a_json_body_the_same_json(monkeypatch: pytest.MonkeyPatch
     assert masked("plain text with p\", \"b\": \"q in it") == "plain text with *** in it"
     untouched = '{"a":  1}'
     assert masked(untouched) is untouched  # nothing secret: stored byte for byte
+
+
+def _shape(value: object, secret: str) -> object:
+    """What masking must keep: every container's layout and every non-string leaf; a string
+    reduced to whether it held the secret (and is otherwise equal)."""
+    if isinstance(value, str):
+        return ("str", secret in value or value)
+    if isinstance(value, dict):
+        return {("key", secret in k or k): _shape(v, secret) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shape(v, secret) for v in value]
+    return value
+
+
+def test_masking_never_changes_a_bodys_structure() -> None:
+    """Any JSON body (deep, unicode, huge numbers) with a key value (quotes, backslashes,
+    braces in it) planted in some of its strings: the kept text parses to the same layout,
+    the strings without the key are unchanged, and no form of the key is left."""
+    import json
+    import os
+    from unittest import mock
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from fcbench.runner.cache import masked
+
+    secrets = st.text(st.sampled_from('ab"\\{}[]:,é \n'), min_size=8, max_size=16).filter(
+        lambda s: s.strip() == s and len(set(s)) > 3)
+    plain = st.text(st.characters(blacklist_characters="*"), max_size=12)  # no mask inside
+    leaves = st.one_of(st.none(), st.booleans(), st.integers(-(10**30), 10**30),
+                       st.floats(allow_nan=False), plain)
+
+    @settings(max_examples=150, deadline=None)
+    @given(secret=secrets, data=st.data())
+    def check(secret: str, data: st.DataObject) -> None:
+        strings = st.one_of(plain, st.builds(lambda a, b: a + secret + b, plain, plain))
+        bodies = st.recursive(
+            st.one_of(leaves, strings),
+            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(strings, inner,
+                                                                        max_size=4),
+            max_leaves=20)
+        body = data.draw(bodies)
+        text = json.dumps(body, ensure_ascii=data.draw(st.booleans()))
+        with mock.patch.dict(os.environ, {"OPENAI_API_KEY": secret}):
+            kept = masked(text)
+        back = json.loads(kept)
+        assert _shape(back, "***") == _shape(body, secret)
+        assert secret not in kept and json.dumps(secret)[1:-1] not in kept
+
+    check()

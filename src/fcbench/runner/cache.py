@@ -106,15 +106,17 @@ def reply_from_json(text: str) -> Reply:
 
 def masked(text: str) -> str:
     """`text` with every known secret value masked (`redact.values`); a JSON text stays the
-    same JSON with each string masked on its own (a masked value cannot reach across quotes
-    and change the structure a reading sees). Unchanged texts come back as they are."""
-    if redact.values(text) == text:
+    same JSON with each of its strings masked on its own, decoded: a value written with
+    escapes (`\\"`, `\\u00e9`, `\\/`) is found, and a mask cannot reach across quotes and
+    change the structure a reading sees. A text holding no secret comes back as it is."""
+    if not redact.secrets():
         return text
     try:
         value = json.loads(text)
     except ValueError:
         return redact.values(text)  # not JSON: a local model's text, say
-    return json.dumps(_masked_value(value), ensure_ascii=False)
+    kept = _masked_value(value)
+    return text if kept == value else json.dumps(kept, ensure_ascii=False)
 
 
 def _masked_value(value: Any) -> Any:
