@@ -355,6 +355,10 @@ def test_the_raw_key_is_the_request_sent_and_the_endpoint() -> None:
     assert raw_key(raw_identity(Reading(endpoints=["http://b/v1"]), "model"), sent) == (
         raw_key(raw_identity(Reading(), "model"), sent))
     assert raw_key(raw_identity(Reading()), {"body": float("nan")}) is None
+    assert raw_key(raw_identity(Reading()), {"body": object()}) is None
+    signed = [raw_key(raw_identity(Reading()), {"parts": [{"thought_signature": sig}]})
+              for sig in (b"\x00\xff", b"\x00\xfe")]  # Gemini's, sent back as bytes
+    assert None not in signed and signed[0] != signed[1]
 
 
 def test_the_run_summary_says_when_old_entries_were_dropped(tmp_path: Path) -> None:

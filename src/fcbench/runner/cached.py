@@ -199,10 +199,20 @@ def raw_key(identity: dict[str, Any], request: dict[str, Any]) -> str | None:
     payload = {"format": RAW_KEY_FORMAT, "backend": identity, "request": request}
     try:
         text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
-                          allow_nan=False)
+                          allow_nan=False, default=_bytes_in_key)
     except (TypeError, ValueError):
         return None
     return sha256_hex(text.encode("utf-8", "surrogatepass"))
+
+
+def _bytes_in_key(value: object) -> object:
+    """Bytes in a request (a Gemini thought signature sent back in the history) enter the
+    key as their base64; anything else that is not JSON makes the request uncacheable."""
+    if isinstance(value, bytes):
+        import base64
+
+        return {"bytes": base64.b64encode(value).decode("ascii")}
+    raise TypeError(type(value).__name__)
 
 
 def raw_identity(
