@@ -107,3 +107,38 @@ def test_an_api_reply_is_kept_and_read_again(kind: str, request_: ChatRequest,
     db.close()
     kept = json.loads(text)  # the reply as received, not a reading of it
     assert kept["form"] == "raw" and isinstance(json.loads(kept["body"]), dict)
+
+
+def test_a_reply_the_reading_rejects_is_asked_again(tmp_path: Path) -> None:
+    """A body whose tool call is malformed is a TransientError of the reading: it is not
+    kept, so the runner's retry reaches the server, and the good reply is kept."""
+    from fcbench.models.base import TransientError
+    from fcbench.models.openai_compat import OpenAICompatBackend
+
+    answers = [{"tool_calls": [{"id": "c0", "type": "function", "function": {"x": 1}}]},
+               {"tool_calls": [{"id": "c1", "type": "function",
+                                "function": {"name": "area", "arguments": '{"a": 1}'}}]}]
+
+    with FakeOpenAI(lambda request: answers[min(len(seen), 1)]) as server:
+        seen: list[int] = []
+
+        def step() -> Reply:
+            backend = with_cache(OpenAICompatBackend("m", [server.base_url]), "m",
+                                 CacheSettings("always", tmp_path), sampling=None,
+                                 from_registry=True)
+
+            async def one() -> Reply:
+                try:
+                    reply: Reply = await backend.step(FC)
+                    return reply
+                finally:
+                    seen.append(server.requests)
+                    await backend.aclose()
+
+            return asyncio.run(one())
+
+        with pytest.raises(TransientError, match="malformed tool call"):
+            step()
+        assert step().result == [{"area": '{"a": 1}'}]
+        assert step().result == [{"area": '{"a": 1}'}]
+        assert seen == [1, 2, 2]

@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
-from fcbench.models.base import ChatRequest, PermanentError, Reply, Sampling, StepContext
+from fcbench.models.base import (
+    ChatRequest,
+    PermanentError,
+    Reply,
+    Sampling,
+    StepContext,
+    TransientError,
+)
 from fcbench.runner.cache import CacheError
 from fcbench.runner.cached import (
     CachedBackend,
@@ -289,6 +296,7 @@ class Reading(Counting):
         super().__init__(kind, **described)
         self.shout = shout
         self.store: Any = None
+        self.unreadable: set[str] = set()
 
     def use_raw_store(self, store: Any) -> None:
         self.store = store
@@ -306,6 +314,8 @@ class Reading(Counting):
         sent = {"body": {"messages": request.messages}}
         raw = await exchanged(self.store, sent, ask)
         text = json.loads(raw.body)["text"]
+        if text in self.unreadable:
+            raise TransientError(f"cannot read {text!r}")
         return Reply(result=text.upper() if self.shout else text, latency=raw.latency)
 
 
@@ -371,3 +381,24 @@ def test_the_run_summary_says_when_old_entries_were_dropped(tmp_path: Path) -> N
     assert describe_counts(summary).endswith(
         "; 2 entries of an older cache format (replies as read, not as received) dropped")
     assert "dropped" not in cached(tmp_path, Reading()).run_summary()["cache"]
+
+
+def test_a_reply_whose_reading_fails_is_not_kept(tmp_path: Path) -> None:
+    """Errors are never cached, the reading's included: a reply the backend cannot read
+    (a malformed tool call) is forgotten, so the retry asks the model again, and a kept
+    reply another reading cannot read is asked afresh too."""
+    inner = Reading()
+    inner.unreadable = {"answer 1"}
+    backend = cached(tmp_path, inner)
+    with pytest.raises(TransientError):
+        ask(backend, REQUEST)
+    assert backend.cache.summary().entries == 0 and backend.counts.stored == 0
+    assert ask(backend, REQUEST).result == "answer 2" and inner.calls == 2
+    assert backend.counts.stored == 1
+    picky = Reading()
+    picky.unreadable = {"answer 2"}
+    other = cached(tmp_path, picky)
+    with pytest.raises(TransientError):
+        ask(other, REQUEST)  # a hit its reading rejects: forgotten, not replayed forever
+    assert picky.calls == 0 and other.cache.summary().entries == 0
+    assert ask(other, REQUEST).result == "answer 1" and picky.calls == 1

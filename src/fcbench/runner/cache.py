@@ -208,6 +208,15 @@ class ResponseCache:
             return False
         return True
 
+    def delete(self, key: str) -> bool:
+        """Forget one entry (a reply whose reading failed); whether there was one to forget."""
+        try:
+            with self._lock:
+                gone = self._db.execute("DELETE FROM responses WHERE key = ?", (key,)).rowcount
+        except sqlite3.Error:
+            return False
+        return bool(gone)
+
     def summary(self) -> CacheSummary:
         with self._lock:
             total = self._db.execute(

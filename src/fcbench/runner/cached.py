@@ -49,6 +49,7 @@ else `auto`; the cache file lives in `--cache-dir`, else `$FCBENCH_CACHE_DIR`, e
 
 from __future__ import annotations
 
+import contextvars
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,7 +58,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from fcbench import redact
-from fcbench.models.base import Backend, ChatRequest, Reply, Sampling
+from fcbench.models.base import Backend, BackendError, ChatRequest, Reply, Sampling
 from fcbench.models.exchange import Ask, KeepsRaw, RawReply
 from fcbench.runner.cache import (
     ResponseCache,
@@ -102,6 +103,9 @@ _NOT_IN_KEY = frozenset({"endpoints", "timeout", "batch_size"})
 """Settings that change how a reply is fetched, not what it says (the endpoints enter the
 key as their identity, by scope)."""
 _NEVER_AUTO = frozenset({"callable"})
+_STEP_KEYS: contextvars.ContextVar[list[tuple[str, bool]] | None] = contextvars.ContextVar(
+    "fcbench_cache_step_keys", default=None)
+"""The kept replies the step running in this task was given: (key, stored by this step)."""
 
 
 @dataclass(frozen=True)
@@ -289,8 +293,10 @@ class CachedBackend:
             inner.use_raw_store(self)  # type: ignore[attr-defined]
 
     async def step(self, request: ChatRequest) -> Reply:
-        if self.cache is None or self.keeps_raw:
-            return await self.inner.step(request)  # kept replies pass through `exchange`
+        if self.cache is None:
+            return await self.inner.step(request)
+        if self.keeps_raw:
+            return await self._read_step(request)
         key = request_key(self.identity, request)
         if key is not None:
             found = self._stored_reply(key)
@@ -302,23 +308,49 @@ class CachedBackend:
         self._store(key, reply_to_json(reply) if key is not None else None)
         return reply
 
+    async def _read_step(self, request: ChatRequest) -> Reply:
+        """The backend's step, its replies passing through `exchange`. A step that ends in
+        an error after its reply came (the reading found a malformed tool call, a family's
+        handler could not read the completion) leaves that reply unkept: errors are never
+        cached, so a retry or a rerun asks the model again."""
+        used: list[tuple[str, bool]] = []
+        token = _STEP_KEYS.set(used)
+        try:
+            return await self.inner.step(request)
+        except BackendError:
+            self._forget(used)
+            raise
+        finally:
+            _STEP_KEYS.reset(token)
+
+    def _forget(self, used: list[tuple[str, bool]]) -> None:
+        assert self.cache is not None
+        for key, stored_now in used:
+            if self.cache.delete(key) and stored_now:
+                self.counts.stored -= 1
+
     async def exchange(self, request: dict[str, Any], ask: Ask) -> RawReply:
         """The reply kept for `request` (the backend's `RawStore`), else `ask()`'s, kept with
         its secrets masked. Both come back in the kept form, so the backend reads the same
         text on a hit as on the miss that stored it."""
         assert self.cache is not None
         key = raw_key(self.raw_identity, request)
+        used = _STEP_KEYS.get()
         if key is not None:
             found = self._stored_raw(key)
             if found is not None:
                 self.counts.hits += 1
+                if used is not None:
+                    used.append((key, False))
                 return found
         self.counts.misses += 1
         raw = await ask()  # a failure propagates: errors are not cached
         body = masked(raw.body)
         record = {"form": "raw", "body": body, "latency": raw.latency,
                   "endpoint": redact.text(raw.endpoint) if raw.endpoint else raw.endpoint}
-        self._store(key, _json_or_none(record) if key is not None else None)
+        if self._store(key, _json_or_none(record) if key is not None else None) and (
+                used is not None and key is not None):
+            used.append((key, True))
         return raw if body == raw.body else RawReply(body, raw.latency, raw.endpoint)
 
     def _stored_raw(self, key: str) -> RawReply | None:
@@ -344,14 +376,16 @@ class CachedBackend:
         except (ValueError, TypeError):
             return None
 
-    def _store(self, key: str | None, text: str | None) -> None:
+    def _store(self, key: str | None, text: str | None) -> bool:
+        """Keep `text` under `key`; whether it was (else counted unsaved)."""
         assert self.cache is not None
         if key is not None and text is not None and self.cache.put(
             key, self.kind, self.model, text
         ):
             self.counts.stored += 1
-        else:
-            self.counts.unsaved += 1
+            return True
+        self.counts.unsaved += 1
+        return False
 
     def describe(self) -> dict[str, Any]:
         return self.inner.describe()
