@@ -174,6 +174,8 @@ def test_masking_keeps_a_json_body_the_same_json(monkeypatch: pytest.MonkeyPatch
     assert masked("plain text with p\", \"b\": \"q in it") == "plain text with *** in it"
     untouched = '{"a":  1}'
     assert masked(untouched) is untouched  # nothing secret: stored byte for byte
+    deep = "[" * 100_000 + json.dumps(secret) + "]" * 100_000  # past the parser's stack
+    assert masked(deep) == "[" * 100_000 + '"***"' + "]" * 100_000
 
 
 def _shape(value: object, secret: str) -> object:

@@ -113,9 +113,11 @@ def masked(text: str) -> str:
         return text
     try:
         value = json.loads(text)
+        kept = _masked_value(value)
     except ValueError:
         return redact.values(text)  # not JSON: a local model's text, say
-    kept = _masked_value(value)
+    except RecursionError:  # nested past Python's stack: masked as text, never kept raw
+        return redact.values(text)
     return text if kept == value else json.dumps(kept, ensure_ascii=False)
 
 
