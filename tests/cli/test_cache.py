@@ -66,3 +66,14 @@ def test_no_cache_yet_or_a_broken_one(tmp_path: Path) -> None:
     broken = cli("cache", "stats", "--cache-dir", str(tmp_path / "bad"))
     assert broken.exit_code == 2 and broken.stderr.count("\n") == 1
     assert "not a usable response cache" in broken.stderr
+
+
+def test_an_older_cache_file_is_emptied_with_one_line(tmp_path: Path) -> None:
+    from runner.test_cache import schema_1_file
+
+    schema_1_file(tmp_path / "old", {"k": "{}", "j": "{}"})
+    shown = cli("cache", "stats", "--cache-dir", str(tmp_path / "old"))
+    assert shown.exit_code == 0 and "0 entries" in shown.output
+    assert shown.stderr == ("fcbench: 2 entries of an older cache format (replies as read, "
+                            "not as received) dropped\n")
+    assert cli("cache", "stats", "--cache-dir", str(tmp_path / "old")).stderr == ""

@@ -30,7 +30,6 @@ from scripted_model import ScriptedModel
 
 from fake_openai import FakeOpenAI
 from fcbench.cli import main
-from fcbench.runner.cache import reply_from_json
 
 SHOP = Path(__file__).resolve().parents[1] / "data" / "custom_shop"
 
@@ -153,14 +152,18 @@ def open_cache(folder: Path) -> sqlite3.Connection:
 
 
 def stored_replies(folder: Path) -> int:
-    """How many replies the cache holds; each must read back as a reply."""
+    """How many replies the cache holds; each must be a whole response body as received
+    (a chat completion whose message has its tool calls)."""
     db = open_cache(folder)
     try:
         rows = db.execute("SELECT reply FROM responses").fetchall()
     finally:
         db.close()
     for (text,) in rows:
-        assert isinstance(reply_from_json(text).result, list)
+        record = json.loads(text)
+        assert record["form"] == "raw"
+        assert isinstance(json.loads(record["body"])["choices"][0]["message"]["tool_calls"],
+                          list)
     return len(rows)
 
 

@@ -328,3 +328,88 @@ def test_a_gguf_file_is_parsed_once_across_loads(
     assert calls == {"reader": 1, "names": 1, "metadata": 1, "tensors": 2}
     assert (gguf.GGUFReader, gguf.get_tensor_name_map, gguf_utils.load_gguf_checkpoint) == (
         reader, names, checkpoint)
+
+
+def test_a_kept_generation_is_read_without_the_weights(
+    tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Behind the response cache the text and token counts are kept by the rendered prompt
+    and sampling (`models.exchange`): a second backend object renders the prompt (the
+    tokenizer only), loads no weights, generates nothing and reads the same reply."""
+    import asyncio
+
+    from fcbench.models.base import ChatRequest, Sampling
+    from fcbench.models.hf_local import HFLocalBackend
+    from fcbench.runner.cached import CacheSettings, with_cache
+
+    generated: list[int] = []
+    real = HFLocalBackend.generate
+
+    def counting(self: HFLocalBackend, prompts: Any, budgets: Any) -> Any:
+        generated.append(len(prompts))
+        return real(self, prompts, budgets)
+
+    monkeypatch.setattr(HFLocalBackend, "generate", counting)
+    request = ChatRequest([{"role": "user", "content": "what is the area of a"}], None,
+                          "prompt")
+
+    def step(backend: HFLocalBackend) -> Any:
+        cached = with_cache(backend, "tiny", CacheSettings("always", tmp_path),
+                            sampling=None, from_registry=True)
+        return asyncio.run(cached.step(request)), cached
+
+    first, _ = step(HFLocalBackend(tiny_model, sampling=Sampling(max_tokens=6)))
+    assert generated == [1]
+    monkeypatch.setattr(HFLocalBackend, "load", lambda self: generated.append(-1))
+    second, cached = step(HFLocalBackend(tiny_model, sampling=Sampling(max_tokens=6)))
+    assert generated == [1] and cached.run_summary()["cache"]["hits"] == 1
+    assert (second.result, second.input_tokens, second.output_tokens, second.finish_reason) == (
+        first.result, first.input_tokens, first.output_tokens, first.finish_reason)
+
+
+def test_a_kept_generation_is_read_with_the_runs_own_parser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same without torch: a stand-in model (prompt rendering, loading and generation
+    replaced) writes a hermes call as text; kept once, it is read as text without
+    `--tool-call-format` and as the call with it, with no second load or generation."""
+    import asyncio
+
+    from fcbench.models.base import ChatRequest
+    from fcbench.models.hf_local import HFLocalBackend, RowOutput
+    from fcbench.runner.cached import CacheSettings, with_cache
+
+    text = '<tool_call>\n{"name": "area", "arguments": {"a": 2}}\n</tool_call>'
+    events: list[str] = []
+
+    class Words:
+        def decode(self, tokens: list[int], skip_special_tokens: bool = True) -> str:
+            return text
+
+    def load(self: HFLocalBackend) -> None:
+        events.append("load")
+        self._context = 4096
+
+    async def submit(self: HFLocalBackend, ids: list[int], budget: int) -> RowOutput:
+        events.append("generate")
+        return RowOutput(tokens=[7, 8, 9], stopped=True, seconds=0.25)
+
+    monkeypatch.setattr(HFLocalBackend, "render", lambda self, request: "rendered prompt")
+    monkeypatch.setattr(HFLocalBackend, "load", load)
+    monkeypatch.setattr(HFLocalBackend, "encode", lambda self, prompt: [1, 2, 3, 4])
+    monkeypatch.setattr(HFLocalBackend, "tokenizer", lambda self: Words())
+    monkeypatch.setattr(HFLocalBackend, "_submit", submit)
+    request = ChatRequest([{"role": "user", "content": "area of 2"}], [{"type": "function"}])
+
+    def step(output_format: str | None) -> Any:
+        backend = HFLocalBackend(tmp_path / "model", output_format=output_format)
+        cached = with_cache(backend, "m", CacheSettings("always", tmp_path / "cache"),
+                            sampling=None, from_registry=True)
+        return asyncio.run(cached.step(request))
+
+    plain = step(None)
+    parsed = step("hermes")
+    assert events == ["load", "generate"]
+    assert plain.result == text and plain.finish_reason == "stop"
+    assert parsed.result == [{"area": '{"a": 2}'}] and parsed.extras["raw_text"] == text
+    assert (parsed.input_tokens, parsed.output_tokens, parsed.latency) == (4, 3, 0.25)

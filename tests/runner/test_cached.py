@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
-from fcbench.models.base import ChatRequest, PermanentError, Reply, Sampling, StepContext
+from fcbench.models.base import (
+    ChatRequest,
+    PermanentError,
+    Reply,
+    Sampling,
+    StepContext,
+    TransientError,
+)
 from fcbench.runner.cache import CacheError
 from fcbench.runner.cached import (
     CachedBackend,
@@ -275,3 +282,123 @@ def test_the_model_seed_is_in_the_key_only_when_set() -> None:
     keys = {request_key(identity(Sampling(seed=seed)), REQUEST) for seed in (None, 1, 2)}
     assert len(keys) == 3
     assert "seed" not in identity(Sampling())["sampling"]
+
+
+# --------------------------------------------------------------------------- kept as received
+
+
+class Reading(Counting):
+    """A backend that keeps its replies as received (`KeepsRaw`): the body it is sent back is
+    read with its own `shout` setting, which changes the reading, not the request."""
+
+    def __init__(self, shout: bool = False, kind: str = "openai-compatible",
+                 **described: Any) -> None:
+        super().__init__(kind, **described)
+        self.shout = shout
+        self.store: Any = None
+        self.unreadable: set[str] = set()
+
+    def use_raw_store(self, store: Any) -> None:
+        self.store = store
+
+    async def step(self, request: ChatRequest) -> Reply:
+        from fcbench.models.exchange import RawReply, exchanged
+
+        async def ask() -> RawReply:
+            if self.fail_next is not None:
+                error, self.fail_next = self.fail_next, None
+                raise error
+            self.calls += 1
+            return RawReply(json.dumps({"text": f"answer {self.calls}"}), 0.5, "http://a")
+
+        sent = {"body": {"messages": request.messages}}
+        raw = await exchanged(self.store, sent, ask)
+        text = json.loads(raw.body)["text"]
+        if text in self.unreadable:
+            raise TransientError(f"cannot read {text!r}")
+        return Reply(result=text.upper() if self.shout else text, latency=raw.latency)
+
+
+def test_kept_replies_are_read_by_each_run_its_own_way(tmp_path: Path) -> None:
+    plain = cached(tmp_path, Reading())
+    assert ask(plain, REQUEST).result == "answer 1"
+    loud = Reading(shout=True)
+    shouted = cached(tmp_path, loud)
+    assert ask(shouted, REQUEST).result == "ANSWER 1" and loud.calls == 0
+    assert ask(cached(tmp_path, Reading()), REQUEST).result == "answer 1"
+    assert shouted.run_summary()["cache"]["hits"] == 1
+    asyncio.run(shouted.aclose())
+    assert loud.store is None  # closed: the backend no longer sends through the cache
+
+
+def test_a_kept_reply_errors_and_damage(tmp_path: Path) -> None:
+    inner = Reading()
+    backend = cached(tmp_path, inner)
+    inner.fail_next = PermanentError("context too long")
+    with pytest.raises(PermanentError):
+        ask(backend, REQUEST)
+    assert backend.counts.stored == 0  # errors are not kept
+    assert ask(backend, REQUEST).result == "answer 1"
+    backend.cache._db.execute("UPDATE responses SET reply = '{\"form\": \"reply\"}'")
+    assert ask(backend, REQUEST).result == "answer 2"  # a damaged row is a miss
+    backend.cache._db.execute("UPDATE responses SET reply = 'not json'")
+    assert ask(backend, REQUEST).result == "answer 3"
+    odd = replace(REQUEST, messages=[{"role": "user", "content": object()}])
+    assert ask(backend, odd).result == "answer 4"  # not JSON: asked, not kept
+    assert ask(backend, odd).result == "answer 5" and backend.counts.unsaved == 2
+
+
+def test_the_raw_key_is_the_request_sent_and_the_endpoint() -> None:
+    from fcbench.runner.cached import raw_identity, raw_key
+
+    sent = {"path": "/chat/completions", "body": {"model": "m", "messages": []}}
+    key = raw_key(raw_identity(Reading()), sent)
+    assert raw_key(raw_identity(Reading(shout=True, output_format="hermes",
+                                        prompt_format="qwen", timeout=9)), sent) == key
+    other_body = {"path": "/chat/completions", "body": {"model": "m2", "messages": []}}
+    other_path = {"path": "/completions", "body": sent["body"]}
+    assert raw_key(raw_identity(Reading()), other_body) != key
+    assert raw_key(raw_identity(Reading()), other_path) != key
+    assert raw_key(raw_identity(Reading(kind="anthropic")), sent) != key
+    moved = raw_identity(Reading(endpoints=["http://u:pw@b/v1?api_key=k"]))
+    assert raw_key(moved, sent) != key and "pw" not in json.dumps(moved)
+    assert raw_key(raw_identity(Reading(endpoints=["http://b/v1"]), "model"), sent) == (
+        raw_key(raw_identity(Reading(), "model"), sent))
+    assert raw_key(raw_identity(Reading()), {"body": float("nan")}) is None
+    assert raw_key(raw_identity(Reading()), {"body": object()}) is None
+    signed = [raw_key(raw_identity(Reading()), {"parts": [{"thought_signature": sig}]})
+              for sig in (b"\x00\xff", b"\x00\xfe")]  # Gemini's, sent back as bytes
+    assert None not in signed and signed[0] != signed[1]
+
+
+def test_the_run_summary_says_when_old_entries_were_dropped(tmp_path: Path) -> None:
+    from runner.test_cache import schema_1_file
+
+    schema_1_file(tmp_path, {"k": "{}", "j": "{}"})
+    backend = cached(tmp_path, Reading())
+    summary = backend.run_summary()["cache"]
+    assert summary["dropped"] == 2
+    assert describe_counts(summary).endswith(
+        "; 2 entries of an older cache format (replies as read, not as received) dropped")
+    assert "dropped" not in cached(tmp_path, Reading()).run_summary()["cache"]
+
+
+def test_a_reply_whose_reading_fails_is_not_kept(tmp_path: Path) -> None:
+    """Errors are never cached, the reading's included: a reply the backend cannot read
+    (a malformed tool call) is forgotten, so the retry asks the model again, and a kept
+    reply another reading cannot read is asked afresh too."""
+    inner = Reading()
+    inner.unreadable = {"answer 1"}
+    backend = cached(tmp_path, inner)
+    with pytest.raises(TransientError):
+        ask(backend, REQUEST)
+    assert backend.cache.summary().entries == 0 and backend.counts.stored == 0
+    assert ask(backend, REQUEST).result == "answer 2" and inner.calls == 2
+    assert backend.counts.stored == 1
+    picky = Reading()
+    picky.unreadable = {"answer 2"}
+    other = cached(tmp_path, picky)
+    with pytest.raises(TransientError):
+        ask(other, REQUEST)  # a hit its reading rejects: forgotten, not replayed forever
+    assert picky.calls == 0 and other.cache.summary().entries == 0
+    assert ask(other, REQUEST).result == "answer 1" and picky.calls == 1

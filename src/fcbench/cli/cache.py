@@ -38,9 +38,13 @@ def _open(folder: Path | None) -> ResponseCache:
     if not (folder / RESPONSE_CACHE_FILE).is_file():
         _fail(f"no response cache in {folder} (a run creates it; --cache-dir names another)")
     try:
-        return ResponseCache(folder)
+        store = ResponseCache(folder)
     except CacheError as exc:
         _fail(str(exc))
+    if store.dropped:
+        click.echo(f"fcbench: {store.dropped} entries of an older cache format (replies as "
+                   "read, not as received) dropped", err=True)
+    return store
 
 
 @click.group("cache")

@@ -21,6 +21,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from fcbench.models.base import ChatRequest, Mode, PermanentError, Reply, TransientError
+from fcbench.models.exchange import RawReply, exchanged
 from fcbench.models.limits import capped_client_args, context_overflow, within_deadline
 from fcbench.models.openai_compat import RETRYABLE_STATUS, retry_after
 from fcbench.models.sdk_backend import SDKBackend, sdk_from_options
@@ -138,7 +139,15 @@ class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
         return body
 
     async def step(self, request: ChatRequest) -> Reply:
+        """One Messages API call (or the reply kept for this body), read."""
         body = self.body(request)
+        raw = await exchanged(self.raw_store, {"path": "/v1/messages", "body": body},
+                              lambda: self._send(body))
+        answer = raw.decoded if raw.decoded is not None else _checked(raw.body)
+        return parse(answer, answer["content"], request.mode, raw.latency, raw.endpoint or "")
+
+    async def _send(self, body: dict[str, Any]) -> RawReply:
+        """One POST; the body as received, checked (a malformed one is never kept)."""
         client, url = self._client()
         start = time.perf_counter()
         try:
@@ -147,15 +156,8 @@ class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
         except Exception as exc:
             raise classify(exc) from exc
         latency = time.perf_counter() - start
-        try:
-            answer = json.loads(content)
-            blocks = answer["content"]
-        except (ValueError, KeyError, TypeError):
-            raise TransientError("malformed response body") from None
-        if not isinstance(blocks, list):
-            raise TransientError("malformed response body (content is not a list)")
-        return parse(answer, blocks, request.mode, latency, url)
-
+        text = str(content)
+        return RawReply(text, latency, url, _checked(text))
 
     async def preflight(self) -> None:
         """Every endpoint reachable, the key taken, the model known (`models.preflight`):
@@ -198,6 +200,18 @@ async def _answer(request: Any, url: str, model: str) -> Any:
     from fcbench.models.preflight import sdk_answer
 
     return await sdk_answer(request, url, model, anthropic)
+
+
+def _checked(content: str) -> dict[str, Any]:
+    """A Messages API response body parsed, its `content` a list (else TransientError)."""
+    try:
+        answer = json.loads(content)
+        blocks = answer["content"]
+    except (ValueError, KeyError, TypeError):
+        raise TransientError("malformed response body") from None
+    if not isinstance(blocks, list):
+        raise TransientError("malformed response body (content is not a list)")
+    return dict(answer)
 
 
 def _mark_cache(body: dict[str, Any]) -> None:

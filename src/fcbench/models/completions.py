@@ -32,6 +32,7 @@ from fcbench.models.base import (
     Sampling,
     TransientError,
 )
+from fcbench.models.exchange import RawStore
 from fcbench.models.families import Family, output_encoding
 from fcbench.models.limits import DEFAULT_CONCURRENCY, DEFAULT_MAX_REPLY_BYTES, DEFAULT_TIMEOUT
 from fcbench.models.openai_compat import OpenAICompatBackend
@@ -85,6 +86,11 @@ class CompletionsBackend:
         return self.family.results(calls, results, reply.tool_call_ids)
 
     # --- one step ----------------------------------------------------------------------
+
+    def use_raw_store(self, store: RawStore | None) -> None:
+        """Keep completions as received (`models.exchange`), by the body sent: the family's
+        parser reads every completion, kept or fresh."""
+        self.transport.use_raw_store(store)
 
     def prompt(self, request: ChatRequest) -> str:
         """The prompt string the family's handler renders for this conversation."""

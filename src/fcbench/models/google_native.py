@@ -35,6 +35,7 @@ from fcbench.models.base import (
     TransientError,
     plain_copy,
 )
+from fcbench.models.exchange import RawReply, exchanged
 from fcbench.models.limits import capped_client_args, context_overflow, within_deadline
 from fcbench.models.openai_compat import RETRYABLE_STATUS, retry_after
 from fcbench.models.sdk_backend import SDKBackend, sdk_from_options
@@ -193,9 +194,18 @@ class GoogleBackend(SDKBackend["Client"]):
         return contents, config
 
     async def step(self, request: ChatRequest) -> Reply:
+        """One generate_content call (or the response kept for these arguments), read."""
+        contents, config = self.request(request)
+        raw = await exchanged(
+            self.raw_store, {"model": self.model, "contents": contents, "config": config},
+            lambda: self._send(contents, config))
+        answer = raw.decoded if raw.decoded is not None else _response(raw.body)
+        return parse(answer, request.mode, raw.latency, raw.endpoint or "")
+
+    async def _send(self, contents: list[dict[str, Any]], config: dict[str, Any]) -> RawReply:
+        """One call; the SDK's response object as its JSON (`model_dump_json`)."""
         from google.genai import types
 
-        contents, config = self.request(request)
         try:
             typed = types.GenerateContentConfig.model_validate(config)
             typed_contents = [types.Content.model_validate(c) for c in contents]
@@ -210,8 +220,8 @@ class GoogleBackend(SDKBackend["Client"]):
         except Exception as exc:
             raise classify(exc) from exc
         latency = time.perf_counter() - start
-        return parse(answer.model_dump(exclude_none=True), request.mode, latency, url)
-
+        return RawReply(answer.model_dump_json(exclude_none=True), latency, url,
+                        answer.model_dump(exclude_none=True))
 
     async def preflight(self) -> None:
         """Every endpoint reachable, the key taken, the model known (`models.preflight`):
@@ -257,6 +267,18 @@ async def _answer(request: Any, url: str, model: str) -> Any:
         if not is_transport_error(exc):
             raise
         raise unreachable(url, model, exc) from None
+
+
+def _response(body: str) -> dict[str, Any]:
+    """A kept response (the SDK object's JSON) as `parse` reads it: rebuilt by the SDK, so
+    its fields (bytes, enums) are what a fresh response's dump gives."""
+    from google.genai import types
+
+    try:
+        answer = types.GenerateContentResponse.model_validate_json(body)
+    except ValueError:
+        raise TransientError("malformed kept response (not a GenerateContentResponse)") from None
+    return dict(answer.model_dump(exclude_none=True))
 
 
 def parse(answer: dict[str, Any], mode: Mode, latency: float, url: str) -> Reply:

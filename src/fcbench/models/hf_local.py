@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sys
 import time
 from collections.abc import Iterator
@@ -57,6 +58,7 @@ from fcbench.models.base import (
     TransientError,
     public_fields,
 )
+from fcbench.models.exchange import RawReply, RawStore, exchanged
 from fcbench.models.openai_compat import Sampling
 
 if TYPE_CHECKING:
@@ -203,6 +205,8 @@ class HFLocalBackend:
     """A transformers causal LM from a local folder, batched."""
 
     fc_args: FcArgs = "json_string"
+    raw_store: RawStore | None = None
+    """Where generations are kept as produced (the response cache), None: always run."""
 
     def __init__(
         self,
@@ -321,10 +325,39 @@ class HFLocalBackend:
 
     # ------------------------------------------------------------------ answering
 
+    def use_raw_store(self, store: RawStore | None) -> None:
+        """Keep generations (text and token counts) by the prompt rendered and the settings
+        that decide them (`models.exchange`); `--tool-call-format` reads every one."""
+        self.raw_store = store
+
     async def step(self, request: ChatRequest) -> Reply:
+        prompt = self.render(request)
+        sent = {"model": str(self.model_path), "device": self.device or "auto",
+                "prompt": prompt, "sampling": self.sampling.describe()}
+        raw = await exchanged(self.raw_store, sent, lambda: self._generate(prompt))
+        try:
+            made = json.loads(raw.body)
+            text = str(made["text"])
+            response = Reply(
+                result=text, input_tokens=made["input_tokens"],
+                output_tokens=made["output_tokens"], latency=raw.latency,
+                finish_reason="stop" if made["stopped"] else "length",
+                endpoint=str(self.model_path))
+        except (ValueError, KeyError, TypeError):
+            raise TransientError("malformed kept generation") from None
+        if request.mode == "fc" and self.output_format:
+            parsed = parse_text_calls(self.output_format, text)
+            if parsed is not None:
+                response.extras["raw_text"] = text
+                response.result = parsed
+                response.message, response.tool_call_ids = as_tool_calls(parsed)
+        return response
+
+    async def _generate(self, prompt: str) -> RawReply:
+        """One generation (the weights loaded on first use): its text, token counts and
+        whether it stopped by itself, as JSON."""
         self.load()
-        mode = request.mode
-        ids = self.encode(self.render(request))
+        ids = self.encode(prompt)
         budget = token_budget(self._context, len(ids), self.sampling.max_tokens)
         if budget < 1:
             raise PermanentError(  # the same case measures the same every time
@@ -333,21 +366,10 @@ class HFLocalBackend:
             )
         row = await self._submit(ids, budget)
         text = str(self.tokenizer().decode(row.tokens, skip_special_tokens=True))
-        response = Reply(
-            result=text,
-            input_tokens=len(ids),
-            output_tokens=len(row.tokens),
-            latency=row.seconds,
-            finish_reason="stop" if row.stopped else "length",
-            endpoint=str(self.model_path),
-        )
-        if mode == "fc" and self.output_format:
-            parsed = parse_text_calls(self.output_format, text)
-            if parsed is not None:
-                response.extras["raw_text"] = text
-                response.result = parsed
-                response.message, response.tool_call_ids = as_tool_calls(parsed)
-        return response
+        made = {"text": text, "input_tokens": len(ids), "output_tokens": len(row.tokens),
+                "stopped": bool(row.stopped)}
+        return RawReply(json.dumps(made, ensure_ascii=False), row.seconds,
+                        str(self.model_path))
 
     async def _submit(self, ids: list[int], budget: int) -> RowOutput:
         if self._queue is None or self._worker is None or self._worker.done():

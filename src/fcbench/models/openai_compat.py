@@ -46,6 +46,7 @@ from fcbench.models.base import (
 __all__ = ["DEFAULT_TEMPERATURE", "OpenAICompatBackend", "Sampling", "classify", "retry_after"]
 from fcbench import corrections
 from fcbench.decode.tool_call_formats import as_tool_calls, parse_text_calls
+from fcbench.models.exchange import RawReply, RawStore, exchanged
 from fcbench.models.limits import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_REPLY_BYTES,
@@ -75,6 +76,8 @@ class OpenAICompatBackend:
     """One model behind one or more OpenAI-compatible base URLs."""
 
     fc_args: FcArgs = "json_string"
+    raw_store: RawStore | None = None
+    """Where replies are kept as received (the response cache), None: always asked."""
 
     def __init__(
         self,
@@ -119,6 +122,11 @@ class OpenAICompatBackend:
             "output_format": self.output_format,
             "default_max_tokens": self.default_max_tokens,
         }
+
+    def use_raw_store(self, store: RawStore | None) -> None:
+        """Keep replies (response bodies) in `store`, by path and body sent
+        (`models.exchange`); the reading (`parse`) runs on every reply, kept or fresh."""
+        self.raw_store = store
 
     def _client(self, index: int) -> AsyncOpenAI:
         """A client of endpoint `index`, the endpoint's clients taken in turn."""
@@ -179,8 +187,17 @@ class OpenAICompatBackend:
         return await self.post("/chat/completions", body)
 
     async def post(self, path: str, body: dict[str, Any]) -> tuple[dict[str, Any], float, str]:
-        """POST `body` to `path` of the least-loaded endpoint; (parsed JSON body with
-        `choices`, latency in s, endpoint). Failures are Transient/PermanentError."""
+        """POST `body` to `path` of the least-loaded endpoint (or take the reply kept for
+        this path and body); (parsed JSON body with `choices`, latency in s, endpoint).
+        Failures are Transient/PermanentError."""
+        raw = await exchanged(self.raw_store, {"path": path, "body": body},
+                              lambda: self._send(path, body))
+        answer = raw.decoded if raw.decoded is not None else _checked(raw.body)
+        return answer, raw.latency, raw.endpoint or ""
+
+    async def _send(self, path: str, body: dict[str, Any]) -> RawReply:
+        """One POST; the body as received, checked to be a JSON object with `choices` (a
+        malformed body is a TransientError, never kept)."""
         index = self._pick()
         self._in_flight[index] += 1
         start = time.perf_counter()
@@ -199,13 +216,8 @@ class OpenAICompatBackend:
         finally:
             self._in_flight[index] -= 1
         latency = time.perf_counter() - start
-        try:
-            answer = json.loads(content)
-        except ValueError:
-            raise TransientError("malformed response body (not JSON)") from None
-        if not isinstance(answer, dict) or not answer.get("choices"):
-            raise TransientError("malformed response body (no choices)")
-        return answer, latency, self.base_urls[index]
+        text = str(content)
+        return RawReply(text, latency, self.base_urls[index], _checked(text))
 
     def parse(self, body: dict[str, Any], mode: Mode, latency: float, url: str) -> Reply:
         """The official stored form of a response body; the message as the server sent it
@@ -296,6 +308,17 @@ class OpenAICompatBackend:
                 url, self.model), "/chat/completions")
         finally:
             await client.close()
+
+
+def _checked(content: str) -> dict[str, Any]:
+    """A response body parsed: a JSON object with `choices` (else TransientError)."""
+    try:
+        answer = json.loads(content)
+    except ValueError:
+        raise TransientError("malformed response body (not JSON)") from None
+    if not isinstance(answer, dict) or not answer.get("choices"):
+        raise TransientError("malformed response body (no choices)")
+    return answer
 
 
 async def _answer(request: Any, url: str, model: str) -> Any:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from fcbench.models.base import FcArgs
+from fcbench.models.exchange import RawStore
 from fcbench.models.limits import DEFAULT_MAX_REPLY_BYTES, DEFAULT_TIMEOUT
 from fcbench.models.openai_compat import Sampling
 
@@ -24,6 +25,8 @@ class SDKBackend(Generic[ClientT]):
     backend_name = ""
     default_endpoint = ""
     fc_args: FcArgs = "json_string"
+    raw_store: RawStore | None = None
+    """Where replies are kept as received (the response cache), None: always asked."""
 
     def __init__(
         self,
@@ -53,6 +56,11 @@ class SDKBackend(Generic[ClientT]):
             "sampling": self.sampling.describe(),
             "timeout": self.timeout,
         }
+
+    def use_raw_store(self, store: RawStore | None) -> None:
+        """Keep replies as received (`models.exchange`): the subclass sends each request
+        through `exchanged` and reads what comes back, kept or fresh."""
+        self.raw_store = store
 
     def _make_client(self, base_url: str) -> ClientT:
         """A client for one endpoint (`""`: the vendor's default), retries left to the runner."""

@@ -7,10 +7,18 @@ transaction: a `kill -9` loses at most the reply being written, never the file. 
 `synchronous=NORMAL` a commit survives the death of the process (the operating system still
 holds the log); only a power cut could lose the last few.
 
-One table, `responses`: the request key (sha256 of everything that decides the reply, see
-`runner.cached`), the backend and model it came from (for `fcbench cache stats|prune`), the
-reply as JSON, when it was stored and last used, and how often it was served. The schema
-version is SQLite's `user_version`.
+One table, `responses`: the request key (sha256 of the request as sent and the endpoint's
+identity, see `runner.cached`), the backend and model it came from (for `fcbench cache
+stats|prune`), the reply as JSON (schema 2: the reply as received, unread; see
+`models.exchange`), when it was stored and last used, and how often it was served. The schema
+version is SQLite's `user_version`: a file of schema 1 kept fcbench's reading of each reply
+(tool calls already parsed, the corrections profile of the run that asked), which a run with
+other settings must not be served, so opening one drops its entries (`dropped` says how
+many; the run summary says so once).
+
+Secrets: every stored text has each known secret value masked (`masked`), structurally when
+it is JSON (each string of it, keys included), so a masked body is still the same JSON with
+only the strings that held a key changed: its reading cannot change otherwise.
 
 A cache that cannot be opened is a `CacheError` (one line: what to do); one that fails in the
 middle of a run only costs the cache (misses, unsaved replies, counted), never the run.
@@ -36,11 +44,13 @@ __all__ = [
     "CacheSummary",
     "ResponseCache",
     "default_cache_dir",
+    "masked",
     "reply_from_json",
     "reply_to_json",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: replies as received (`models.exchange`); 1: replies as fcbench read them (dropped)."""
 BUSY_TIMEOUT = 30.0
 """Seconds a write waits for another process's write before giving up (then: not saved)."""
 
@@ -94,6 +104,33 @@ def reply_from_json(text: str) -> Reply:
     return Reply(**{name: payload[name] for name in _REPLY_FIELDS if name in payload})
 
 
+def masked(text: str) -> str:
+    """`text` with every known secret value masked (`redact.values`); a JSON text stays the
+    same JSON with each of its strings masked on its own, decoded: a value written with
+    escapes (`\\"`, `\\u00e9`, `\\/`) is found, and a mask cannot reach across quotes and
+    change the structure a reading sees. A text holding no secret comes back as it is."""
+    if not redact.secrets():
+        return text
+    try:
+        value = json.loads(text)
+        kept = _masked_value(value)
+    except ValueError:
+        return redact.values(text)  # not JSON: a local model's text, say
+    except RecursionError:  # nested past Python's stack: masked as text, never kept raw
+        return redact.values(text)
+    return text if kept == value else json.dumps(kept, ensure_ascii=False)
+
+
+def _masked_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact.values(value)
+    if isinstance(value, dict):
+        return {redact.values(str(k)): _masked_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked_value(v) for v in value]
+    return value
+
+
 # --------------------------------------------------------------------------- the store
 
 
@@ -117,6 +154,8 @@ class ResponseCache:
     def __init__(self, folder: Path, *, timeout: float = BUSY_TIMEOUT) -> None:
         self.path = Path(folder) / RESPONSE_CACHE_FILE
         self._lock = threading.Lock()
+        self.dropped = 0
+        """Entries of an older schema dropped on opening (they would be misread)."""
         self._db = self._open(timeout)
 
     def _open(self, timeout: float) -> sqlite3.Connection:
@@ -135,16 +174,15 @@ class ResponseCache:
                 raise CacheError(f"{self.path} was written by a newer fcbench (cache schema "
                                  f"{version}); upgrade, or use another --cache-dir")
             if version < SCHEMA_VERSION:
-                db.executescript(_SCHEMA)
-                db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                self.dropped = _upgrade(db)
         except sqlite3.Error as exc:
             db.close()
             raise CacheError(f"{self.path} is not a usable response cache ({exc}): delete it, "
                              "or run with --no-cache") from None
         return db
 
-    def get(self, key: str) -> Reply | None:
-        """The stored reply (its use counted), or None; a damaged row is a miss."""
+    def get(self, key: str) -> str | None:
+        """The stored text (its use counted), or None (also when the file fails)."""
         try:
             with self._lock:
                 row = self._db.execute("SELECT reply FROM responses WHERE key = ?",
@@ -153,24 +191,33 @@ class ResponseCache:
                     return None
                 self._db.execute("UPDATE responses SET used = ?, hits = hits + 1 WHERE key = ?",
                                  (time.time(), key))
-            return reply_from_json(row[0])
-        except (sqlite3.Error, ValueError, TypeError):
+        except sqlite3.Error:
             return None
+        return row[0] if isinstance(row[0], str) else None
 
     def put(self, key: str, backend: str, model: str, reply_json: str) -> bool:
         """Store one reply in its own transaction; False when it could not be written. A
-        known secret's value never reaches the file (`redact.values`); `key` is a digest."""
+        known secret's value never reaches the file (`masked`); `key` is a digest."""
         now = time.time()
         try:
             with self._lock:
                 self._db.execute(
                     "INSERT OR REPLACE INTO responses (key, backend, model, reply, created, used,"
                     " hits) VALUES (?, ?, ?, ?, ?, ?, 0)",
-                    (key, backend, redact.values(model), redact.values(reply_json), now, now),
+                    (key, backend, redact.values(model), masked(reply_json), now, now),
                 )
-        except sqlite3.Error:
+        except (sqlite3.Error, ValueError):  # ValueError: a lone surrogate SQLite cannot take
             return False
         return True
+
+    def delete(self, key: str) -> bool:
+        """Forget one entry (a reply whose reading failed); whether there was one to forget."""
+        try:
+            with self._lock:
+                gone = self._db.execute("DELETE FROM responses WHERE key = ?", (key,)).rowcount
+        except sqlite3.Error:
+            return False
+        return bool(gone)
 
     def summary(self) -> CacheSummary:
         with self._lock:
@@ -229,6 +276,30 @@ class ResponseCache:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _upgrade(db: sqlite3.Connection) -> int:
+    """Bring a new or older file to `SCHEMA_VERSION` in one transaction (another process may
+    be doing the same: the version is read again under the write lock); entries of schema 1
+    (readings, not replies) are dropped. Returns how many were."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        dropped = 0
+        if version < SCHEMA_VERSION:
+            exists = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                "name = 'responses'").fetchone()
+            if exists:
+                dropped = int(db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+                db.execute("DROP TABLE responses")
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return dropped
 
 
 def _size(path: Path) -> int:
