@@ -22,12 +22,12 @@ the `run` command make the same two calls.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fcbench import _json as fast_json
 from fcbench import redact
 from fcbench.core.categories import Category
 from fcbench.core.model import TestCase
@@ -332,8 +332,8 @@ def tool_failed_cases(model_dir: Path) -> int:
             continue
         for line in lines:
             try:
-                entry = json.loads(line)
-            except ValueError:
+                entry = fast_json.loads_numbers(line)
+            except (ValueError, RecursionError):
                 continue
             if isinstance(entry, dict) and str(entry.get("error", "")).startswith(TOOL_FAILED):
                 count += 1
@@ -537,8 +537,8 @@ def failed_ids(score_dir: Path, folder: str, chosen: Sequence[Category]) -> dict
         ids: set[str] = set()
         for line in path.read_text(encoding="utf-8").splitlines()[1:]:
             try:
-                entry = json.loads(line)
-            except ValueError:
+                entry = fast_json.loads_numbers(line)
+            except (ValueError, RecursionError):
                 continue
             if isinstance(entry, dict) and isinstance(entry.get("id"), str):
                 ids.add(entry["id"])

@@ -159,16 +159,21 @@ def _parse_all(lines: Iterable[str]) -> list[Any] | None:
 
 
 def _add_line(found: ResultSet, number: int, line: str) -> None:
+    """One line read on its own: integers past Python's 4,300 digits are read (a result
+    line's `latency` may be anything), and what cannot be read is a one-line problem."""
+    where = f"{found.file.path}:{number}"
     try:
-        entry = json.loads(line)
+        entry = fast_json.loads_numbers(line)
     except json.JSONDecodeError as exc:
-        found.problems.append(
-            f"{found.file.path}:{number}: malformed JSON line skipped ({exc.msg})"
-        )
+        found.problems.append(f"{where}: malformed JSON line skipped ({exc.msg})")
         return
     except RecursionError:  # another tool's file, nested past what the parser can follow
+        found.problems.append(f"{where}: JSON line nested too deeply to read; skipped")
+        return
+    except ValueError:  # what else json raises: an integer too long to read
         found.problems.append(
-            f"{found.file.path}:{number}: JSON line nested too deeply to read; skipped"
+            f"{where}: JSON line holds an integer of more than "
+            f"{fast_json.MAX_INT_DIGITS:,} digits; skipped"
         )
         return
     _add_entry(found, number, entry)

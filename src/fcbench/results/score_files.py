@@ -19,7 +19,7 @@ except ImportError:  # pragma: no cover - Pythons without the C accelerator
     make_encoder = None  # type: ignore[assignment, misc]
 
 from fcbench import layout, redact
-from fcbench._json import RawJSON
+from fcbench._json import RawJSON, int_digits, loads_numbers
 from fcbench.core.model import UNENCODABLE
 from fcbench.layout import SCORE_FILE_GLOB, category_of_file
 
@@ -77,15 +77,23 @@ def write_score_file(
     is written as is. The other lines share one encoder, and all are written in one call (failure
     records are thousands of lines per run, so per-line costs add up).
     """
-    encode = new_encoder()
-    lines = [_dumps(header, encode)]
-    lines += [
-        entry if isinstance(entry, str) else _dumps(entry, encode) for entry in records
-    ]
+    records = list(records)
+    try:
+        lines = _lines(header, records)
+    except ValueError:  # an integer past Python's 4,300 digits (`10**4400` decoded): whole
+        with int_digits():
+            lines = _lines(header, records)
     lines.append("")  # the newline after the last line, without copying the text again
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", errors=UNENCODABLE) as out:
         out.write(redact.values("\n".join(lines)))  # no known secret in a score file
+
+
+def _lines(header: Mapping[str, Any], records: list[Mapping[str, Any] | str]) -> list[str]:
+    encode = new_encoder()
+    lines = [_dumps(header, encode)]
+    lines += [entry if isinstance(entry, str) else _dumps(entry, encode) for entry in records]
+    return lines
 
 
 Encode = Callable[[Any], str]
@@ -187,14 +195,14 @@ def read_score_file(path: Path) -> tuple[Header, list[Record]]:
     lines = [line for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
     if not lines:
         raise ValueError(f"{path}: empty score file")
-    header, *records = (json.loads(line) for line in lines)
+    header, *records = (loads_numbers(line) for line in lines)
     return header, records
 
 
 def read_score_header(path: Path) -> Header:
     """Only the first line: enough for the leaderboard, and cheap on large score files."""
     with Path(path).open(encoding="utf-8") as f:
-        header: Header = json.loads(f.readline())
+        header: Header = loads_numbers(f.readline())
     return header
 
 

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from fcbench import _json as fast_json
 from fcbench import redact
 from fcbench.core.model import UNENCODABLE, id_order
 
@@ -48,7 +49,7 @@ def _dumps(entry: dict[str, Any]) -> bytes:
     """One JSON line. A lone surrogate (a model can send `"\\ud800"`) has no UTF-8 form:
     written as its JSON escape, so the line stays valid and reads back the same. A known
     secret's value is masked (`redact.values`: a model's own text is otherwise untouched)."""
-    line = redact.values(json.dumps(entry, ensure_ascii=False))
+    line = redact.values(fast_json.dumps(entry, ensure_ascii=False))
     return (line + "\n").encode("utf-8", UNENCODABLE)
 
 
@@ -83,9 +84,9 @@ class CategoryStore:
             if not line.strip():
                 continue
             try:
-                entry = json.loads(line)
+                entry = fast_json.loads_numbers(line)
                 test_id = entry["id"]
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, RecursionError):
                 clean = False
                 continue
             old = entries.get(test_id)

@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from fcbench import _json as fast_json
+
 if TYPE_CHECKING:
     from fcbench.core.categories import Category
 
@@ -34,7 +36,7 @@ def clip(text: str, limit: int = TEXT_LIMIT) -> str:
 
 def shown(value: Any, limit: int = TEXT_LIMIT) -> str:
     """Any JSON value as text for the page (strings as they are)."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = value if isinstance(value, str) else fast_json.dumps(value, ensure_ascii=False)
     return clip(text, limit)
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import base64
 import gzip
 import html
-import json
 import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from fcbench import _json as fast_json
 from fcbench import redact
 
 
@@ -31,7 +31,7 @@ def asset(name: str) -> str:
 
 def packed(document: Any) -> str:
     """gzip + base64 of the compact JSON text (base64 holds no `<`, safe inside a script)."""
-    text = redact.values(json.dumps(document, ensure_ascii=False, separators=(",", ":")))
+    text = redact.values(fast_json.dumps(document, ensure_ascii=False, separators=(",", ":")))
     raw = text.encode("utf-8", errors="backslashreplace")
     return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
 
