@@ -327,10 +327,10 @@ def tool_failed_cases(model_dir: Path) -> int:
     count = 0
     for name in categories.WEB_SEARCH:
         try:
-            lines = result_path(model_dir, name).read_text(encoding="utf-8").splitlines()
+            text = result_path(model_dir, name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        for line in lines:
+        for line in text.split("\n"):  # not splitlines: U+2028 is text inside a line
             try:
                 entry = fast_json.loads_numbers(line)
             except (ValueError, RecursionError):
@@ -535,7 +535,7 @@ def failed_ids(score_dir: Path, folder: str, chosen: Sequence[Category]) -> dict
         if not path.is_file():
             continue
         ids: set[str] = set()
-        for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+        for line in path.read_text(encoding="utf-8").split("\n")[1:]:  # U+2028 is text
             try:
                 entry = fast_json.loads_numbers(line)
             except (ValueError, RecursionError):

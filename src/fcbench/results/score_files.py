@@ -192,7 +192,9 @@ def _jsonable(value: Any) -> Any:
 
 def read_score_file(path: Path) -> tuple[Header, list[Record]]:
     """The header and the failed-case records of a score file."""
-    lines = [line for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    text = Path(path).read_text(encoding="utf-8")
+    lines = [line for line in text.split("\n") if line.strip()]  # not splitlines: U+0085,
+    # U+2028 and the like are written as they are inside a record's strings
     if not lines:
         raise ValueError(f"{path}: empty score file")
     header, *records = (loads_numbers(line) for line in lines)
