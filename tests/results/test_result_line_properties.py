@@ -19,7 +19,6 @@ import base64
 import gzip
 import json
 import math
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from fcbench.report.csv_files import cost_latency, unknown_model
 from fcbench.results.read import ResultFile, read_result_file
 from fcbench.results.score_files import read_score_file, score_header, write_score_file
 from fcbench.score.usage import Usage
+from report_pages import documents, strict_json
 
 # -- Strategies -------------------------------------------------------------------------------
 
@@ -107,15 +107,6 @@ def _write(path: Path, lines: list[str]) -> None:
     path.write_bytes("".join(line + "\n" for line in lines).encode("utf-8", "surrogatepass"))
 
 
-def _strict(text: str) -> Any:
-    """JSON as a browser or a schema validator reads it: no NaN, no Infinity."""
-    def refuse(token: str) -> Any:
-        raise AssertionError(f"not strict JSON: {token}")
-
-    with fast_json.int_digits():
-        return json.loads(text, parse_constant=refuse)
-
-
 # -- Stages on their own: many examples -------------------------------------------------------
 
 
@@ -153,7 +144,7 @@ def test_the_reports_json_is_strict_whatever_it_holds(value: Any) -> None:
 
     document = {"models": [{"usage": value}], "details": [value]}
     text = gzip.decompress(base64.b64decode(page.packed(document))).decode("utf-8", "replace")
-    _strict(text)
+    strict_json(text)
 
 
 # -- The whole command: evaluate (report on), then every export ---------------------------
@@ -226,19 +217,6 @@ def baseline(fetched_home: Path, tmp_path_factory: pytest.TempPathFactory) -> di
     return verdicts
 
 
-def _report_documents(report: Path) -> list[Any]:
-    text = report.read_text(encoding="utf-8")
-    blobs = re.findall(r"[A-Za-z0-9+/=]{40,}", text)
-    documents = []
-    for blob in blobs:
-        try:
-            raw = gzip.decompress(base64.b64decode(blob)).decode("utf-8")
-        except (ValueError, OSError):
-            continue
-        documents.append(_strict(raw))
-    return documents
-
-
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.function_scoped_fixture])
@@ -260,16 +238,16 @@ def test_evaluate_report_and_exports_on_any_lines(
             assert _verdicts(scores, model) == baseline[model]
         for name in ("data_overall.csv", "data_non_live.csv", "report.html"):
             assert (scores / name).is_file(), name
-        _strict((scores / "leaderboard.json").read_text(encoding="utf-8"))
-        assert len(_report_documents(scores / "report.html")) == 2
+        strict_json((scores / "leaderboard.json").read_text(encoding="utf-8"))
+        assert len(documents(scores / "report.html")) == 2
         again = Path(folder) / "again.html"  # the report read back from the score files
         reported = _cli("report", str(scores), "--result-dir", str(root), "-o", str(again))
         assert reported.exit_code == 0, reported.output
-        main_document = _report_documents(again)[0]
+        main_document = documents(again)[0]
         assert "unreadable" not in json.dumps(main_document.get("problems")), main_document
         for format_name in ("fcbench", "every-eval-ever", "lm-eval"):
             out = Path(folder) / f"{format_name}.json"
             exported = _cli("export", str(scores), "--format", format_name, "--result-dir",
                             str(root), "--model", "prompt-model", "-o", str(out))
             assert exported.exit_code == 0, exported.output
-            _strict(out.read_text(encoding="utf-8"))
+            strict_json(out.read_text(encoding="utf-8"))
