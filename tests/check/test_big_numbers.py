@@ -62,7 +62,8 @@ def test_a_long_integer_decoding_lets_through_is_a_wrong_value_quoted_whole(
 def test_a_long_integer_that_does_not_decide_the_verdict_changes_nothing() -> None:
     raw = "[calculate_triangle_area(base=10, height=5, extra=10**4400)]"
     verdict = judge(CASE, SIMPLE, raw, PROMPT)
-    assert (verdict.valid, verdict.error_type) == (False, "simple_function_checker:unexpected_param")
+    assert not verdict.valid
+    assert verdict.error_type == "simple_function_checker:unexpected_param"
     good = judge(CASE, SIMPLE, "[calculate_triangle_area(base=10, height=5)]", PROMPT)
     assert good.valid
 
