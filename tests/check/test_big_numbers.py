@@ -97,3 +97,22 @@ def test_the_records_of_such_cases_are_written_and_read_back(tmp_path: Any) -> N
     header, records = read_score_file(path)
     assert header["total_count"] == 1
     assert records == [record]
+
+
+def test_a_multi_turn_result_holding_a_long_integer_has_a_memo_key_or_none() -> None:
+    """The multi-turn memo keys a result by its JSON text: a 5,000-digit integer in a result
+    line's structure (read whole by the reader) stopped the whole evaluation there."""
+    from fcbench.check.kinds.multi_turn import MultiTurnSession
+    from fcbench.check.registry import JudgeSettings
+
+    session = MultiTurnSession(JudgeSettings("2026.3.23"))
+    case = TestCase("multi_turn_base_0", "multi_turn_base", [[]], [], [["ls()"]])
+    big = [[10**5000, "[ls()]"]]
+    key = session.memo_key(case, big, PROMPT, "m")
+    assert key is not None and key == session.memo_key(case, [[10**5000, "[ls()]"]], PROMPT, "m")
+    assert key != session.memo_key(case, [[10**5000 + 1, "[ls()]"]], PROMPT, "m")
+    deep: list[object] = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert session.memo_key(case, deep, PROMPT, "m") is None
+    assert sys.get_int_max_str_digits() == 4300

@@ -299,3 +299,22 @@ def test_v1_missing_categories_show_na_and_count_zero(tmp_path: Path) -> None:
     assert cells["AST Summary"] == "N/A"  # simple_java and simple_javascript were not run
     assert cells["Python Simple Function AST"] == "50.00%"
     assert cells["Cost ($ Per 1k Function Calls)"] == "N/A"
+
+
+def test_figures_that_are_not_finite_numbers_are_na() -> None:
+    """A result file's `Infinity` / `NaN` latency, finite ones whose 95th percentile
+    overflows, and integers past a float's range (a hand-made usage file) give N/A, never a
+    crash (upstream: `statistics.stdev` raises on an infinity) nor a NaN in the JSON files."""
+    from fcbench.report.csv_files import CostLatency, ModelInfo, cost_latency
+    from fcbench.score.usage import Usage
+
+    local, priced = ModelInfo("m"), ModelInfo("m", input_price=1.0, output_price=2.0)
+    assert cost_latency(Usage([], [], [float("inf")]), local) == CostLatency()
+    assert cost_latency(Usage([], [], [float("nan"), 1.0]), local) == CostLatency()
+    huge = cost_latency(Usage([], [], [1e307, 1.0]), local)
+    assert (huge.mean, huge.p95) == (5e306, None)  # upstream's p95: inf
+    assert cost_latency(Usage([10**400], [3], []), priced) == CostLatency()
+    assert cost_latency(Usage([], [], [10**400, 2]), local) == CostLatency()
+    assert cost_latency(Usage([1e308, 1e308], [1.0], []), priced).cost is None
+    assert cost_latency(Usage([], [], [1.5, 2.5, 3.0]), local) == CostLatency(0.0, 2.33, 0.76,
+                                                                             2.95)

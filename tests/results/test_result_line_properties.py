@@ -41,9 +41,10 @@ from report_pages import documents, strict_json
 ANY_CHARACTER = st.characters(exclude_categories=())
 """Every code point, lone surrogates included (Hypothesis leaves them out by default)."""
 
-HUGE_INTS = st.integers(4_000, 6_000).flatmap(
+HUGE_INTS = st.integers(4_301, 6_000).flatmap(
     lambda digits: st.sampled_from([10**digits - 1, -(10**digits), 16 ** (digits * 5 // 6)])
 )
+"""Integers past Python's 4,300-digit limit (the smallest: 4,301 decimal digits)."""
 EDGE_FLOATS = st.sampled_from([1e308, -1.7976931348623157e308, -0.0, 5e-324, 1e-320,
                                math.inf, -math.inf, math.nan])
 LEAVES = (st.none() | st.booleans() | st.integers() | HUGE_INTS | st.floats() | EDGE_FLOATS
@@ -66,16 +67,29 @@ PROMPT_ANSWERS = NUMBER_TEXT.map(lambda number: f"[calculate_triangle_area(base=
                                                 "height=5)]")
 FC_ANSWERS = NUMBER_TEXT.map(lambda number: [{"calculate_triangle_area":
                                               '{"base": ' + number + ', "height": 5}'}])
-HOSTILE_IDS = [f"simple_python_{n}" for n in range(5, 10)]
-"""Ids the hostile lines may take (the ordinary lines hold 0-4)."""
+MULTI_TURN_ANSWERS = st.one_of(
+    st.lists(st.lists(HUGE_INTS | PROMPT_ANSWERS | LEAVES, min_size=1, max_size=2),
+             min_size=1, max_size=3),
+    PROMPT_ANSWERS.map(lambda answer: [[answer]]),
+    VALUES,
+)
+"""A multi-turn result: turns of steps, any of which may be a number or an odd value."""
 USAGE = st.one_of(LEAVES, st.lists(st.lists(LEAVES, max_size=3), max_size=3))
+ORDINARY_CASES = 5
+"""The ordinary lines hold cases 0-4 of their category; hostile lines may name 5-9."""
 
 
-def _entries(answers: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+def _hostile_ids(category: str) -> list[str]:
+    return [f"{category}_{n}" for n in range(ORDINARY_CASES, 2 * ORDINARY_CASES)]
+
+
+def _entries(answers: st.SearchStrategy[Any], ids: list[str]) -> st.SearchStrategy[dict[str, Any]]:
+    """A result entry: mostly a case of the category (judged), else any id."""
+    odd_ids = (HUGE_INTS | st.integers() | VALUES).filter(
+        lambda value: not (type(value) is int and 0 <= value < ORDINARY_CASES))
     return st.fixed_dictionaries(
-        {"id": (st.sampled_from(HOSTILE_IDS) | HUGE_INTS | st.integers() | VALUES).filter(
-            lambda value: not (type(value) is int and 0 <= value < len(ORDINARY_PROMPT))),
-         "result": answers | VALUES},
+        {"id": st.one_of(st.sampled_from(ids), st.sampled_from(ids), odd_ids),
+         "result": st.one_of(answers, answers, VALUES)},
         optional={"latency": USAGE, "input_token_count": USAGE, "output_token_count": USAGE,
                   "inference_log": VALUES, "extra": VALUES},
     )
@@ -85,19 +99,31 @@ def _text_of(value: Any, ascii_only: bool) -> str:
     return fast_json.dumps(value, ensure_ascii=ascii_only)
 
 
-def _lines(answers: st.SearchStrategy[Any]) -> st.SearchStrategy[str]:
-    """One result line's text: an entry, any JSON value, a raw token Python's JSON reads
-    (NaN, 1e999), damage, or nesting past any parser's recursion."""
-    return st.one_of(
-        st.tuples(_entries(answers), st.booleans()).map(lambda pair: _text_of(*pair)),
-        st.tuples(VALUES, st.booleans()).map(lambda pair: _text_of(*pair)),
-        st.sampled_from(["NaN", "Infinity", "-1e999", "-0", '{"id": ', "\ufeff{}", "[1,]",
-                         '{"id": "simple_python_5", "result": "[f()]", "latency": NaN}',
-                         '{"id": "simple_python_6", "result": 1e999, "latency": -Infinity}']),
-        st.integers(1_000, 30_000).map(lambda depth: "[" * depth + "]" * depth),
-        st.integers(4_301, 7_000).map(
-            lambda n: '{"id": "simple_python_7", "result": "[f()]", "latency": ' + "1" * n + "}"),
-    )
+def _entry_lines(answers: st.SearchStrategy[Any], category: str = "simple_python"
+                 ) -> st.SearchStrategy[str]:
+    """A result entry's line (JSON escapes, or UTF-8 text with lone surrogates raw)."""
+    return st.tuples(_entries(answers, _hostile_ids(category)), st.booleans()).map(
+        lambda pair: _text_of(*pair))
+
+
+OTHER_LINES = st.one_of(
+    st.tuples(VALUES, st.booleans()).map(lambda pair: _text_of(*pair)),
+    st.sampled_from(["NaN", "Infinity", "-1e999", "-0", '{"id": ', "\ufeff{}", "[1,]",
+                     '{"id": "simple_python_5", "result": "[f()]", "latency": NaN}',
+                     '{"id": "simple_python_6", "result": 1e999, "latency": -Infinity}']),
+    st.integers(1_000, 30_000).map(lambda depth: "[" * depth + "]" * depth),
+    st.integers(4_301, 7_000).map(
+        lambda n: '{"id": "simple_python_7", "result": "[f()]", "latency": ' + "1" * n + "}"),
+)
+"""Lines that are not result entries: any JSON value, a raw token Python's JSON reads (NaN,
+1e999), damage, nesting past any parser's recursion, a 4,301-7,000-digit latency."""
+
+
+def _lines(answers: st.SearchStrategy[Any], category: str = "simple_python"
+           ) -> st.SearchStrategy[list[str]]:
+    """A few hostile lines: at least one entry of the category, maybe other lines."""
+    return st.tuples(st.lists(_entry_lines(answers, category), min_size=1, max_size=3),
+                     st.lists(OTHER_LINES, max_size=2)).map(lambda pair: pair[0] + pair[1])
 
 
 def _write(path: Path, lines: list[str]) -> None:
@@ -112,7 +138,7 @@ def _write(path: Path, lines: list[str]) -> None:
 
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(st.lists(_lines(PROMPT_ANSWERS | FC_ANSWERS), min_size=1, max_size=6))
+@given(_lines(PROMPT_ANSWERS | FC_ANSWERS))
 def test_the_reader_usage_and_score_files_take_any_line(lines: list[str]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "BFCL_v4_simple_python_result.json"
@@ -166,30 +192,54 @@ ORDINARY_FC = [
     "I would rather not call a function.",
     [{"solve_quadratic_equation": '{"a": 2, "b": 6'}],
 ]
-SCORE = Path("non_live") / "BFCL_v4_simple_python_score.json"
-RESULT = Path("non_live") / "BFCL_v4_simple_python_result.json"
+ORDINARY_MULTI_TURN = [
+    [["[ls()]"]],
+    [["[cd(folder='document')]"], ["[ls(a=True)]"]],
+    "not a list of turns",
+    [[]],
+    [["[mkdir(dir_name='temp')]", "[pwd()]"]],
+]
+"""multi_turn_base_0-4: plausible and implausible turns (each judged by the environments)."""
+MODELS = {
+    "prompt-model": ("prompt", "simple_python", ORDINARY_PROMPT),
+    "fc-model": ("fc", "simple_python", ORDINARY_FC),
+    "multi-turn-model": ("prompt", "multi_turn_base", ORDINARY_MULTI_TURN),
+}
+"""Folder -> (mode, category, ordinary answers)."""
+HOSTILE_LINES = {
+    "prompt-model": _lines(PROMPT_ANSWERS),
+    "fc-model": _lines(FC_ANSWERS),
+    "multi-turn-model": _lines(MULTI_TURN_ANSWERS, "multi_turn_base"),
+}
 
 
-def _ordinary(answers: list[Any]) -> list[str]:
-    return [json.dumps({"id": f"simple_python_{n}", "result": answer, "latency": 1.0 + n,
+def _file(category: str, kind: str) -> Path:
+    group = "multi_turn" if category.startswith("multi_turn") else "non_live"
+    return Path(group) / f"BFCL_v4_{category}_{kind}.json"
+
+
+def _ordinary(model: str) -> list[str]:
+    _, category, answers = MODELS[model]
+    return [json.dumps({"id": f"{category}_{n}", "result": answer, "latency": 1.0 + n,
                         "input_token_count": 10, "output_token_count": 5})
             for n, answer in enumerate(answers)]
 
 
-def _write_run(root: Path, prompt_lines: list[str], fc_lines: list[str]) -> None:
-    for name, mode, lines in (("prompt-model", "prompt", prompt_lines),
-                              ("fc-model", "fc", fc_lines)):
-        (root / name).mkdir(parents=True)
-        (root / name / "model.json").write_text(json.dumps({"mode": mode}))
-        _write(root / name / RESULT, lines)
+def _write_run(root: Path, lines: dict[str, list[str]]) -> None:
+    for model, (mode, category, _) in MODELS.items():
+        (root / model).mkdir(parents=True)
+        (root / model / "model.json").write_text(json.dumps({"mode": mode}))
+        _write(root / model / _file(category, "result"), lines[model])
 
 
 def _verdicts(score_dir: Path, model: str) -> dict[str, str]:
     """id -> error type of the ordinary cases (absent: passed), from the score file."""
-    text = (score_dir / model / SCORE).read_text(encoding="utf-8")
+    category = MODELS[model][1]
+    text = (score_dir / model / _file(category, "score")).read_text(encoding="utf-8")
     records = [fast_json.loads_numbers(line) for line in text.split("\n")[1:] if line]
-    return {r["id"]: r["error_type"] for r in records
-            if r.get("id") in {f"simple_python_{n}" for n in range(5)}}
+    ordinary = {f"{category}_{n}" for n in range(ORDINARY_CASES)}
+    return {r["id"]: str(r.get("error_type", r.get("error"))) for r in records
+            if r.get("id") in ordinary}
 
 
 def _cli(*args: str) -> Any:
@@ -199,7 +249,7 @@ def _cli(*args: str) -> Any:
 def _evaluate(root: Path) -> Path:
     scores = root.parent / (root.name + "-score")
     done = _cli("evaluate", "--result-dir", str(root), "--score-dir", str(scores),
-                "--categories", "simple_python")
+                "--categories", "simple_python,multi_turn_base")
     assert done.exit_code == 0, done.output
     assert "Traceback" not in done.output
     return scores
@@ -209,33 +259,32 @@ def _evaluate(root: Path) -> Path:
 def baseline(fetched_home: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The ordinary lines' verdicts alone (computed, not written down)."""
     root = tmp_path_factory.mktemp("baseline") / "result"
-    _write_run(root, _ordinary(ORDINARY_PROMPT), _ordinary(ORDINARY_FC))
+    _write_run(root, {model: _ordinary(model) for model in MODELS})
     scores = _evaluate(root)
-    verdicts = {m: _verdicts(scores, m) for m in ("prompt-model", "fc-model")}
+    verdicts = {model: _verdicts(scores, model) for model in MODELS}
     assert verdicts["prompt-model"] and verdicts["fc-model"]  # some fail, some pass
     assert len(verdicts["prompt-model"]) < 5 and len(verdicts["fc-model"]) < 5
+    assert verdicts["multi-turn-model"]
     return verdicts
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.function_scoped_fixture])
-@given(prompt_hostile=st.lists(_lines(PROMPT_ANSWERS), min_size=1, max_size=4),
-       fc_hostile=st.lists(_lines(FC_ANSWERS), min_size=1, max_size=4),
+@given(hostile=st.fixed_dictionaries(HOSTILE_LINES),
        where=st.randoms(use_true_random=False))
 def test_evaluate_report_and_exports_on_any_lines(
-    baseline: dict[str, Any], prompt_hostile: list[str], fc_hostile: list[str], where: Any
+    baseline: dict[str, Any], hostile: dict[str, list[str]], where: Any
 ) -> None:
-    prompt_lines = _ordinary(ORDINARY_PROMPT) + prompt_hostile
-    fc_lines = _ordinary(ORDINARY_FC) + fc_hostile
-    where.shuffle(prompt_lines)
-    where.shuffle(fc_lines)
+    lines = {model: _ordinary(model) + hostile[model] for model in MODELS}
+    for model_lines in lines.values():
+        where.shuffle(model_lines)
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "result"
-        _write_run(root, prompt_lines, fc_lines)
+        _write_run(root, lines)
         scores = _evaluate(root)
-        for model in ("prompt-model", "fc-model"):
-            assert _verdicts(scores, model) == baseline[model]
+        for model in MODELS:
+            assert _verdicts(scores, model) == baseline[model], model
         for name in ("data_overall.csv", "data_non_live.csv", "report.html"):
             assert (scores / name).is_file(), name
         strict_json((scores / "leaderboard.json").read_text(encoding="utf-8"))

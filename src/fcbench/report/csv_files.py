@@ -107,12 +107,13 @@ def cost_latency(usage: Usage | None, info: ModelInfo) -> CostLatency:
 
 def _finite(figure: Callable[[], float | None]) -> float | None:
     """The figure, or None when it is not a finite number or cannot be computed (statistics
-    raise on an infinity among the values)."""
+    raise on an infinity among the values; an integer past a float's range, as a hand-made
+    usage file may hold, overflows)."""
     try:
         value = figure()
+        return value if value is None or math.isfinite(value) else None
     except (ArithmeticError, ValueError, AttributeError):
         return None
-    return value if value is None or math.isfinite(value) else None
 
 
 def _cost(usage: Usage, info: ModelInfo) -> float | None:

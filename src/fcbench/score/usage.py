@@ -108,10 +108,7 @@ def numpy_round2(value: float) -> float:
     The official 95th percentile is a numpy float, and numpy's rounding differs from Python's
     correctly rounded `round(x, 2)` on values such as 3.145.
     """
-    scaled = value * 100
-    if not math.isfinite(scaled):  # numpy's inf and nan (100 * 1e307 too): no integer
-        return scaled / 100
-    return round(scaled) / 100
+    return round(value * 100) / 100
 
 
 def percentile(values: Sequence[float], q: float) -> float:
