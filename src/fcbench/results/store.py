@@ -18,7 +18,6 @@ One run at a time per model folder: a `flock` on `.fcbench.lock` refuses a secon
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -212,6 +211,6 @@ def write_json_atomic(path: Path, data: Any) -> None:
     an `api_key=` parameter are stored masked)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    text = redact.text(json.dumps(data, indent=1, ensure_ascii=False)) + "\n"
+    text = redact.text(fast_json.dumps(data, indent=1, ensure_ascii=False)) + "\n"
     tmp.write_text(text, encoding="utf-8", errors=UNENCODABLE)
     os.replace(tmp, path)
