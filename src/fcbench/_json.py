@@ -48,11 +48,12 @@ MAX_INT_DIGITS = 160_000
 """Decimal digits of the longest integer a data file's reader accepts (`loads_numbers`).
 
 Python refuses integers past 4,300 digits (`sys.get_int_max_str_digits`) because reading and
-printing them is quadratic: 160,000 digits take 0.1 s to read and 0.3 s to print, a million
-4.5 s and 13 s. A result line with a 5,000-digit `latency` must not stop a run, and one
-holding a ten-megabyte number must not stall it. 160,000 digits hold the longest integer
-fcbench itself can write in a score file: a hex literal filling the decoding budget
-(131,072 characters: 157,825 decimal digits), so every score file it writes reads back."""
+printing them is quadratic: 160,000 digits take 0.1-0.3 s to read and 0.3-0.6 s to print, a
+million 4.5 s and 13 s (Python 3.11, a shared 2-core machine). A result line with a
+5,000-digit `latency` must not stop a run, and one holding a ten-megabyte number must not
+stall it. 160,000 digits hold the longest integer fcbench itself can write in a score file:
+a hex literal filling the decoding budget (131,072 characters: 157,825 decimal digits), so
+every score file it writes reads back."""
 
 _lifts_lock = threading.Lock()
 _lifts: list[int] = []
@@ -66,12 +67,16 @@ def int_digits(limit: int = 0) -> Iterator[None]:
     """Python's limit on int <-> decimal text conversions raised to `limit` digits (0: no
     limit) inside the block, and put back after it.
 
-    For the readers and writers of data files only, never around decoding: the official
-    decoder meets the default limit (a 5,000-digit literal in a Python or JSON answer fails
-    to decode there), and fcbench's decoders give the same verdict by meeting it too. The
-    setting is process-wide, so overlapping blocks (threads) are counted: the limit is the
-    loosest any open block asked for, never tighter than outside, and restored when the last
-    block closes. A Python without the limit (before 3.10.7) has nothing to lift."""
+    For the readers and writers of data files, and for a check the limit stopped
+    (`check.single_turn`), never around decoding: the official decoder meets the default
+    limit (a 5,000-digit literal in a Python or JSON answer fails to decode there), and
+    fcbench's decoders give the same verdict by meeting it too. The setting is
+    process-wide, so overlapping blocks (threads) are counted: the limit is the loosest any
+    open block asked for, never tighter than outside, and restored when the last block
+    closes. Code that runs beside decoding threads (generation's result store) raises it
+    only for a value that needs it (`loads_numbers`, `dumps`), so another thread's decoding
+    can meet the raised limit only while such a value is read or written. A Python without
+    the limit (before 3.10.7) has nothing to lift."""
     if not hasattr(sys, "set_int_max_str_digits"):  # pragma: no cover - old Python
         yield
         return
