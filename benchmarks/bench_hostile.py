@@ -53,6 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests"), str(ROOT / "tests/envs/web_search")]
 
 import hostile.decoding  # noqa: E402
+from fcbench._json import loads_numbers  # noqa: E402
 from hostile.decoding import HOSTILE, Hostile  # noqa: E402
 from hostile.environments import ENVIRONMENT_BOMBS  # noqa: E402
 from hostile.files import MODEL_JSONS, RESULT_LINES  # noqa: E402
@@ -208,7 +209,8 @@ def evaluate(folder: Folder, extra: dict[str, list[str]], env: dict[str, str], t
 def _verdicts(scores: Path) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for path in sorted(scores.rglob("*_score.json")):
-        lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        text = path.read_text(encoding="utf-8")
+        lines = [loads_numbers(line) for line in text.split("\n") if line.strip()]
         category = path.name.removeprefix("BFCL_v4_").removesuffix("_score.json")
         found[category] = {"summary": lines[0],
                            "failed": {e["id"]: e.get("error_type") for e in lines[1:]}}
@@ -327,7 +329,7 @@ def file_rows(evaluations: Evaluations, wanted: Callable[[str], bool]) -> Iterat
 def _line_id(line: str) -> str | None:
     """The case a result line names, when it names one as text (its verdict is its own)."""
     try:
-        found = json.loads(line)
+        found = loads_numbers(line)  # a 5,000-digit number is read, as fcbench reads it
     except (ValueError, RecursionError):
         return None
     named = found.get("id") if isinstance(found, dict) else None

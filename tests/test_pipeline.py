@@ -262,3 +262,20 @@ def test_a_run_is_planned_once_before_anything_is_written(
     assert len(calls) == 1
     assert result.generation.asked == sum(len(cases) for _, cases in planned.cases)
     assert (tmp_path / "r" / "ground-truth" / "model.json").is_file()
+
+
+def test_failed_ids_reads_records_with_long_integers_and_line_separators(tmp_path: Path) -> None:
+    """`--rerun-failed` asks the failed cases again: a record holding a 5,000-digit number
+    or a U+2028 in a string (written as is) was skipped, so its case was taken for passed."""
+    from fcbench.core import categories
+    from fcbench.pipeline import failed_ids
+    from fcbench.results.score_files import write_category_score
+    from fcbench.score.aggregate import CategoryScore
+
+    simple = categories.get("simple_python")
+    records = [{"id": "simple_python_0", "model_result_decoded": [{"f": {"a": 10**4400}}]},
+               {"id": "simple_python_1", "error": ["a\u2028b\x85c"]},
+               {"id": "simple_python_2", "error": ["plain"]}]
+    write_category_score(tmp_path, "m", CategoryScore("simple_python", 1, 4, 400), records)
+    assert failed_ids(tmp_path, "m", [simple]) == {
+        "simple_python": {"simple_python_0", "simple_python_1", "simple_python_2"}}

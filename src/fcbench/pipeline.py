@@ -22,12 +22,12 @@ the `run` command make the same two calls.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fcbench import _json as fast_json
 from fcbench import redact
 from fcbench.core.categories import Category
 from fcbench.core.model import TestCase
@@ -336,13 +336,13 @@ def tool_failed_cases(model_dir: Path) -> int:
     count = 0
     for name in categories.WEB_SEARCH:
         try:
-            lines = result_path(model_dir, name).read_text(encoding="utf-8").splitlines()
+            text = result_path(model_dir, name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        for line in lines:
+        for line in text.split("\n"):  # not splitlines: U+2028 is text inside a line
             try:
-                entry = json.loads(line)
-            except ValueError:
+                entry = fast_json.loads_numbers(line)
+            except (ValueError, RecursionError):
                 continue
             if isinstance(entry, dict) and str(entry.get("error", "")).startswith(TOOL_FAILED):
                 count += 1
@@ -555,10 +555,10 @@ def failed_ids(score_dir: Path, folder: str, chosen: Sequence[Category]) -> dict
         if not path.is_file():
             continue
         ids: set[str] = set()
-        for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+        for line in path.read_text(encoding="utf-8").split("\n")[1:]:  # U+2028 is text
             try:
-                entry = json.loads(line)
-            except ValueError:
+                entry = fast_json.loads_numbers(line)
+            except (ValueError, RecursionError):
                 continue
             if isinstance(entry, dict) and isinstance(entry.get("id"), str):
                 ids.add(entry["id"])

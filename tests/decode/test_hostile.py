@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from fcbench._json import loads_numbers
 from fcbench.cli import main
 from hostile.decoding import HOSTILE, NORMAL, Hostile, measure
 
@@ -43,7 +44,7 @@ def test_hostile_answer_is_bounded_and_fails(entry: Hostile, baseline_mb: float)
 def _failures(score_file: Path) -> dict[str, str]:
     """id -> error_type of the failed cases a score file records."""
     lines = score_file.read_text(encoding="utf-8").splitlines()[1:]
-    return {record["id"]: record["error_type"] for record in map(json.loads, lines)}
+    return {record["id"]: record["error_type"] for record in map(loads_numbers, lines)}
 
 
 def test_evaluate_records_hostile_answers_and_scores_the_rest_unchanged(

@@ -15,6 +15,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
+from fcbench._json import loads_numbers
 from fcbench.cli import main
 from hostile.decoding import BY_NAME
 from hostile.endpoints import HostileEndpoint
@@ -31,7 +32,7 @@ def cli(*args: str) -> Any:
 def failures(score_file: Path) -> dict[str, str]:
     """id -> error_type of the failed cases a score file records."""
     lines = score_file.read_text(encoding="utf-8").splitlines()[1:]
-    return {record["id"]: record["error_type"] for record in map(json.loads, lines)}
+    return {record["id"]: record["error_type"] for record in map(loads_numbers, lines)}
 
 
 def test_one_evaluate_run_meets_hostile_answers_lines_and_model_json(

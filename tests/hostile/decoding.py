@@ -125,6 +125,13 @@ HOSTILE: list[Hostile] = [
             refused=False),
     Hostile("exec_ground_truth_repeat", "exec_ground_truth",
             lambda: "f(x=[[[0]*1000]*1000]*1000)", refused=False),
+    Hostile("power_4400_digits", "python",
+            lambda: "[calculate_triangle_area(base=10**4400, height=5)]", refused=False),
+    Hostile("hex_3700_digits", "python",
+            lambda: "[math.factorial(number=0x" + "f" * 3700 + ")]", refused=False),
+    Hostile("decimal_5000_digits", "python", lambda: "[f(a=" + "9" * 5000 + ")]"),
+    Hostile("json_decimal_5000_digits", "json",
+            lambda: '[{"name": "f", "arguments": {"a": ' + "9" * 5000 + "}}]"),
 ]
 
 NORMAL = Hostile("normal", "python", lambda: "[calculate_triangle_area(base=10, height=5)]")

@@ -26,6 +26,10 @@ RESULT_LINES: dict[str, str] = {
     "result of the wrong type": json.dumps({"id": "simple_python_4", "result": {"a": [None]}}),
     "not an object": "[1, 2, 3]",
     "torn": '{"id": "simple_python_5", "result": ',
+    "latency of 5,000 digits": '{"id": "simple_python_6", "result": "[f()]", "latency": '
+                               + "1" * 5000 + "}",
+    "integer of 160,001 digits": '{"id": "simple_python_7", "result": "[f()]", "x": '
+                                 + "9" * 160_001 + "}",
 }
 """Lines a result file may hold besides good ones (each must cost one warning or one
 failed case, never the file)."""

@@ -320,3 +320,22 @@ def test_a_model_with_a_damaged_header_is_left_out_and_the_rest_written(
     warnings = capsys.readouterr().err.strip().splitlines()
     assert len(warnings) == 2 and all(w.startswith("fcbench: warning: ") for w in warnings)
     assert "torn" in warnings[0] and "words" in warnings[1]
+
+
+def test_figures_that_are_not_finite_numbers_are_na() -> None:
+    """A result file's `Infinity` / `NaN` latency, finite ones whose 95th percentile
+    overflows, and integers past a float's range (a hand-made usage file) give N/A, never a
+    crash (upstream: `statistics.stdev` raises on an infinity) nor a NaN in the JSON files."""
+    from fcbench.report.csv_files import CostLatency, ModelInfo, cost_latency
+    from fcbench.score.usage import Usage
+
+    local, priced = ModelInfo("m"), ModelInfo("m", input_price=1.0, output_price=2.0)
+    assert cost_latency(Usage([], [], [float("inf")]), local) == CostLatency()
+    assert cost_latency(Usage([], [], [float("nan"), 1.0]), local) == CostLatency()
+    huge = cost_latency(Usage([], [], [1e307, 1.0]), local)
+    assert (huge.mean, huge.p95) == (5e306, None)  # upstream's p95: inf
+    assert cost_latency(Usage([10**400], [3], []), priced) == CostLatency()
+    assert cost_latency(Usage([], [], [10**400, 2]), local) == CostLatency()
+    assert cost_latency(Usage([1e308, 1e308], [1.0], []), priced).cost is None
+    assert cost_latency(Usage([], [], [1.5, 2.5, 3.0]), local) == CostLatency(0.0, 2.33, 0.76,
+                                                                             2.95)

@@ -96,3 +96,19 @@ def test_a_model_seed_is_part_of_the_configuration() -> None:
     reseeded = {**seeded, "sampling": {**seeded["sampling"], "seed": 4}}
     assert configuration_clash(seeded, reseeded) == ["sampling.seed: 3 -> 4"]
     assert configuration_clash(unseeded, unseeded) is None
+
+
+def test_a_model_json_holding_an_integer_past_pythons_limit_is_read(tmp_path: Path) -> None:
+    """Python stops at 4,300 digits by default: such a model.json read as none at all (a
+    run would start the folder afresh, losing its history) or left its model out of an
+    evaluation ("not readable JSON"); it is read, and written back whole."""
+    from fcbench import _json as fast_json
+    from fcbench.decode.encoding import Encoding
+    from fcbench.results.manifest import read_manifest
+
+    data = {"mode": "fc", "fc_names": "underscore", "note": 10**5000,
+            "runs": [{"n": -(10**4400)}]}
+    write_json_atomic(tmp_path / "model.json", data)
+    assert fast_json.loads_numbers((tmp_path / "model.json").read_text()) == data
+    assert read_manifest(tmp_path) == data
+    assert Encoding.from_file(tmp_path / "model.json").mode == "fc"

@@ -153,3 +153,31 @@ def test_a_model_folder_with_group_folders_or_a_manifest_is_one_model(tmp_path: 
     (bare / "notes").mkdir()
     assert find_model_dirs(bare) == {"fresh": bare}
     assert list(find_model_dirs(tmp_path)) == ["m-FC"]
+
+
+def test_integers_past_pythons_limit_are_read_and_a_runaway_one_is_a_problem(
+    tmp_path: Path,
+) -> None:
+    """A 5,000-digit integer in any field is read (Python's default stops at 4,300 digits:
+    the whole evaluation used to stop); one past `MAX_INT_DIGITS` costs its line, as damage
+    does, and the rest of the file is read."""
+    from fcbench._json import MAX_INT_DIGITS, int_digits
+
+    digits = "1" * 5000
+    lines = [
+        '{"id": "simple_python_0", "result": "[f()]", "latency": ' + digits + "}",
+        '{"id": "simple_python_1", "result": [{"f": {"a": -' + digits + "}}]}",
+        '{"id": "simple_python_2", "result": "[f()]", "x": ' + "9" * (MAX_INT_DIGITS + 1) + "}",
+        json.dumps({"id": "simple_python_3", "result": "[f()]", "latency": 1.5}),
+    ]
+    path = tmp_path / "BFCL_v4_simple_python_result.json"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    found = read_result_file(ResultFile(path, "simple_python", "simple_python"))
+    with int_digits():
+        big = int(digits)
+    assert list(found.entries) == ["simple_python_0", "simple_python_1", "simple_python_3"]
+    assert found.entries["simple_python_0"]["latency"] == big
+    assert found.entries["simple_python_1"]["result"] == [{"f": {"a": -big}}]
+    assert found.problems == [
+        f"{path}:3: JSON line holds an integer of more than {MAX_INT_DIGITS:,} digits; skipped"
+    ]

@@ -113,3 +113,22 @@ def test_base_url_credentials_are_stored_masked(tmp_path: Path) -> None:
     path = tmp_path / "model.json"
     write_json_atomic(path, {"endpoints": ["http://me:pw-9876@h:1/v1?api_key=k-5432&x=1"]})
     assert json.loads(path.read_text()) == {"endpoints": ["http://me:***@h:1/v1?api_key=***&x=1"]}
+
+
+def test_an_integer_past_pythons_limit_is_kept_when_resuming(tmp_path: Path) -> None:
+    """A result file holding a 5,000-digit number (another tool's, or a hand's) is resumed
+    with that entry kept and written back whole; Python's default limit made the entry look
+    damaged, so it was dropped from the file and asked again."""
+    from fcbench import _json as fast_json
+
+    path = tmp_path / "BFCL_v4_simple_python_result.json"
+    big = {"id": "simple_python_1", "result": "[f()]", "latency": 10**5000, "attempts": 1}
+    path.write_text(fast_json.dumps({"id": "simple_python_0", "result": "a", "attempts": 1})
+                    + "\n" + fast_json.dumps(big) + "\n")
+    store = CategoryStore(path)
+    entries = store.open()
+    assert entries["simple_python_1"] == big
+    store.append({"id": "simple_python_2", "result": [10**4400], "attempts": 1})
+    store.finalize()
+    back = [fast_json.loads_numbers(line) for line in path.read_text().splitlines()]
+    assert back[1] == big and back[2]["result"] == [10**4400]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from fcbench.score.usage import Usage
+from fcbench import _json as fast_json
+from fcbench.score.usage import Usage, usage_from_result_files
 
 ENTRIES: list[dict[str, Any]] = [
     {"latency": 1.5, "input_token_count": 10, "output_token_count": 0},
@@ -38,3 +40,24 @@ def test_plain_numbers_skip_zeros_and_missing_values() -> None:
     assert usage.latencies == [1.5, 2]
     assert usage.input_tokens == [10, 7]
     assert usage.output_tokens == [3]
+
+
+def test_a_number_past_a_floats_range_is_skipped_like_a_non_number(tmp_path: Path) -> None:
+    """The aggregates are floats: a 5,000-digit `latency` (read whole by the result reader)
+    would overflow them; it is skipped, like "n/a", in every way usage is gathered."""
+    big = 10**5000
+    entries: list[dict[str, Any]] = [
+        {"latency": big, "input_token_count": -big, "output_token_count": 3},
+        {"latency": [[big, 2.5]], "input_token_count": 2**1023},
+        {"latency": 1.5, "output_token_count": float("inf")},
+    ]
+    usage = Usage()
+    usage.extend(entries)
+    assert usage == one_by_one(entries)
+    assert usage.latencies == [2.5, 1.5]
+    assert usage.input_tokens == [2**1023]
+    assert usage.output_tokens == [3, float("inf")]  # a float's own infinity is kept as is
+    path = tmp_path / "BFCL_v4_simple_python_result.json"
+    lines = [fast_json.dumps(entry) for entry in entries]
+    path.write_text("\n".join([lines[0], '{"torn": ', "[1]", lines[2]]) + "\n")
+    assert usage_from_result_files([path]) == one_by_one([entries[0], entries[2]])

@@ -21,9 +21,9 @@ cannot reach is *skipped*: its verdict carries `extras["skipped"]` (the reason) 
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
+from fcbench._json import int_digits
 from fcbench.check.exec_runner import (
     ExecRunner,
     Unanswerable,
@@ -160,16 +160,11 @@ def _expected_results(ground_truth: list[str], runner: ExecRunner) -> list[Any]:
 
 def as_stored(value: Any) -> Any:
     """The value after the JSON file round trip upstream's expected results went through."""
-    limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
     try:
-        if limit is not None:
-            sys.set_int_max_str_digits(0)
-        return json.loads(json.dumps(value))
+        with int_digits():
+            return json.loads(json.dumps(value))
     except (TypeError, ValueError):
         return value
-    finally:
-        if limit is not None:
-            sys.set_int_max_str_digits(limit)
 
 
 def check_result(

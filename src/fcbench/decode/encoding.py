@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fcbench._json import loads_numbers
 from fcbench.core.categories import Language
 from fcbench.core.model import Call
 from fcbench.decode.budget import check_raw
@@ -78,7 +79,7 @@ class Encoding:
         (damaged or deeply nested JSON, a key of the wrong type) is an EncodingError whose
         one-line message names the file (and the line, for damaged JSON)."""
         try:
-            data: Any = json.loads(path.read_text(encoding="utf-8"))
+            data: Any = loads_numbers(path.read_text(encoding="utf-8"))  # any integer
         except (OSError, json.JSONDecodeError) as exc:
             raise EncodingError(f"{path}: cannot read model encoding ({exc})") from None
         except (RecursionError, ValueError):  # nested past the parser's depth; bad text

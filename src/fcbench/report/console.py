@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from fcbench._json import int_digits
 from fcbench.core import categories
 
 if TYPE_CHECKING:
@@ -45,7 +46,9 @@ class ProblemGroup:
         text, note = self.message, f"{self.count} similar warnings"
         sums = [sum(col) for col in zip(*self.numbers, strict=True)] if self.numbers else []
         if len(sums) == 1:  # one number per problem (a count): show the total in its place
-            text, note = text.replace("N", f"{sums[0]:,}", 1), note + ", counts added up"
+            with int_digits():
+                total = f"{sums[0]:,}"
+            text, note = text.replace("N", total, 1), note + ", counts added up"
         return f"{text} [{note}: {_summarise(self.subjects)}]"
 
 
@@ -60,7 +63,8 @@ def group_problems(problems: Iterable[str]) -> list[ProblemGroup]:
         message = _NUMBER.sub("N", rest)
         group = groups.setdefault(message, ProblemGroup(message, first=problem))
         group.subjects.append(subject)
-        numbers = [int(n) for n in _NUMBER.findall(rest)]
+        with int_digits():  # a problem may quote a result line's 5,000-digit id
+            numbers = [int(n) for n in _NUMBER.findall(rest)]
         if group.numbers and len(group.numbers[0]) != len(numbers):  # pragma: no cover
             numbers = group.numbers[0]
         group.numbers.append(numbers)

@@ -22,6 +22,7 @@ Two things the official tool takes from its model registry, which fcbench does n
 
 from __future__ import annotations
 
+import math
 import statistics
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -89,17 +90,32 @@ class CostLatency:
 
 
 def cost_latency(usage: Usage | None, info: ModelInfo) -> CostLatency:
-    """Total cost and latency statistics, each rounded to 2 decimals as the official does."""
+    """Total cost and latency statistics, each rounded to 2 decimals as the official does.
+
+    A figure that is not a finite number (a result file's `Infinity` or `NaN` latency, or
+    finite ones so large that their sum or scaling overflows) is N/A: upstream prints `inf`
+    or stops (its `statistics.stdev` raises on an infinity), and no JSON reader takes one."""
     if usage is None:
         return CostLatency()
     latencies = usage.latencies
     stats: tuple[float | None, ...] = (None, None, None)
     if latencies:
         # A single latency has no sample deviation: the official tool raises, fcbench shows N/A.
-        std = round(statistics.stdev(latencies), 2) if len(latencies) > 1 else None
-        p95 = numpy_round2(percentile(latencies, 95))
-        stats = (round(statistics.mean(latencies), 2), std, p95)
-    return CostLatency(_cost(usage, info), *stats)
+        std = _finite(lambda: round(statistics.stdev(latencies), 2)) if len(latencies) > 1 else None
+        p95 = _finite(lambda: numpy_round2(percentile(latencies, 95)))
+        stats = (_finite(lambda: round(statistics.mean(latencies), 2)), std, p95)
+    return CostLatency(_finite(lambda: _cost(usage, info)), *stats)
+
+
+def _finite(figure: Callable[[], float | None]) -> float | None:
+    """The figure, or None when it is not a finite number or cannot be computed (statistics
+    raise on an infinity among the values; an integer past a float's range, as a hand-made
+    usage file may hold, overflows)."""
+    try:
+        value = figure()
+        return value if value is None or math.isfinite(value) else None
+    except (ArithmeticError, ValueError, AttributeError):
+        return None
 
 
 def _cost(usage: Usage, info: ModelInfo) -> float | None:

@@ -9,13 +9,13 @@ less; every text from the inputs is printed as it is, never as markup.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fcbench import _json as fast_json
 from fcbench.results.score_files import error_type_of
 from fcbench.score.runs import ModelRun
 
@@ -39,7 +39,7 @@ class FailedCase:
 def _text(value: Any, limit: int = CLIP) -> str:
     if value is None:
         return "(none)"
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = value if isinstance(value, str) else fast_json.dumps(value, ensure_ascii=False)
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", " ".join(text.split()))
     return text if len(text) <= limit else f"{text[:limit]}… [{len(text) - limit:,} more]"
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from fcbench._json import loads_numbers
 from fcbench._version import __version__
 from fcbench.layout import manifest_path
 from fcbench.models.base import Backend, Mode, layout_of
@@ -52,7 +53,7 @@ def encoding_fields(mode: Mode, backend: Backend) -> dict[str, Any]:
 def read_manifest(model_dir: Path) -> dict[str, Any]:
     """The folder's manifest, or {} when there is none (or it is unreadable)."""
     try:
-        data = json.loads(manifest_path(model_dir).read_text(encoding="utf-8"))
+        data = loads_numbers(manifest_path(model_dir).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}

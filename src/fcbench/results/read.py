@@ -159,16 +159,21 @@ def _parse_all(lines: Iterable[str]) -> list[Any] | None:
 
 
 def _add_line(found: ResultSet, number: int, line: str) -> None:
+    """One line read on its own: integers past Python's 4,300 digits are read (a result
+    line's `latency` may be anything), and what cannot be read is a one-line problem."""
+    where = f"{found.file.path}:{number}"
     try:
-        entry = json.loads(line)
+        entry = fast_json.loads_numbers(line)
     except json.JSONDecodeError as exc:
-        found.problems.append(
-            f"{found.file.path}:{number}: malformed JSON line skipped ({exc.msg})"
-        )
+        found.problems.append(f"{where}: malformed JSON line skipped ({exc.msg})")
         return
     except RecursionError:  # another tool's file, nested past what the parser can follow
+        found.problems.append(f"{where}: JSON line nested too deeply to read; skipped")
+        return
+    except ValueError:  # what else json raises: an integer too long to read
         found.problems.append(
-            f"{found.file.path}:{number}: JSON line nested too deeply to read; skipped"
+            f"{where}: JSON line holds an integer of more than "
+            f"{fast_json.MAX_INT_DIGITS:,} digits; skipped"
         )
         return
     _add_entry(found, number, entry)
@@ -181,7 +186,8 @@ def _add_entry(found: ResultSet, number: int, entry: Any) -> None:
         return
     raw_id = entry.get("id", entry.get("idx"))
     if isinstance(raw_id, int):
-        raw_id = f"{found.file.file_category}_{raw_id}"
+        with fast_json.int_digits():  # an id past 4,300 digits matches no case: said so
+            raw_id = f"{found.file.file_category}_{raw_id}"
     if not isinstance(raw_id, str):
         found.problems.append(f"{where}: entry without an 'id'; skipped")
         return

@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover - Pythons without the C accelerator
 
 from fcbench import layout, redact
 from fcbench._atomic import replace_text
-from fcbench._json import RawJSON, dumps_total
+from fcbench._json import RawJSON, dumps_total, loads_numbers
 from fcbench.core.model import UNENCODABLE
 from fcbench.layout import SCORE_FILE_GLOB, category_of_file
 
@@ -78,14 +78,19 @@ def write_score_file(
     is written as is. The other lines share one encoder, and all are written in one call (failure
     records are thousands of lines per run, so per-line costs add up).
     """
-    encode = new_encoder()
-    lines = [_dumps(header, encode)]
-    lines += [
-        entry if isinstance(entry, str) else _dumps(entry, encode) for entry in records
-    ]
+    # a record the encoder refuses (an integer past Python's 4,300 digits: `10**4400`
+    # decoded; mixed keys) goes to the never-raising writer inside `_dumps`: written whole
+    lines = _lines(header, records)
     lines.append("")  # the newline after the last line, without copying the text again
     # no known secret in a score file; a symlink at its name is replaced, not followed
     replace_text(path, redact.values("\n".join(lines)), errors=UNENCODABLE)
+
+
+def _lines(header: Mapping[str, Any], records: Iterable[Mapping[str, Any] | str]) -> list[str]:
+    encode = new_encoder()
+    lines = [_dumps(header, encode)]
+    lines += [entry if isinstance(entry, str) else _dumps(entry, encode) for entry in records]
+    return lines
 
 
 Encode = Callable[[Any], str]
@@ -200,14 +205,14 @@ def read_score_file(path: Path) -> tuple[Header, list[Record]]:
     lines = [line for line in text.split("\n") if line.strip()]
     if not lines:
         raise ValueError(f"{path}: empty score file")
-    header, *records = (json.loads(line) for line in lines)
+    header, *records = (loads_numbers(line) for line in lines)
     return header, records
 
 
 def read_score_header(path: Path) -> Header:
     """Only the first line: enough for the leaderboard, and cheap on large score files."""
     with Path(path).open(encoding="utf-8") as f:
-        header: Header = json.loads(f.readline())
+        header: Header = loads_numbers(f.readline())
     return header
 
 

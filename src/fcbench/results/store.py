@@ -18,12 +18,12 @@ One run at a time per model folder: a `flock` on `.fcbench.lock` refuses a secon
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from fcbench import _json as fast_json
 from fcbench import redact
 from fcbench._atomic import open_append, replace_file, replace_text
 from fcbench.core.model import UNENCODABLE, id_order
@@ -56,7 +56,7 @@ def _dumps(entry: dict[str, Any]) -> bytes:
     """One JSON line. A lone surrogate (a model can send `"\\ud800"`) has no UTF-8 form:
     written as its JSON escape, so the line stays valid and reads back the same. A known
     secret's value is masked (`redact.values`: a model's own text is otherwise untouched)."""
-    line = redact.values(json.dumps(entry, ensure_ascii=False))
+    line = redact.values(fast_json.dumps(entry, ensure_ascii=False))
     return (line + "\n").encode("utf-8", UNENCODABLE)
 
 
@@ -91,9 +91,9 @@ class CategoryStore:
             if not line.strip():
                 continue
             try:
-                entry = json.loads(line)
+                entry = fast_json.loads_numbers(line)
                 test_id = entry["id"]
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, RecursionError):
                 clean = False
                 continue
             old = entries.get(test_id)
@@ -198,5 +198,5 @@ def write_json_atomic(path: Path, data: Any) -> None:
     """Write a small JSON file (model.json) so that it is never seen half-written; with
     secrets and credential-shaped values masked (`redact.text`: base URLs with a password or
     an `api_key=` parameter are stored masked)."""
-    text = redact.text(json.dumps(data, indent=1, ensure_ascii=False)) + "\n"
+    text = redact.text(fast_json.dumps(data, indent=1, ensure_ascii=False)) + "\n"
     replace_text(path, text, errors=UNENCODABLE)

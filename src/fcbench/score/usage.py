@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from fcbench._json import loads_numbers
 
 
 @dataclass
@@ -43,13 +45,14 @@ class Usage:
 
 
 _NUMBER_OR_NONE = frozenset((int, float, type(None)))
+_FLOAT_MAX = sys.float_info.max
 
 
 def _collect_all(values: list[Any], into: list[float]) -> None:
     """`_collect` for each value; plain numbers and absent values (single-turn files) in one
     step: zeros and None are skipped as `_collect` skips them."""
     if set(map(type, values)) <= _NUMBER_OR_NONE:
-        into.extend([value for value in values if value])
+        into.extend([value for value in values if value and _fits_a_float(value)])
         return
     for value in values:
         _collect(value, into)
@@ -61,23 +64,41 @@ def _collect(value: Any, into: list[float]) -> None:
     Zeros and non-numbers are skipped, as the official does: a 0 means "not measured".
     """
     if type(value) in (int, float):  # the single-turn case, by far the most frequent
-        if value:
+        if value and _fits_a_float(value):
             into.append(value)
         return
     if isinstance(value, list) and all(isinstance(item, list) for item in value):
         items = [item for turn in value for item in turn]
     else:
         items = [value]
-    into.extend(x for x in items if isinstance(x, (int, float)) and x != 0)
+    into.extend(x for x in items if isinstance(x, (int, float)) and x != 0 and _fits_a_float(x))
+
+
+def _fits_a_float(value: float) -> bool:
+    """False for an integer past a float's range (a 5,000-digit `latency`): the aggregates
+    are floats, so it is skipped like a non-number (upstream stops at reading its line)."""
+    return type(value) is not int or -_FLOAT_MAX <= value <= _FLOAT_MAX
 
 
 def usage_from_result_files(paths: Iterable[Path]) -> Usage:
     """The usage recorded in result files (JSON Lines, one entry per test case)."""
     usage = Usage()
     for path in paths:
-        with Path(path).open(encoding="utf-8") as f:
-            usage.extend(json.loads(line) for line in f if line.strip())
+        with Path(path).open(encoding="utf-8", errors="replace") as f:
+            usage.extend(entry for entry in map(_entry, f) if entry is not None)
     return usage
+
+
+def _entry(line: str) -> dict[str, Any] | None:
+    """One result line as an entry; None for a blank, unreadable or non-object line (the
+    evaluation that scored the file has reported it)."""
+    if not line.strip():
+        return None
+    try:
+        entry = loads_numbers(line)
+    except (ValueError, RecursionError):
+        return None
+    return entry if isinstance(entry, dict) else None
 
 
 def numpy_round2(value: float) -> float:
@@ -121,8 +142,8 @@ def save_usage(path: Path, usage: Usage) -> None:
 def load_usage(path: Path) -> Usage | None:
     """The usage `save_usage` kept (None when absent or unreadable)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = loads_numbers(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict):
         return None

@@ -12,10 +12,10 @@ process, so that state is reset before each model's answers. Records have the mu
 from __future__ import annotations
 
 import gc
-import json
 from collections.abc import Hashable
 from typing import Any
 
+from fcbench import _json as fast_json
 from fcbench._json import RawJSON
 from fcbench.check.records import multi_turn_prompt_of
 from fcbench.check.registry import (
@@ -76,11 +76,18 @@ class MultiTurnSession(CheckSession):
     def memo_key(
         self, case: TestCase, raw: Any, encoding: Encoding, model: str
     ) -> Hashable | None:
-        """Keyed with the model name, which can show in the verdict's details."""
+        """Keyed with the model name, which can show in the verdict's details; None (judged
+        on its own) for a result no text stands for: odd types whose repr fails, nesting past
+        the encoder's recursion."""
         try:
-            text = json.dumps(raw, ensure_ascii=False)
+            text = fast_json.dumps(raw, ensure_ascii=False)  # integers of any length whole
         except (TypeError, ValueError):
-            text = repr(raw)
+            try:
+                text = repr(raw)
+            except (ValueError, RecursionError):
+                return None
+        except RecursionError:
+            return None
         return (case.id, model + "\x00" + text, encoding)
 
     def judge(self, case: TestCase, raw: Any, encoding: Encoding, model: str) -> Verdict:

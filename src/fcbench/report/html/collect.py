@@ -8,7 +8,6 @@ and once per distinct list, not once per model, which keeps the page small.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -16,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fcbench import _json as fast_json
 from fcbench._version import __version__
 from fcbench.core import categories as reg
 from fcbench.core.categories import Category, Checker
@@ -316,7 +316,7 @@ def _build_case_texts(name: str, release: str, data_dir: Path | None) -> CaseTex
 def _compact(value: Any) -> str:
     """Compact JSON (the C encoder; `indent` takes the pure-Python one, 1.5 s of a 14-model
     report): the page indents it."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return fast_json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _model(

@@ -11,11 +11,14 @@ from __future__ import annotations
 import base64
 import gzip
 import html
+import json
+import math
 import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from fcbench import _json as fast_json
 from fcbench import redact
 from fcbench._atomic import replace_text
 from fcbench._json import dumps_total
@@ -32,9 +35,34 @@ def asset(name: str) -> str:
 
 def packed(document: Any) -> str:
     """gzip + base64 of the compact JSON text (base64 holds no `<`, safe inside a script)."""
-    text = redact.values(dumps_total(document, separators=(",", ":")))  # any value: issue 30
+    text = redact.values(strict_json(document))  # any value: issue 30
     raw = text.encode("utf-8", errors="backslashreplace")
     return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+
+
+def strict_json(document: Any) -> str:
+    """Compact JSON the page's `JSON.parse` accepts: a NaN or an infinity (a result file's
+    `"latency": NaN`, a decoded `1e999`) would make Python write `NaN` / `Infinity`, which
+    it refuses, leaving the page blank; they are written as those words in a string."""
+    options: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
+    try:
+        return fast_json.dumps(document, allow_nan=False, **options)
+    except (ValueError, TypeError, RecursionError):
+        pass
+    try:
+        return fast_json.dumps(_non_finite_as_text(document), **options)
+    except (ValueError, TypeError, RecursionError):  # mixed keys, nested past the walk, ...
+        return dumps_total(document, separators=(",", ":"))  # any value: issue 30
+
+
+def _non_finite_as_text(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return json.dumps(value)  # "NaN", "Infinity", "-Infinity"
+    if isinstance(value, dict):
+        return {key: _non_finite_as_text(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_non_finite_as_text(item) for item in value]
+    return value
 
 
 LATER = ("details", "functions")
