@@ -12,7 +12,9 @@
 * `huge-unannounced`: the same without Content-Length (HTTP/1.0 style: until close);
 * `bomb`: `Content-Encoding: gzip`, a body that inflates to `bomb_bytes`;
 * `once-KIND` (e.g. `once-drip`): the first request is answered as KIND, every later one as
-  `fine`, so that one case of a run meets the hostile reply and the others do not.
+  `fine`, so that one case of a run meets the hostile reply and the others do not;
+* `models-KIND` (e.g. `models-endless`): every GET (the model list or one model's
+  description, which preflight asks) is answered as KIND, every POST as `fine`.
 
 `KINDS` lists the hostile ones (for tests and `benchmarks/bench_hostile.py`). Every writer
 stops when the client disconnects; `close()` stops the server.
@@ -87,7 +89,13 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def do_GET(self) -> None:
-        self._answer(json.dumps({"object": "list", "data": [{"id": "m"}]}).encode())
+        asked = self.path.strip("/").split("/")[0]
+        if not asked.startswith("models-"):
+            self._answer(json.dumps({"object": "list", "data": [{"id": "m"}]}).encode())
+            return
+        kind = asked.removeprefix("models-")
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError, TimeoutError):
+            getattr(self, "_" + kind.replace("-", "_"), self._fine)()
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)

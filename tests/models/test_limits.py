@@ -99,3 +99,50 @@ def test_the_deadline_is_the_whole_request_not_each_read(endpoint: HostileEndpoi
     raised, seconds, _ = bounded_step(chosen)
     assert isinstance(raised, ReplyOverdue) and 1.4 <= seconds <= 4
     assert "within 1.5 s" in str(raised)
+
+
+PREFLIGHT_KINDS = ("endless", "huge-unannounced", "bomb", "drip")
+GUARD = 6 * DEADLINE
+"""The test's own bound on a preflight: without the caps an endless listing grows for a
+minute (4.9 GB in 64 s, issue 30; 3 GB in 30 s here); the guard stops it long before."""
+
+
+def bounded_preflight(chosen: Any) -> tuple[BaseException | None, float, int]:
+    """(what the preflight raised, seconds, peak bytes allocated in Python meanwhile)."""
+
+    async def main() -> BaseException | None:
+        try:
+            await asyncio.wait_for(chosen.preflight(), GUARD)
+        except BaseException as exc:  # a TimeoutError of the guard is a failure too
+            return exc
+        return None
+
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        raised = asyncio.run(main())
+    finally:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    return raised, time.perf_counter() - start, peak
+
+
+@pytest.mark.parametrize("kind", PREFLIGHT_KINDS)
+@pytest.mark.parametrize("api", ["openai", "anthropic", "google"])
+def test_hostile_model_lists_end_the_preflight_in_one_line(
+    endpoint: HostileEndpoint, api: str, kind: str
+) -> None:
+    """The pre-run check's model list (or model description) is read under the reply cap
+    and the request's deadline, like a chat reply: one line naming the URL, no traceback."""
+    from fcbench.models.base import PreflightError
+
+    url = endpoint.url(f"models-{kind}")
+    deadline = DRIP_DEADLINE if kind == "drip" else DEADLINE
+    raised, seconds, peak = bounded_preflight(backend(api, url, deadline))
+    print(f"{api} {kind}: {seconds:.2f} s, {peak / 2**20:.0f} MiB peak")
+    assert isinstance(raised, PreflightError), repr(raised)
+    message = str(raised)
+    assert url in message and "\n" not in message and len(message) < 400
+    expected = "within" if kind == "drip" else "--max-reply-mb"
+    assert expected in message
+    assert seconds <= 5 * DEADLINE and peak <= MEMORY

@@ -249,7 +249,9 @@ class OpenAICompatBackend:
         await every_endpoint(self.base_urls, self._preflight_endpoint)
 
     async def _preflight_endpoint(self, url: str) -> None:
-        from openai import AsyncOpenAI
+        """The listing and the ping are read under the reply cap and within the deadline
+        (`--max-reply-mb`, `--timeout`), as chat replies are."""
+        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
         from fcbench.models.preflight import (
             CHAT_TIMEOUT,
@@ -259,27 +261,30 @@ class OpenAICompatBackend:
         )
 
         client = AsyncOpenAI(base_url=url, api_key=self.api_key, max_retries=0,
-                             timeout=min(self.timeout, LIST_TIMEOUT))
+                             timeout=min(self.timeout, LIST_TIMEOUT),
+                             http_client=DefaultAsyncHttpxClient(
+                                 **capped_client_args(self.max_reply_bytes)))
         ping = {"model": self.model, "messages": [{"role": "user", "content": "ping"}],
                 "max_tokens": 1}
+        deadline = min(self.timeout, CHAT_TIMEOUT)
         try:
-            listing = await with_server_retries(
-                lambda: _answer(client.get("/models", cast_to=str), url, self.model))
+            listing = await with_server_retries(lambda: _answer(
+                client.get("/models", cast_to=str), url, self.model, deadline))
             await check_chat_endpoint(url, self.model, listing, lambda: _answer(
                 client.post("/chat/completions", body=ping, cast_to=str,
-                            options={"timeout": min(self.timeout, CHAT_TIMEOUT)}),
-                url, self.model), "/chat/completions")
+                            options={"timeout": deadline}),
+                url, self.model, deadline), "/chat/completions")
         finally:
             await client.close()
 
 
-async def _answer(request: Any, url: str, model: str) -> Any:
+async def _answer(request: Any, url: str, model: str, deadline: float) -> Any:
     """A preflight request's `Answer` (`models.preflight.sdk_answer` over `openai`)."""
     import openai
 
     from fcbench.models.preflight import sdk_answer
 
-    return await sdk_answer(request, url, model, openai)
+    return await sdk_answer(request, url, model, openai, deadline)
 
 
 def classify(exc: Exception, url: str | None = None) -> Exception:
