@@ -1,0 +1,160 @@
+"""`fcbench data fetch --from` meets a hostile folder or wheel (issue 30): only regular files
+inside the source are copied, a symlink out or a loop is refused, sizes are capped and
+streamed; every refusal is one line and leaves the cache as it was."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fcbench.cli.data import data
+from fcbench.dataset import intake
+from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError, read_data_file, release_path
+from fcbench.dataset.install import fetch
+
+QUESTION = b'{"id": "irrelevance_0", "question": [], "function": []}\n'
+
+
+def data_folder(root: Path) -> Path:
+    """A folder laid out like the wheel's `bfcl_eval/data/` (one data file)."""
+    root.mkdir()
+    (root / "BFCL_v4_irrelevance.json").write_bytes(QUESTION)
+    return root
+
+
+def refused(source: Path, *expected: str) -> str:
+    """The one-line DataError of fetching from `source`, within a few seconds, with the
+    cache left without a release."""
+    started = time.monotonic()
+    with pytest.raises(DataError) as caught:
+        fetch(source=source)
+    assert time.monotonic() - started < 5
+    message = str(caught.value)
+    assert "\n" not in message and all(part in message for part in expected), message
+    assert not release_path(DEFAULT_RELEASE).exists()
+    return message
+
+
+def test_a_file_symlink_leaving_the_source_is_refused(empty_home: Path, tmp_path: Path) -> None:
+    folder = data_folder(tmp_path / "data")
+    (folder / "passwd").symlink_to("/etc/passwd")
+    refused(folder, "passwd is a symlink leaving the source (to /etc/passwd)")
+
+
+def test_a_folder_symlink_leaving_the_source_is_refused(empty_home: Path,
+                                                          tmp_path: Path) -> None:
+    folder = data_folder(tmp_path / "data")
+    (folder / "etc_link").symlink_to("/etc")
+    refused(folder, "etc_link is a symlink leaving the source (to /etc)")
+
+
+def test_a_loop_is_refused_at_once(empty_home: Path, tmp_path: Path) -> None:
+    folder = data_folder(tmp_path / "data")
+    (folder / "loop").symlink_to(".")
+    refused(folder, "loop is a symlink loop")
+
+
+def test_a_loop_beside_a_link_out_is_refused_at_once(empty_home: Path, tmp_path: Path) -> None:
+    """Once 2.3 GB written in 120 s (the loop copied /etc over and over)."""
+    folder = data_folder(tmp_path / "data")
+    (folder / "etc_link").symlink_to("/etc")
+    (folder / "loop").symlink_to(".")
+    refused(folder, "--from")
+
+
+def test_a_deeper_loop_and_a_broken_link_are_refused(empty_home: Path, tmp_path: Path) -> None:
+    folder = data_folder(tmp_path / "data")
+    (folder / "a" / "b").mkdir(parents=True)
+    (folder / "a" / "b" / "up").symlink_to("../..")
+    refused(folder, os.path.join("a", "b", "up"), "loop")
+    (folder / "a" / "b" / "up").unlink()
+    (folder / "a" / "gone").symlink_to("nowhere")
+    refused(folder, os.path.join("a", "gone"), "cannot read")
+
+
+def test_a_fifo_is_refused_without_blocking(empty_home: Path, tmp_path: Path) -> None:
+    folder = data_folder(tmp_path / "data")
+    os.mkfifo(folder / "pipe.json")
+    refused(folder, "pipe.json is neither a regular file nor a folder")
+
+
+def test_links_inside_the_source_are_copied_as_files(empty_home: Path, tmp_path: Path) -> None:
+    folder = data_folder(tmp_path / "data")
+    (folder / "real").mkdir()
+    (folder / "real" / "x.json").write_bytes(b"{}\n")
+    (folder / "alias").symlink_to("real")
+    (folder / "BFCL_v4_copy.json").symlink_to("BFCL_v4_irrelevance.json")
+    fetch(source=folder)
+    assert read_data_file("BFCL_v4_copy.json") == QUESTION
+    assert read_data_file("alias/x.json") == b"{}\n"
+    copied = release_path(DEFAULT_RELEASE) / "data"
+    assert not any(p.is_symlink() for p in copied.rglob("*"))
+
+
+def test_a_file_past_the_cap_is_refused(empty_home: Path, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(intake, "MEMBER_CAP", 1000)
+    folder = data_folder(tmp_path / "data")
+    (folder / "big.json").write_bytes(b"x" * 1001)
+    refused(folder, "big.json is larger than the 1,000-byte cap on one data file")
+
+
+def test_files_past_the_total_cap_are_refused(empty_home: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(intake, "TOTAL_CAP", 1000)
+    folder = data_folder(tmp_path / "data")
+    for name in "abc":
+        (folder / f"{name}.json").write_bytes(b"x" * 400)
+    refused(folder, "larger than the 1,000-byte cap in all")
+
+
+def wheel(path: Path, members: dict[str, bytes], link: str | None = None) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, content in members.items():
+            zf.writestr(f"bfcl_eval/data/{name}", content)
+        if link is not None:
+            info = zipfile.ZipInfo(f"bfcl_eval/data/{link}")
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            zf.writestr(info, "/etc/passwd")
+    return path
+
+
+def test_a_wheel_member_past_the_cap_is_refused_from_the_directory(
+    empty_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(intake, "MEMBER_CAP", 1000)
+    read: list[int] = []
+    monkeypatch.setattr(intake, "copy_stream", lambda *args: read.append(1))
+    source = wheel(tmp_path / "w.whl", {"BFCL_v4_irrelevance.json": QUESTION,
+                                        "huge.json": b"\0" * 5000})
+    refused(source, "huge.json is larger than the 1,000-byte cap")
+    assert read == [1]  # the small member was copied; the big one never opened
+
+
+def test_a_wheel_symlink_member_is_refused(empty_home: Path, tmp_path: Path) -> None:
+    source = wheel(tmp_path / "w.whl", {"BFCL_v4_irrelevance.json": QUESTION}, link="passwd")
+    refused(source, "bfcl_eval/data/passwd is a symlink")
+
+
+def test_a_member_longer_than_its_directory_says_is_cut_while_streaming(tmp_path: Path) -> None:
+    """The directory can lie: the bytes are counted as they come too."""
+    budget = intake.Budget("w.whl", member_cap=10 * intake.CHUNK)
+    out = tmp_path / "out"
+    with pytest.raises(DataError, match="larger than the 10,485,760-byte cap"):
+        intake.copy_stream(lambda n: b"\0" * n, out, "endless.json", budget)
+    assert out.stat().st_size <= 10 * intake.CHUNK
+
+
+def test_the_command_says_it_in_one_line(empty_home: Path, tmp_path: Path) -> None:
+    folder = data_folder(tmp_path / "data")
+    (folder / "etc_link").symlink_to("/etc")
+    result = CliRunner().invoke(data, ["fetch", "--from", str(folder)])
+    assert result.exit_code == 1 and result.exception is not None
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "etc_link is a symlink leaving the source" in lines[0]
