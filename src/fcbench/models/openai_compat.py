@@ -353,12 +353,11 @@ def local_max_tokens(urls: Sequence[str]) -> int | None:
 
 def from_options(options: BackendOptions) -> OpenAICompatBackend:
     """The registry's factory: base URLs from the options or `$OPENAI_BASE_URL`."""
-    import os
-
     from fcbench.models.keys import missing_key
     from fcbench.models.registry import BackendSetupError
+    from fcbench.models.urls import endpoint_urls
 
-    urls = list(options.base_urls) or [u for u in [os.environ.get("OPENAI_BASE_URL")] if u]
+    urls = endpoint_urls(options.base_urls)
     if not urls:
         raise BackendSetupError("no endpoint: pass --base-url URL (or set OPENAI_BASE_URL)")
     if options.tool_call_format and options.mode != "fc":
