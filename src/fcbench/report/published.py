@@ -45,6 +45,11 @@ GROUPS = (("V4 Overall", "data_overall.csv", "Overall"), ("Non-Live", "data_non_
           ("Agentic", "data_agentic.csv", "Agentic"))
 """(shown name, file, the summary in `table.UNDERNEATH` naming its categories)."""
 TIMEOUT = 30.0
+"""Seconds for one file's whole download (not only each read: a server dripping a byte at a
+time is cut off too)."""
+MAX_BYTES = 20_000_000
+"""A published CSV is about 100 kB; past this a reply is not the board (never kept)."""
+CHUNK = 1 << 16
 META = "published.json"
 
 
@@ -101,12 +106,37 @@ def _download(url: str) -> str:
         raise PublishedError(f"{URL_ENV} must be an http(s) address, not {url!r}")
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as reply:
-            data: bytes = reply.read()
+            data = _bounded_read(reply, url)
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise PublishedError(f"cannot fetch the published leaderboard {url}: {reason}; "
                              "give an offline copy with --published-from") from None
-    return data.decode("utf-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PublishedError(f"the published leaderboard {url} is not UTF-8 text; give an "
+                             "offline copy with --published-from") from None
+
+
+def _bounded_read(reply: Any, url: str) -> bytes:
+    """The body, read a chunk at a time: PublishedError past MAX_BYTES or TIMEOUT in all."""
+    import time
+
+    ends = time.monotonic() + TIMEOUT
+    pieces: list[bytes] = []
+    size = 0
+    read = getattr(reply, "read1", reply.read)  # what has come: a drip cannot block it
+    while piece := read(CHUNK):
+        size += len(piece)
+        if size > MAX_BYTES:
+            raise PublishedError(f"the published leaderboard {url} is larger than the "
+                                 f"{MAX_BYTES:,}-byte cap; not kept (give an offline copy "
+                                 "with --published-from)")
+        if time.monotonic() > ends:
+            raise PublishedError(f"the published leaderboard {url} took longer than "
+                                 f"{TIMEOUT:g} s; give an offline copy with --published-from")
+        pieces.append(piece)
+    return b"".join(pieces)
 
 
 def _sha(text: str) -> str:
