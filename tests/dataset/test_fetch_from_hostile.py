@@ -158,3 +158,29 @@ def test_the_command_says_it_in_one_line(empty_home: Path, tmp_path: Path) -> No
     assert result.exit_code == 1 and result.exception is not None
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "etc_link is a symlink leaving the source" in lines[0]
+
+
+# --------------------------------------------------------------------------- --data-dir
+
+
+def test_a_data_dir_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    from fcbench.dataset.source import source
+
+    folder = data_folder(tmp_path / "data")
+    os.mkfifo(folder / "BFCL_v4_simple_python.json")
+    started = time.monotonic()
+    with pytest.raises(DataError, match=r"BFCL_v4_simple_python\.json is not a regular file"):
+        source(DEFAULT_RELEASE, folder).lines("BFCL_v4_simple_python.json")
+    assert time.monotonic() - started < 5
+
+
+def test_a_data_dir_file_past_the_cap_is_refused(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from fcbench.dataset.source import source
+
+    monkeypatch.setattr(intake, "MEMBER_CAP", 1000)
+    folder = data_folder(tmp_path / "data")
+    (folder / "BFCL_v4_simple_python.json").write_bytes(QUESTION * 100)
+    with pytest.raises(DataError, match="larger than the 1,000-byte cap"):
+        source(DEFAULT_RELEASE, folder).read("BFCL_v4_simple_python.json")
+    assert source(DEFAULT_RELEASE, folder).read("BFCL_v4_irrelevance.json") == QUESTION

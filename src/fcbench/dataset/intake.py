@@ -10,6 +10,10 @@ read that never returns); a wheel may hold a member that inflates to gigabytes. 
   file system or the zip directory says, and again while the bytes stream through (the zip
   directory can lie, a file can grow while it is read): nothing is read whole into memory;
 * every refusal is a one-line DataError naming the source and the file.
+
+A `--data-dir` folder is read in place (`source.Source.read`) through `read_regular`: its
+links are followed (the folder is the user's own), but only a regular file within the cap is
+read (a FIFO named like a data file would block for ever).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ __all__ = [
     "copy_folder",
     "copy_member",
     "read_member",
+    "read_regular",
     "read_text_inside",
 ]
 
@@ -213,3 +218,25 @@ def read_text_inside(path: Path, root: Path, cap: int = TEXT_CAP) -> str | None:
             return None
         data = file.read(cap + 1)
     return data.decode("utf-8") if len(data) <= cap else None
+
+
+def read_regular(path: Path, cap: int | None = None) -> bytes:
+    """A data file's bytes when it is a regular file (links followed: a `--data-dir` folder is
+    the user's own) of at most `cap` bytes (MEMBER_CAP by default): a FIFO would block the
+    read for ever and a device or a huge file fill the memory, so both are one-line
+    DataErrors; a missing file is FileNotFoundError, as a plain read gives it."""
+    limit = MEMBER_CAP if cap is None else cap
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise DataError(f"{path} is not a regular file; not read")
+        if info.st_size > limit:
+            raise DataError(f"{path} is larger than the {limit:,}-byte cap on one data file; "
+                            "not read")
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise DataError(f"{path} grew past the {limit:,}-byte cap on one data file while it "
+                        "was read; not read")
+    return data
+
