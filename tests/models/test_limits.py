@@ -146,3 +146,25 @@ def test_hostile_model_lists_end_the_preflight_in_one_line(
     expected = "within" if kind == "drip" else "--max-reply-mb"
     assert expected in message
     assert seconds <= 5 * DEADLINE and peak <= MEMORY
+
+
+def test_the_command_says_it_in_one_line(endpoint: HostileEndpoint, fetched_home: object,
+                                         tmp_path: object) -> None:
+    """`fcbench generate` against an endless model list: exit 2, one line, no result."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from fcbench.cli import main
+
+    folder = Path(str(tmp_path)) / "r"
+    result = CliRunner().invoke(main, [
+        "generate", "--model", "m", "--base-url", endpoint.url("models-endless"),
+        "--categories", "simple_python", "--limit", "1", "--max-reply-mb", "1",
+        "--result-dir", str(folder)])
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert lines[0].startswith(f"fcbench: error: {endpoint.url('models-endless')} (model m) "
+                               "answered the pre-run check with a reply larger than the "
+                               "1,000,000-byte cap")
+    assert not any(folder.rglob("*_result.json"))
