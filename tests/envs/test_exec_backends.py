@@ -227,3 +227,24 @@ def test_amazon_retries_a_missing_field(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(s.time, "sleep", lambda seconds: None)
     flaky = Refusing(200)
     assert s.get_price_by_amazon_ASIN(flaky, "B0") is None and flaky.asked == 5
+
+
+@pytest.mark.parametrize(("kind", "words"), [("endless", "larger than the 1,000,000-byte cap"),
+                                             ("drip", "no complete answer within 1.5 s")])
+def test_a_live_answer_is_read_under_a_cap_and_a_deadline(
+    kind: str, words: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `rest` call's URL is the model's: an endless or dripping answer ends as the
+    service being unavailable (one line), not as the memory filling (issue 30)."""
+    from fcbench.envs.exec_functions import backends
+    from fcbench.envs.exec_functions.backends import HttpRequest, ServiceUnavailable
+    from hostile.endpoints import HostileEndpoint
+
+    monkeypatch.setattr(backends, "LIVE_MAX_BYTES", 1_000_000, raising=False)
+    monkeypatch.setattr(backends, "LIVE_TIMEOUT", 1.5)
+    with HostileEndpoint(drip_every=0.2, drip_for=20.0) as server:
+        started = time.monotonic()
+        with pytest.raises(ServiceUnavailable) as caught:
+            LiveServices(None, {}).get(HttpRequest.get(server.url(f"models-{kind}") + "/x"))
+    assert words in str(caught.value) and "\n" not in str(caught.value)
+    assert time.monotonic() - started < 10

@@ -92,9 +92,9 @@ def test_the_command_line_refuses_a_bad_port_at_once(fetched_home: Path, tmp_pat
 
 
 def test_the_library_refuses_it_when_configured() -> None:
-    with pytest.raises(ValueError, match="^base_url http://h:99999/v1: the port"):
+    with pytest.raises(ValueError, match=r"^base_url http://h:99999/v1: the port"):
         EndpointConfig(base_url=("http://h:99999/v1",))
-    with pytest.raises(ValueError, match="^base_url ftp://h: the scheme"):
+    with pytest.raises(ValueError, match=r"^base_url ftp://h: the scheme"):
         RunConfig.of({"base_url": "ftp://h"})
 
 
@@ -102,7 +102,8 @@ def test_the_variable_is_named_when_it_holds_the_bad_url(monkeypatch: pytest.Mon
     from fcbench.models.openai_compat import from_options
 
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:70000/v1")
-    with pytest.raises(BadBaseURL, match="^OPENAI_BASE_URL http://127.0.0.1:70000/v1: the port"):
+    expected = r"^OPENAI_BASE_URL http://127\.0\.0\.1:70000/v1: the port"
+    with pytest.raises(BadBaseURL, match=expected):
         from_options(BackendOptions("m", "fc", (), "k"))
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1")
     assert endpoint_urls(()) == ["http://127.0.0.1:8000/v1"]

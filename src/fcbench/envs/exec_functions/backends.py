@@ -61,6 +61,9 @@ questions send it to (a test derives them from the data and checks this table). 
 substituted into a request only when the URL the request names (before `FCBENCH_EXEC_ROUTES`)
 is on one of its hosts, at the default port: a host a model chose gets the placeholder."""
 LIVE_TIMEOUT = 20.0
+LIVE_MAX_BYTES = 10_000_000
+"""A live answer's body is read up to this (a `rest` call's URL is the model's choice: an
+endless or gigabyte reply must not fill the memory), within LIVE_TIMEOUT in all."""
 ROUTES_VARIABLE = "FCBENCH_EXEC_ROUTES"
 
 
@@ -200,9 +203,9 @@ class LiveServices:
         http = urllib.request.Request(url, headers=headers, method="GET")
         try:
             with urllib.request.urlopen(http, timeout=LIVE_TIMEOUT) as reply:
-                return _answer(reply.status, reply.read())
+                return _answer(reply.status, _bounded_body(reply, request))
         except urllib.error.HTTPError as exc:
-            return _answer(exc.code, exc.read())
+            return _answer(exc.code, _bounded_body(exc, request))
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             raise ServiceUnavailable(f"{request.describe()}: {redact.text(str(exc))}") from None
 
@@ -215,6 +218,25 @@ class LiveServices:
                 for stand_in in (key_token(variable), *placeholders(variable)):
                     value = value.replace(stand_in, key)
         return value
+
+
+def _bounded_body(reply: Any, request: HttpRequest) -> bytes:
+    """The body a chunk at a time (`read1`: what has come, so a drip cannot hold a read);
+    ServiceUnavailable past LIVE_MAX_BYTES or LIVE_TIMEOUT in all."""
+    ends = time.monotonic() + LIVE_TIMEOUT
+    read = getattr(reply, "read1", reply.read)
+    pieces: list[bytes] = []
+    size = 0
+    while piece := read(1 << 16):
+        size += len(piece)
+        if size > LIVE_MAX_BYTES:
+            raise ServiceUnavailable(f"{request.describe()}: the answer is larger than the "
+                                     f"{LIVE_MAX_BYTES:,}-byte cap; not read")
+        if time.monotonic() > ends:
+            raise ServiceUnavailable(f"{request.describe()}: no complete answer within "
+                                     f"{LIVE_TIMEOUT:g} s")
+        pieces.append(piece)
+    return b"".join(pieces)
 
 
 def keys_for(url: str) -> tuple[str, ...]:
