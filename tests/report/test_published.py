@@ -244,3 +244,14 @@ def test_an_endless_or_dripping_board_is_cut_off(
     assert time.monotonic() - started < 10
     assert not (tmp_path / "cache").exists()
 
+
+def test_a_bad_board_address_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                         ) -> None:
+    """Once an OverflowError traceback from the socket layer (port 99999)."""
+    monkeypatch.setenv(pub.URL_ENV, "http://user:secret-password@127.0.0.1:99999/board")
+    with pytest.raises(pub.PublishedError) as caught:
+        pub.load_published(cache_dir=tmp_path / "cache")
+    message = str(caught.value)
+    assert message.startswith(f"{pub.URL_ENV} http://***@127.0.0.1:99999/board: the port")
+    assert "secret-password" not in message
+

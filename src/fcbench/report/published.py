@@ -90,7 +90,7 @@ def load_published(
         cached = _read_cache(cache)
         if cached is not None:
             return cached
-    base = os.environ.get(URL_ENV, SITE).rstrip("/")
+    base = _checked_base(os.environ.get(URL_ENV, SITE).rstrip("/"))
     texts = {name: _download(f"{base}/{name}") for name in FILES}
     return _write_cache(cache, base, texts)
 
@@ -99,6 +99,17 @@ def _default_cache() -> Path:
     from fcbench.dataset.fetch import fcbench_home
 
     return fcbench_home() / "published"
+
+
+def _checked_base(base: str) -> str:
+    """The board's address, checked before any connection (`models.urls`): a port past
+    65535 would otherwise end in an OverflowError from the socket layer."""
+    from fcbench.models.urls import BadBaseURL, check_base_url
+
+    try:
+        return check_base_url(base, URL_ENV)
+    except BadBaseURL as exc:
+        raise PublishedError(str(exc)) from None
 
 
 def _download(url: str) -> str:
