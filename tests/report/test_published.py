@@ -254,4 +254,3 @@ def test_a_bad_board_address_is_one_line(tmp_path: Path, monkeypatch: pytest.Mon
     message = str(caught.value)
     assert message.startswith(f"{pub.URL_ENV} http://***@127.0.0.1:99999/board: the port")
     assert "secret-password" not in message
-

@@ -104,8 +104,10 @@ def _default_cache() -> Path:
 def _checked_base(base: str) -> str:
     """The board's address, checked before any connection (`models.urls`): a port past
     65535 would otherwise end in an OverflowError from the socket layer."""
+    from fcbench import redact
     from fcbench.models.urls import BadBaseURL, check_base_url
 
+    redact.add_secrets_of_url(base)  # masked wherever a message repeats it
     try:
         return check_base_url(base, URL_ENV)
     except BadBaseURL as exc:
@@ -119,9 +121,12 @@ def _download(url: str) -> str:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as reply:
             data = _bounded_read(reply, url)
     except (urllib.error.URLError, OSError, ValueError) as exc:
+        from fcbench import redact
+
         reason = getattr(exc, "reason", exc)
-        raise PublishedError(f"cannot fetch the published leaderboard {url}: {reason}; "
-                             "give an offline copy with --published-from") from None
+        raise PublishedError(redact.text(
+            f"cannot fetch the published leaderboard {url}: {reason}; give an offline copy "
+            "with --published-from")) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
