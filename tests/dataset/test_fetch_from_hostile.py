@@ -184,3 +184,76 @@ def test_a_data_dir_file_past_the_cap_is_refused(tmp_path: Path,
     with pytest.raises(DataError, match="larger than the 1,000-byte cap"):
         source(DEFAULT_RELEASE, folder).read("BFCL_v4_simple_python.json")
     assert source(DEFAULT_RELEASE, folder).read("BFCL_v4_irrelevance.json") == QUESTION
+
+
+# --------------------------------------------------------------------------- any tree
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+NAMES = st.sampled_from(["a", "b", "c", "loop"])
+TARGETS = st.one_of(st.sampled_from([".", "..", "../..", "../../..", "/etc", "/etc/passwd",
+                                     "/dev/zero", "nowhere"]),
+                    st.lists(NAMES, min_size=1, max_size=3).map("/".join))
+ENTRIES = st.lists(st.tuples(st.lists(NAMES, min_size=1, max_size=3),
+                             st.sampled_from(["file", "dir", "link"]), TARGETS),
+                   max_size=12)
+
+
+def planted_tree(root: Path, entries: list[tuple[list[str], str, str]]) -> None:
+    """Files (their content names them as inside), folders and links, in the given order;
+    a name already taken, or below a link, is skipped."""
+    for parts, kind, target in entries:
+        path = root.joinpath(*parts)
+        prefixes = [root.joinpath(*parts[:n]) for n in range(1, len(parts))]
+        if any(p.is_symlink() for p in prefixes):
+            continue  # never plant through a link (it could lead out of the test's folder)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if kind == "file":
+                path.write_text(f"inside:{'/'.join(parts)}")
+            elif kind == "dir":
+                path.mkdir()
+            else:
+                path.symlink_to(target)
+        except OSError:  # a parent is a file or a link, the name is taken
+            continue
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(entries=ENTRIES)
+def test_any_tree_copies_only_regular_files_from_inside(
+    entries: list[tuple[list[str], str, str]], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Whatever folders, files and links (in, out, up, loops, broken, devices) a source
+    holds: the copy ends within seconds, never opens a file outside the source (however it
+    ends), and either refuses in one line or holds only regular files whose bytes come from
+    files inside the source."""
+    work = tmp_path_factory.mktemp("tree")
+    source = work / "source"
+    source.mkdir()
+    planted_tree(source, entries)
+    dest = work / "dest"
+    read: list[str] = []
+    copy_file = intake._copy_file
+
+    def recorded(path: str, *args: object) -> None:
+        read.append(path)
+        copy_file(path, *args)  # type: ignore[arg-type]
+
+    started = time.monotonic()
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(intake, "_copy_file", recorded)
+            intake.copy_folder(source, dest, intake.Budget(str(source)))
+    except DataError as exc:
+        assert "\n" not in str(exc)
+    else:
+        for path in dest.rglob("*"):
+            assert not path.is_symlink()
+            if path.is_file():
+                assert path.read_text().startswith("inside:"), path
+    assert time.monotonic() - started < 5
+    real = os.path.realpath(source)
+    assert all(os.path.realpath(path).startswith(real + os.sep) for path in read), read
