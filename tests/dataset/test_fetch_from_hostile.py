@@ -202,7 +202,8 @@ ENTRIES = st.lists(st.tuples(st.lists(NAMES, min_size=1, max_size=3),
 
 def planted_tree(root: Path, entries: list[tuple[list[str], str, str]]) -> None:
     """Files (their content names them as inside), folders and links, in the given order;
-    a name already taken, or below a link, is skipped."""
+    a name already taken (a link included: it could lead to /etc/passwd), or below a link,
+    is skipped."""
     for parts, kind, target in entries:
         path = root.joinpath(*parts)
         prefixes = [root.joinpath(*parts[:n]) for n in range(1, len(parts))]
@@ -210,8 +211,10 @@ def planted_tree(root: Path, entries: list[tuple[list[str], str, str]]) -> None:
             continue  # never plant through a link (it could lead out of the test's folder)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            if kind == "file":
-                path.write_text(f"inside:{'/'.join(parts)}")
+            if kind == "file":  # O_EXCL|O_NOFOLLOW: never written through a planted link
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW)
+                with os.fdopen(fd, "w") as file:
+                    file.write(f"inside:{'/'.join(parts)}")
             elif kind == "dir":
                 path.mkdir()
             else:
