@@ -32,17 +32,19 @@ class BadBaseURL(ValueError):
 
 
 def shown(url: str) -> str:
-    """`url` fit to print: everything from `//` to the last `@` replaced by `***@` (a typed
-    password may hold `/`, `?` or `@`), then the query and fragment by `?***`; found without
-    parsing, so that a URL too broken to parse is masked too (over-masking beats a leak)."""
-    scheme, slashes, rest = url.partition("//")
-    if slashes and "@" in rest:
+    """`url` fit to print: everything from `//` (or the start, without one) to the last `@`
+    replaced by `***@` (a typed password may hold `/`, `?` or `@`), then the query and
+    fragment by `?***`; found without parsing, so that a URL too broken to parse is masked
+    too (over-masking beats a leak)."""
+    head, slashes, rest = url.partition("//")
+    if not slashes:  # `user:pw@host:8000/v1`: no scheme, the userinfo is still one
+        head, rest = "", url
+    if "@" in rest:
         rest = redact.MASK + "@" + rest.rpartition("@")[2]
-    rest = rest if slashes else scheme
     cuts = [i for i in (rest.find("?"), rest.find("#")) if i >= 0]
     if cuts:
         rest = rest[: min(cuts)] + "?" + redact.MASK
-    return redact.text(scheme + slashes + rest if slashes else rest)
+    return redact.text(head + slashes + rest)
 
 
 def check_base_url(url: str, where: str) -> str:
