@@ -260,3 +260,15 @@ def test_any_tree_copies_only_regular_files_from_inside(
     assert time.monotonic() - started < 5
     real = os.path.realpath(source)
     assert all(os.path.realpath(path).startswith(real + os.sep) for path in read), read
+
+
+def test_a_package_folder_linked_out_is_refused(empty_home: Path, tmp_path: Path) -> None:
+    """`--from FOLDER` holding `bfcl_eval/` as a link elsewhere: its data and its constant
+    modules would come from outside the source."""
+    elsewhere = tmp_path / "elsewhere" / "bfcl_eval"
+    elsewhere.mkdir(parents=True)
+    data_folder(elsewhere / "data")
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "bfcl_eval").symlink_to(elsewhere)
+    refused(source, "is a symlink leaving the source")
