@@ -16,7 +16,12 @@ Workload, by part of the corpus:
 * hostile pages (`hostile.pages.PAGES`): fetched by the web tool's fetcher from a loopback
   server (`allow_private`, deadline 5 s);
 * hostile endpoints (`hostile.endpoints.KINDS`): `fcbench generate` against the loopback
-  `HostileEndpoint` (`--timeout 5`, one attempt, one case).
+  `HostileEndpoint` (`--timeout 5`, one attempt, one case);
+* every input of issue 30 (`_issue30.py`: mixed-key states, huge numbers, quadratic family
+  parsers at generation, endless model lists at preflight, `data fetch --from` symlinks,
+  loops and a 3 GiB member, planted score-file symlinks, a plugin that exits, a bad port),
+  each judged by what a careful user expects of it (exit status, one line, nothing lost) and
+  labelled with the part of the issue whose fix it needs.
 
 Baselines, measured in the same run: the same kind of process on normal input (normal result
 folder, a normal page, a well-behaved endpoint). Every `evaluate` run's normal cases must get
@@ -27,7 +32,7 @@ Usage::
 
     python benchmarks/bench_hostile.py [--only PART[,PART...]] [--match TEXT] [--timeout S]
 
-PARTs: decoding, files, environments, pages, endpoints. Needs an `FCBENCH_HOME` holding the
+PARTs: decoding, files, environments, pages, endpoints, issue30. Needs an `FCBENCH_HOME` holding the
 default release; without one it fetches it from the official wheel in ../shared/wheels into
 a temporary home. Exit status 1 when a floor is broken, an input crashed or timed out, or a
 normal case's verdict changed.
@@ -50,7 +55,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests"), str(ROOT / "tests/envs/web_search")]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests"), str(ROOT / "tests/envs/web_search"),
+                str(ROOT / "benchmarks")]
 
 import hostile.decoding  # noqa: E402
 from fcbench._json import loads_numbers  # noqa: E402
@@ -61,7 +67,7 @@ from hostile.pages import PAGES  # noqa: E402
 
 SECONDS_FLOOR = 10.0
 MEGABYTES_FLOOR = 500.0
-PARTS = ("decoding", "files", "environments", "pages", "endpoints")
+PARTS = ("decoding", "files", "environments", "pages", "endpoints", "issue30")
 WHEEL = ROOT.parent / "shared" / "wheels" / "bfcl_eval-2026.3.23-py3-none-any.whl"
 FCBENCH = [sys.executable, "-m", "fcbench.cli"]
 DEADLINE = 5.0
@@ -451,6 +457,61 @@ def endpoint_rows(env: dict[str, str], timeout: float,
             yield Row("endpoints", kind, "generate", done, outcome[:110], ok, base.peak_mb)
 
 
+# --- issue 30 -------------------------------------------------------------------------------
+
+
+def issue30_rows(env: dict[str, str], timeout: float, wanted: Callable[[str], bool],
+                 scratch: Path) -> Iterator[Row]:
+    """Every input of issue 30 (`_issue30`), each prepared in a folder of its own, run in its
+    own process under `timeout`, judged, and set against its kind's baseline (measured once,
+    the first time an input of that kind comes)."""
+    import _issue30 as issue
+
+    from fake_openai import FakeOpenAI
+    from hostile.endpoints import HostileEndpoint
+
+    texts = issue.replies()
+
+    def answer(request: dict[str, Any]) -> dict[str, Any]:  # the text named by the model
+        return {"content": texts.get(str(request.get("model")), "[f(a=1)]")}
+
+    with FakeOpenAI(responder=answer) as fake, HostileEndpoint() as hostile:
+        servers = issue.Servers(f"{fake.base_url}", hostile.url("models-endless"))
+        baselines, found = issue.inputs(servers, scratch)
+        measured: dict[str, tuple[Run, str, bool]] = {}
+        for index, item in enumerate(found):
+            if not wanted(item.name):
+                continue
+            if item.baseline not in measured:
+                measured[item.baseline] = _issue30_job(
+                    baselines[item.baseline], scratch / f"base-{len(measured)}", env, timeout)
+                base, said, good = measured[item.baseline]
+                mark = "" if good else " (NOT AS EXPECTED)"
+                print(f"  baseline {item.baseline}: {base.seconds:.2f} s, {base.peak_mb:.0f} MB;"
+                      f" {said}{mark}")
+            done, said, good = _issue30_job(item.job, scratch / f"input-{index}", env, timeout)
+            yield Row("issue30", item.name, item.how, done, f"[{item.area}] {said}"[:110], good,
+                      measured[item.baseline][0].peak_mb)
+
+
+def _issue30_job(make: Callable[[Path, dict[str, str]], Any], folder: Path,
+                 env: dict[str, str], timeout: float) -> tuple[Run, str, bool]:
+    """(the run, what happened, as expected?) of one job; a job that cannot even be prepared
+    is a row of its own, never the end of the benchmark."""
+    import _issue30 as issue
+
+    folder.mkdir(parents=True)
+    try:
+        job = make(folder, env)
+    except Exception as exc:  # the benchmark goes on with the next input
+        return Run(0.0, 0.0, -1, "", ""), f"NOT PREPARED: {type(exc).__name__}: {exc}", False
+    done = run(job.argv, timeout, {**env, **job.env})
+    if done.code == -9:
+        return done, f"TIMEOUT (killed after {timeout:g} s)", False
+    good, said = job.check(issue.Outcome(done.code, done.out, done.err))
+    return done, said, good
+
+
 # --- the run --------------------------------------------------------------------------------
 
 
@@ -488,6 +549,7 @@ def main() -> int:
             "environments": lambda: environment_rows(env, args.timeout, wanted),
             "pages": lambda: page_rows(env, args.timeout, wanted),
             "endpoints": lambda: endpoint_rows(env, args.timeout, wanted),
+            "issue30": lambda: issue30_rows(env, args.timeout, wanted, Path(scratch) / "i30"),
         }
         rows: list[Row] = []
         for part in parts:
@@ -524,6 +586,8 @@ def _summary(rows: list[Row]) -> int:
           f"{SECONDS_FLOOR:.0f} s); worst memory: {_over(biggest):.0f} MB over the baseline "
           f"({biggest.name}; floor {MEGABYTES_FLOOR:.0f} MB); "
           f"{len(rows) - len(broken)}/{len(rows)} within the floors with the expected outcome")
+    for row in broken:  # named, so that a run says which inputs still fail (and whose they are)
+        print(f"  not within: {row.part}: {row.name} ({row.outcome[:70]})")
     return 1 if broken else 0
 
 

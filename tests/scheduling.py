@@ -44,6 +44,8 @@ COSTS: dict[str, float] = {
     "tests/e2e/test_no_secret_leaks.py": 15.0,
     "tests/e2e/test_agentic_http.py": 14.0,
     "tests/models/test_google_native.py": 12.0,
+    # a pytest run of its own under xdist, three tests hung for 3 s each (issue 30 item 7)
+    "tests/test_hung_tests.py": 12.0,
     "tests/envs/memory/test_vector.py": 12.0,
     "tests/cli/test_run.py": 11.0,
     "tests/models/test_hf_local.py": 10.0,

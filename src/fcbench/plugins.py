@@ -15,10 +15,20 @@ itself (so a run with built-ins only never scans the installed distributions), a
 loaded once per process. A plugin that fails to import, or holds the wrong kind of object,
 is left out with a one-line warning on stderr naming it; it never stops fcbench and never
 shows a traceback. Ground floor: this module imports nothing of fcbench.
+
+Whatever a plugin raises while imported is caught, BaseExceptions included: a module that
+calls `sys.exit()`, raises GeneratorExit or a BaseException of its own would otherwise end
+every run, even `--model ground-truth`. The one exception is the user's Ctrl-C: a
+KeyboardInterrupt is let through only when a SIGINT really arrived during the import (a
+handler that records it is installed around the import, in front of the one there was); a
+KeyboardInterrupt the plugin's code raises without a signal cannot be told from one by its
+type alone, and is treated as the plugin's own failure (a warning). Off the main thread no
+signal is ever delivered, so there a KeyboardInterrupt is always the plugin's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING, TypeVar
@@ -104,11 +114,50 @@ def _entry_points(group: str) -> list[EntryPoint]:
 
 
 def _load_one(group: str, entry: EntryPoint) -> tuple[str, object] | None:
+    """The entry point's object, or None with a warning whatever its import raised, except a
+    KeyboardInterrupt of a real SIGINT (see the module's docstring)."""
+    with _sigint_watch() as interrupted:
+        try:
+            return entry.name, entry.load()
+        except KeyboardInterrupt as exc:
+            if interrupted():
+                raise
+            why = f"{_described(exc)} (no Ctrl-C was pressed)"
+        except BaseException as exc:  # a third-party module's SystemExit too
+            why = _described(exc)
+    warn(group, entry.name, f"cannot load {entry.value}: {why}")
+    return None
+
+
+def _described(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+@contextlib.contextmanager
+def _sigint_watch() -> Iterator[Callable[[], bool]]:
+    """Yield a question, "did a SIGINT arrive since?", answered by a handler placed in front
+    of the current one (which still runs, and raises KeyboardInterrupt as before). Where no
+    Python handler can be placed (off the main thread, SIGINT ignored or left to the
+    system), no KeyboardInterrupt can come from a signal: the answer is always no."""
+    import signal
+    import threading
+
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield lambda: False
+        return
+    arrived: list[int] = []
+
+    def recorded(signum: int, frame: object) -> object:
+        arrived.append(signum)
+        return previous(signum, frame)  # type: ignore[arg-type]
+
+    signal.signal(signal.SIGINT, recorded)
     try:
-        return entry.name, entry.load()
-    except Exception as exc:  # whatever a third-party module raises while importing
-        warn(group, entry.name, f"cannot load {entry.value}: {type(exc).__name__}: {exc}")
-        return None
+        yield lambda: bool(arrived)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class Registry(MutableMapping[str, V]):

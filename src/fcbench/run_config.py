@@ -125,6 +125,16 @@ class EndpointConfig:
     max_reply_mb: float = DEFAULT_MAX_REPLY_BYTES / 1_000_000
     """The cap on one reply's body in MB (`models.limits`): a larger one is a retried error."""
 
+    def __post_init__(self) -> None:
+        """Each base URL checked when the configuration is made (`models.urls`): a bad port,
+        scheme or host is a one-line ValueError here, not a traceback at the first
+        connection."""
+        from fcbench.models.urls import check_base_url
+
+        urls = (self.base_url,) if isinstance(self.base_url, str) else self.base_url
+        for url in urls:
+            check_base_url(url, "base_url")
+
 
 @dataclass(frozen=True)
 class SelectionConfig:

@@ -12,7 +12,9 @@
 * `huge-unannounced`: the same without Content-Length (HTTP/1.0 style: until close);
 * `bomb`: `Content-Encoding: gzip`, a body that inflates to `bomb_bytes`;
 * `once-KIND` (e.g. `once-drip`): the first request is answered as KIND, every later one as
-  `fine`, so that one case of a run meets the hostile reply and the others do not.
+  `fine`, so that one case of a run meets the hostile reply and the others do not;
+* `models-KIND` (e.g. `models-endless`): every GET (the model list or one model's
+  description, which preflight asks) is answered as KIND, every POST as `fine`.
 
 `KINDS` lists the hostile ones (for tests and `benchmarks/bench_hostile.py`). Every writer
 stops when the client disconnects; `close()` stops the server.
@@ -41,10 +43,7 @@ class HostileEndpoint:
     """The server; `sent` counts body bytes written per kind."""
 
     def __init__(self, drip_every: float = 2.0, huge_bytes: int = 50_000_000,
-                 bomb_bytes: int = 1 << 30, drip_for: float = 30.0,
-                 hostile_lists: bool = False) -> None:
-        self.hostile_lists = hostile_lists
-        """Answer `GET <kind>/...` (the model list preflight asks) with the kind too."""
+                 bomb_bytes: int = 1 << 30, drip_for: float = 30.0) -> None:
         self.drip_every = drip_every
         self.drip_for = drip_for
         self.huge_bytes = huge_bytes
@@ -90,10 +89,11 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def do_GET(self) -> None:
-        kind = self._kind(self.path.strip("/").split("/")[0])
-        if self.endpoint.hostile_lists and kind in KINDS:
+        asked = self.path.strip("/").split("/")[0]
+        if asked.startswith("models-"):  # a hostile model list named by the path
             with contextlib.suppress(BrokenPipeError, ConnectionResetError, TimeoutError):
-                getattr(self, "_" + kind.replace("-", "_"))()
+                kind = asked.removeprefix("models-")
+                getattr(self, "_" + kind.replace("-", "_"), self._fine)()
             return
         self._answer(json.dumps({"object": "list", "data": [{"id": "m"}]}).encode())
 

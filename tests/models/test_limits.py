@@ -101,24 +101,70 @@ def test_the_deadline_is_the_whole_request_not_each_read(endpoint: HostileEndpoi
     assert "within 1.5 s" in str(raised)
 
 
-@pytest.mark.parametrize("kind", ["endless", "huge-unannounced", "bomb"])
-@pytest.mark.parametrize("api", ["openai", "anthropic", "google"])
-def test_preflight_reads_a_hostile_model_list_within_the_cap(api: str, kind: str) -> None:
-    """Preflight's own clients are capped as the run's are: an endless `GET /models` reply
-    was read whole (issue 31: a MemoryError, whose traceback showed the base URL's password
-    and key), now it is one PreflightError line."""
-    from fcbench.models.base import PreflightError
-    from fcbench.runner.preflight import check_backend
+PREFLIGHT_KINDS = ("endless", "huge-unannounced", "bomb", "drip")
+GUARD = 6 * DEADLINE
+"""The test's own bound on a preflight: without the caps an endless listing grows for a
+minute (4.9 GB in 64 s, issue 30; 3 GB in 30 s here); the guard stops it long before."""
 
-    with HostileEndpoint(hostile_lists=True) as server:
-        chosen = backend(api, server.url(kind), deadline=10.0)
-        tracemalloc.start()
-        start = time.perf_counter()
+
+def bounded_preflight(chosen: Any) -> tuple[BaseException | None, float, int]:
+    """(what the preflight raised, seconds, peak bytes allocated in Python meanwhile)."""
+
+    async def main() -> BaseException | None:
         try:
-            with pytest.raises(PreflightError) as refused:
-                check_backend(chosen)
-        finally:
-            _, peak = tracemalloc.get_traced_memory()
-            tracemalloc.stop()
-    seconds = time.perf_counter() - start
-    assert "\n" not in str(refused.value) and peak <= MEMORY and seconds <= 20
+            await asyncio.wait_for(chosen.preflight(), GUARD)
+        except BaseException as exc:  # a TimeoutError of the guard is a failure too
+            return exc
+        return None
+
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        raised = asyncio.run(main())
+    finally:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    return raised, time.perf_counter() - start, peak
+
+
+@pytest.mark.parametrize("kind", PREFLIGHT_KINDS)
+@pytest.mark.parametrize("api", ["openai", "anthropic", "google"])
+def test_hostile_model_lists_end_the_preflight_in_one_line(
+    endpoint: HostileEndpoint, api: str, kind: str
+) -> None:
+    """The pre-run check's model list (or model description) is read under the reply cap
+    and the request's deadline, like a chat reply: one line naming the URL, no traceback."""
+    from fcbench.models.base import PreflightError
+
+    url = endpoint.url(f"models-{kind}")
+    deadline = DRIP_DEADLINE if kind == "drip" else DEADLINE
+    raised, seconds, peak = bounded_preflight(backend(api, url, deadline))
+    print(f"{api} {kind}: {seconds:.2f} s, {peak / 2**20:.0f} MiB peak")
+    assert isinstance(raised, PreflightError), repr(raised)
+    message = str(raised)
+    assert url in message and "\n" not in message and len(message) < 400
+    expected = "within" if kind == "drip" else "--max-reply-mb"
+    assert expected in message
+    assert seconds <= 5 * DEADLINE and peak <= MEMORY
+
+
+def test_the_command_says_it_in_one_line(endpoint: HostileEndpoint, fetched_home: object,
+                                         tmp_path: object) -> None:
+    """`fcbench generate` against an endless model list: exit 2, one line, no result."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from fcbench.cli import main
+
+    folder = Path(str(tmp_path)) / "r"
+    result = CliRunner().invoke(main, [
+        "generate", "--model", "m", "--base-url", endpoint.url("models-endless"),
+        "--categories", "simple_python", "--limit", "1", "--max-reply-mb", "1",
+        "--result-dir", str(folder)])
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert lines[0].startswith(f"fcbench: error: {endpoint.url('models-endless')} (model m) "
+                               "answered the pre-run check with a reply larger than the "
+                               "1,000,000-byte cap")
+    assert not any(folder.rglob("*_result.json"))

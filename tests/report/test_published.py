@@ -220,3 +220,37 @@ def test_rank_counts_only_rows_strictly_above_and_reports_ties() -> None:
     assert pub.rank_among(70.0, [60.0, 50.0]) == (1, 0)
     assert pub.rank_among(None, [60.0]) == (None, 0)
     assert pub.percent("77.47%") == 77.47 and pub.percent("N/A") is None
+
+
+@pytest.mark.parametrize(("kind", "words"), [("endless", "larger than the 1,000,000-byte cap"),
+                                             ("drip", "took longer than 1.5 s")])
+def test_an_endless_or_dripping_board_is_cut_off(
+    kind: str, words: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every read is capped (issue 30): the download stops past the size cap or the whole
+    deadline, in one line; nothing is cached."""
+    import time
+
+    from hostile.endpoints import HostileEndpoint
+
+    monkeypatch.setattr(pub, "MAX_BYTES", 1_000_000, raising=False)
+    monkeypatch.setattr(pub, "TIMEOUT", 1.5)
+    with HostileEndpoint(drip_every=0.2, drip_for=20.0) as server:
+        monkeypatch.setenv(pub.URL_ENV, server.url(f"models-{kind}"))
+        started = time.monotonic()
+        with pytest.raises(pub.PublishedError) as caught:
+            pub.load_published(cache_dir=tmp_path / "cache")
+    assert words in str(caught.value) and "\n" not in str(caught.value)
+    assert time.monotonic() - started < 10
+    assert not (tmp_path / "cache").exists()
+
+
+def test_a_bad_board_address_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                         ) -> None:
+    """Once an OverflowError traceback from the socket layer (port 99999)."""
+    monkeypatch.setenv(pub.URL_ENV, "http://user:secret-password@127.0.0.1:99999/board")
+    with pytest.raises(pub.PublishedError) as caught:
+        pub.load_published(cache_dir=tmp_path / "cache")
+    message = str(caught.value)
+    assert message.startswith(f"{pub.URL_ENV} http://***@127.0.0.1:99999/board: the port")
+    assert "secret-password" not in message

@@ -80,6 +80,19 @@ def _deprecated_output_format(
     return value
 
 
+def _checked_base_urls(
+    _ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]
+) -> tuple[str, ...]:
+    """Each `--base-url` checked as it is parsed (`models.urls`): a bad port, scheme or host
+    is one line naming the flag, before anything is read or asked."""
+    from fcbench.models.urls import BadBaseURL, check_base_url
+
+    try:
+        return tuple(check_base_url(url, "--base-url") for url in value)
+    except BadBaseURL as exc:
+        raise RunError(str(exc)) from None
+
+
 def _options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The flags shared by `generate` and `run`, by section; defaults from `DEFAULTS`."""
     endpoint, sampling, retries = DEFAULTS.endpoint, DEFAULTS.sampling, DEFAULTS.retries
@@ -94,7 +107,7 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                           "Gemini API (pip install 'fcbench[google]'); hf: a local transformers "
                           "model, --model-path (pip install 'fcbench[hf]'); completions: "
                           "/v1/completions with an official open-model prompt format."),
-        _model("--base-url", "base_url", multiple=True,
+        _model("--base-url", "base_url", multiple=True, callback=_checked_base_urls,
                help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 "
                     "(repeat for replicas; default $OPENAI_BASE_URL)."),
         _model("--api-key-env", default=endpoint.api_key_env,

@@ -17,6 +17,7 @@ from typing import Any
 
 from fcbench.core.categories import Category
 from fcbench.dataset.fetch import DataError, data_files, read_data_file, release_dir
+from fcbench.dataset.intake import read_regular
 from fcbench.dataset.naming import Naming, detect
 from fcbench.layout import func_doc_file
 
@@ -80,7 +81,7 @@ class Source:
         if self.root is None:
             return read_data_file(relpath, self.release)
         try:
-            return (self.root / relpath).read_bytes()
+            return read_regular(self.root / relpath)
         except FileNotFoundError:
             raise DataError(f"{self.root / relpath} does not exist") from None
         except OSError as exc:

@@ -9,6 +9,7 @@ the official modules are parsed (never imported) into `constants.json`. Kept apa
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
@@ -81,29 +82,48 @@ def wheel_release(wheel: Path | str) -> str | None:
     """The version a `bfcl_eval` wheel declares (dist-info METADATA, else its file name)."""
     import zipfile
 
+    from fcbench.dataset.intake import read_member
+
     path = Path(wheel)
     try:
         with zipfile.ZipFile(path) as zf:
             for name in zf.namelist():
                 if name.endswith(".dist-info/METADATA"):
-                    for line in zf.read(name).decode("utf-8", "replace").splitlines():
+                    text = (read_member(zf, name) or b"").decode("utf-8", "replace")
+                    for line in text.splitlines():
                         if line.startswith("Version:"):
                             return line.split(":", 1)[1].strip()
-    except (OSError, zipfile.BadZipFile):
+    except _zip_errors():
         return None
     parts = path.name.split("-")
     return parts[1] if len(parts) >= 3 and path.suffix == ".whl" else None
 
 
-def extract_wheel(wheel: Path, staging: Path, release: str) -> None:
-    """Copy the wheel's data tree and parse its constant modules, refusing another release."""
+def _zip_errors() -> tuple[type[Exception], ...]:
+    """What reading a damaged or odd archive raises: OSError, BadZipFile (a bad CRC or
+    header), zlib.error, RuntimeError for an encrypted member, NotImplementedError for an
+    unknown compression, EOFError for a cut one, ValueError for a bad LZMA stream."""
     import zipfile
+    import zlib
+
+    return (OSError, zipfile.BadZipFile, zlib.error, ValueError, EOFError, RuntimeError,
+            NotImplementedError)
+
+
+def extract_wheel(wheel: Path, staging: Path, release: str) -> None:
+    """Copy the wheel's data tree and parse its constant modules, refusing another release.
+    Members are streamed under the caps of `dataset.intake` (a member that inflates to
+    gigabytes is refused, never held in memory)."""
+    import zipfile
+
+    from fcbench.dataset.intake import Budget, copy_member
 
     declared = wheel_release(wheel)
     if declared is not None and declared != release:
         raise DataError(
             f"{wheel.name} is bfcl-eval {declared}, not {release}: pass `--release {declared}`"
         )
+    budget = Budget(str(wheel))
     try:
         with zipfile.ZipFile(wheel) as zf:
             count = 0
@@ -113,11 +133,12 @@ def extract_wheel(wheel: Path, staging: Path, release: str) -> None:
                     continue
                 out = staging / "data" / rel
                 out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_bytes(zf.read(info))
+                copy_member(zf, info, out, budget)
                 count += 1
-            names = set(zf.namelist())
-            _write_constants(staging, release, lambda p: _zip_text(zf, names, p))
-    except (zipfile.BadZipFile, OSError) as exc:
+            _write_constants(staging, release, lambda p: _zip_text(zf, p))
+    except DataError:
+        raise
+    except _zip_errors() as exc:
         raise DataError(f"cannot read the wheel {wheel}: {exc}") from None
     if count == 0:
         raise DataError(f"{wheel} holds no {_WHEEL_DATA} folder; is it a bfcl-eval wheel?")
@@ -133,13 +154,20 @@ def _data_member(name: str) -> str | None:
     return rel.as_posix()
 
 
-def _zip_text(zf: zipfile.ZipFile, names: set[str], path: str) -> str | None:
-    return zf.read(path).decode("utf-8") if path in names else None
+def _zip_text(zf: zipfile.ZipFile, path: str) -> str | None:
+    """A constants module's text (None when absent, a symlink, or too large to be one)."""
+    from fcbench.dataset.intake import read_member
+
+    data = read_member(zf, path)
+    return data.decode("utf-8") if data is not None else None
 
 
 def extract_source(source: Path, staging: Path, release: str) -> None:
-    """Install from a local wheel or data folder."""
+    """Install from a local wheel or data folder: a folder's regular files inside it, under
+    the caps, a symlink leaving it or a loop refused (`dataset.intake`)."""
     import shutil
+
+    from fcbench.dataset.intake import Budget, copy_folder, inside, read_text_inside
 
     if not source.exists():
         raise DataError(f"{source} does not exist (expected a bfcl-eval wheel or data folder)")
@@ -147,14 +175,17 @@ def extract_source(source: Path, staging: Path, release: str) -> None:
         extract_wheel(source, staging, release)
         return
     data_dir, package_dir = _locate_folder(source)
+    if not inside(os.path.realpath(data_dir), os.path.realpath(source)):
+        raise DataError(f"--from {source}: {data_dir} is a symlink leaving the source; only "
+                        "files inside it are copied")
     shutil.rmtree(staging / "data")
-    shutil.copytree(data_dir, staging / "data")
+    copy_folder(data_dir, staging / "data", Budget(str(source)))
 
     def read(path: str) -> str | None:
         if package_dir is None:
             return None
         file = package_dir / PurePosixPath(path).relative_to("bfcl_eval")
-        return file.read_text(encoding="utf-8") if file.is_file() else None
+        return read_text_inside(file, package_dir)
 
     _write_constants(staging, release, read)
 

@@ -142,8 +142,15 @@ class Fetch:
                  tb: TracebackType | None) -> None:
         self._timer.cancel()
         self.session.close()
-        if self.expired and exc is not None and not isinstance(exc, Refused):
+        if exc is not None and not isinstance(exc, Refused) and self.past_deadline():
             raise self.overdue() from None  # a read broken off by the watchdog: say why
+
+    def past_deadline(self) -> bool:
+        """Whether the deadline has come, by the watchdog or by the clock. Both count: a
+        read's timeout is the time left (`get_following_redirects`), so it ends at the
+        deadline too, and on a loaded machine it can fire before the watchdog's thread gets
+        to run; the failure is the deadline's either way."""
+        return self.expired or time.monotonic() >= self.ends
 
     # ------------------------------------------------------------------ the policy
 

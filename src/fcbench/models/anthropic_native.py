@@ -170,6 +170,7 @@ class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
         from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
 
         from fcbench.models.preflight import (
+            CHAT_TIMEOUT,
             LIST_TIMEOUT,
             check_described_model,
             with_server_retries,
@@ -181,25 +182,28 @@ class AnthropicBackend(SDKBackend["AsyncAnthropic"]):
                                 timeout=min(self.timeout, LIST_TIMEOUT),
                                 http_client=DefaultAsyncHttpxClient(
                                     **capped_client_args(self.max_reply_bytes)))
+        deadline = min(self.timeout, CHAT_TIMEOUT)
         hint = ("the Anthropic base URL has no /v1 (the SDK adds /v1/messages): try "
                 f"{shown.rstrip('/').removesuffix('/v1')}"
                 if shown.rstrip("/").endswith("/v1") else "is this the Anthropic Messages API?")
         try:
             described = await with_server_retries(lambda: _answer(
-                client.get(f"/v1/models/{self.model}", cast_to=str), shown, self.model))
+                client.get(f"/v1/models/{self.model}", cast_to=str), shown, self.model,
+                deadline))
             await check_described_model(shown, self.model, described, lambda: _answer(
-                client.get("/v1/models", cast_to=str), shown, self.model), hint)
+                client.get("/v1/models", cast_to=str), shown, self.model, deadline), hint)
         finally:
             await client.close()
 
 
-async def _answer(request: Any, url: str, model: str) -> Any:
-    """A preflight request's `Answer` (`models.preflight.sdk_answer` over `anthropic`)."""
+async def _answer(request: Any, url: str, model: str, deadline: float) -> Any:
+    """A preflight request's `Answer` (`models.preflight.sdk_answer` over `anthropic`), read
+    under the reply cap and within `deadline` seconds."""
     import anthropic
 
     from fcbench.models.preflight import sdk_answer
 
-    return await sdk_answer(request, url, model, anthropic)
+    return await sdk_answer(request, url, model, anthropic, deadline)
 
 
 def _checked(content: str) -> dict[str, Any]:

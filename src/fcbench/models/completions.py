@@ -182,12 +182,11 @@ def _check_requirements(family: Family) -> None:
 
 def from_options(options: BackendOptions) -> CompletionsBackend:
     """The registry's factory: the family from `--prompt-format`, else from the model name."""
-    import os
-
     from fcbench.models import families
     from fcbench.models.registry import BackendSetupError
+    from fcbench.models.urls import endpoint_urls
 
-    urls = list(options.base_urls) or [u for u in [os.environ.get("OPENAI_BASE_URL")] if u]
+    urls = endpoint_urls(options.base_urls)
     if not urls:
         raise BackendSetupError("no endpoint: pass --base-url URL (or set OPENAI_BASE_URL)")
     if options.tool_call_format:

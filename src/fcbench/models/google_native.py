@@ -231,10 +231,15 @@ class GoogleBackend(SDKBackend["Client"]):
         await every_endpoint(self.base_urls, self._preflight_endpoint)
 
     async def _preflight_endpoint(self, url: str) -> None:
-        from fcbench.models.preflight import check_described_model, with_server_retries
+        from fcbench.models.preflight import (
+            CHAT_TIMEOUT,
+            check_described_model,
+            with_server_retries,
+        )
 
         shown = url or self.default_endpoint
-        client = self._make_client(url)
+        client = self._make_client(url)  # capped like a chat reply (`_client_args`)
+        deadline = min(self.timeout, CHAT_TIMEOUT)
 
         async def describe() -> Any:
             await client.aio.models.get(model=self.model)
@@ -245,22 +250,24 @@ class GoogleBackend(SDKBackend["Client"]):
             return json.dumps({"models": [{"name": m.name} for m in pager.page]})
 
         try:
-            described = await with_server_retries(lambda: _answer(describe(), shown, self.model))
+            described = await with_server_retries(
+                lambda: _answer(describe(), shown, self.model, deadline))
             await check_described_model(shown, self.model, described,
-                                        lambda: _answer(names(), shown, self.model),
+                                        lambda: _answer(names(), shown, self.model, deadline),
                                         "is this the Gemini API's host?")
         finally:
             await self._close_client(client)
 
 
-async def _answer(request: Any, url: str, model: str) -> Any:
-    """A preflight request's `Answer`; PreflightError when nothing answers at all."""
+async def _answer(request: Any, url: str, model: str, deadline: float) -> Any:
+    """A preflight request's `Answer`; PreflightError when nothing answers at all, or the
+    answer is past the reply cap or the deadline (`models.preflight.bounded`)."""
     from google.genai import errors
 
-    from fcbench.models.preflight import Answer, is_transport_error, unreachable
+    from fcbench.models.preflight import Answer, bounded, is_transport_error, unreachable
 
     try:
-        return Answer(200, await request)
+        return Answer(200, await bounded(request, url, model, deadline))
     except errors.APIError as exc:
         return Answer(int(exc.code or 0), " ".join(str(exc.message or exc).split())[:300])
     except Exception as exc:  # the SDK lets its HTTP library's errors through

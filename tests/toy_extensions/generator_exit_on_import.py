@@ -1,0 +1,3 @@
+"""A plugin module raising GeneratorExit while imported."""
+
+raise GeneratorExit("closed")
