@@ -38,6 +38,16 @@ before computing anything larger."""
 MAX_EXPONENT = 10_000
 """The largest integer exponent of a base other than 0, 1 and -1."""
 
+PARSE_SECONDS = 0.5
+PARSE_SECONDS_PER_CHAR = 10e-6
+"""The time tree-sitter may take on one Java or JavaScript answer: `PARSE_SECONDS` plus this
+per character (1.8 s at `MAX_TEXT_CHARS`). Its error recovery is superlinear on repeated
+markup (120 kB of `"` took 37 s in Java, 40 kB of `'` 19 s in JavaScript; the official
+evaluator parses with the same library and waits), while a valid answer of 130 kB parses in
+under 50 ms: past the bound the decoding is refused as `OverBudget`, the verdict the
+official gives a text whose tree holds an ERROR node (a deviation only for a text that
+parses without one after that long, none known)."""
+
 
 class OverBudget(DecodeError, ValueError):
     """A decoding that would read or build more than the bounds above allow.
@@ -63,6 +73,11 @@ class Budget:
                 "budget"
             )
         self.left -= size
+
+
+def parse_seconds(chars: int) -> float:
+    """How long a grammar may parse a text of `chars` characters (see `PARSE_SECONDS`)."""
+    return PARSE_SECONDS + PARSE_SECONDS_PER_CHAR * chars
 
 
 def check_raw(raw: Any) -> None:
