@@ -57,6 +57,7 @@ from fcbench.models.base import (
     TransientError,
     public_fields,
 )
+from fcbench.models.limits import over_budget
 from fcbench.models.openai_compat import Sampling
 
 if TYPE_CHECKING:
@@ -339,7 +340,10 @@ class HFLocalBackend:
             finish_reason="stop" if row.stopped else "length",
             endpoint=str(self.model_path),
         )
-        if mode == "fc" and self.output_format:
+        refused = over_budget(text) if mode == "fc" and self.output_format else None
+        if refused is not None:
+            response.extras["over_budget"] = refused
+        elif mode == "fc" and self.output_format:
             parsed = parse_text_calls(self.output_format, text)
             if parsed is not None:
                 response.extras["raw_text"] = text

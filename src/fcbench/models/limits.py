@@ -13,6 +13,12 @@ gzip body that inflates to gigabytes) fills the memory. Every endpoint backend t
 Both failures are `TransientError`s, so they go through the runner's one retry policy
 (`runner.retry`) and end, when attempts run out, as a recorded error on the case: the
 oversized body itself is never kept.
+
+A reply within the cap may still be longer than the decoding budget (`decode.budget`,
+131,072 characters): no text parser or family handler reads such a reply (`over_budget`). It
+is kept as it came, with the reason in the result line's `over_budget` field, so scoring
+records the case as decoding does (`ast_decoder:decoder_failed`, the budget named): a parser
+reading only a prefix would score calls the model never finished.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import asyncio
 from collections.abc import Awaitable, Iterator
 from typing import Any, TypeVar
 
+from fcbench.decode.budget import OverBudget, check_raw
 from fcbench.models.base import TransientError
 
 __all__ = [
@@ -30,6 +37,7 @@ __all__ = [
     "ReplyTooLarge",
     "capped_client_args",
     "megabytes",
+    "over_budget",
     "within_deadline",
 ]
 
@@ -73,6 +81,19 @@ async def within_deadline(request: Awaitable[T], seconds: float, where: str = ""
         if cause is not None and cause is not exc:
             raise cause from None
         raise
+
+
+def over_budget(text: str) -> str | None:
+    """Why no parser may read this reply's text (the decoding budget's refusal), or None.
+
+    Checked before any text parser or family handler runs at generation: their work is then
+    bounded by the budget whatever the reply cap (`--max-reply-mb`, 10 MB), and the verdict is
+    the one decoding the whole reply gives (over budget)."""
+    try:
+        check_raw(text)
+    except OverBudget as exc:
+        return str(exc)
+    return None
 
 
 def capped_client_args(max_bytes: int) -> dict[str, Any]:
