@@ -97,11 +97,11 @@ def parse_mistral(text: str) -> FcResult | None:
     return _items(value) or None
 
 
-_WINDOW = 4096
-_LOOKAHEAD = 2
+_WINDOW = 512
+_LOOKAHEAD = 16
 """Characters past a value's end (or an error's place) the JSON scanner may have looked at
-(a number's `.` or exponent): a value or an error that far inside a window is the whole
-text's."""
+(a number's exponent, `-Infinity`, a `\\uXXXX\\uXXXX` pair): a value or an error that far
+inside a window is the whole text's."""
 _MAY_CONTINUE = "Unterminated string"
 """The one error reported at the string's start, not where the scanner stopped reading."""
 
