@@ -166,3 +166,34 @@ def test_unknown_model_without_a_prompt_format_is_one_line(tmp_path: Path) -> No
     assert result.exit_code != 0
     assert "pass --prompt-format" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_reply_past_the_budget_is_kept_unread_under_the_timeout(
+    fetched_home: Path, tmp_path: Path
+) -> None:
+    """`--prompt-format gemma-4`, one case answered with 239 kB of unclosed native calls
+    (its parser took 70 s under `--timeout 30`): the run ends at once, the reply is stored
+    as it came and marked, the case fails over budget and the other case is scored."""
+    single, cases = data_folder_of(tmp_path, "simple_python", [0, 1])
+    model = SingleTurnModel("gemma-4", cases, wrong=-1)
+    hostile = "<|tool_call>call:f{" * 12_600
+    model.answers[0] = (model.answers[0][0], hostile)
+    with FakeOpenAI(model) as server:
+        result = run(["--model", "my-model", "--prompt-format", "gemma-4", "--timeout", "30",
+                      "--base-url", server.base_url, "--categories", "simple_python",
+                      "--data-dir", str(single), "--result-dir", str(tmp_path / "result"),
+                      "--score-dir", str(tmp_path / "score")])
+    assert result.exit_code == 0, result.output
+    lines = (tmp_path / "result" / "my-model" / "non_live" /
+             "BFCL_v4_simple_python_result.json").read_text(encoding="utf-8").splitlines()
+    entries = {entry["id"]: entry for entry in map(json.loads, lines)}
+    assert entries["simple_python_0"]["result"] == hostile
+    assert "over the decoding budget" in entries["simple_python_0"]["over_budget"]
+    assert "over_budget" not in entries["simple_python_1"]
+    assert score(tmp_path, "my-model", "non_live", "simple_python")["accuracy"] == 0.5
+    failures = (tmp_path / "score" / "my-model" / "non_live" /
+                "BFCL_v4_simple_python_score.json").read_text().splitlines()[1:]
+    [failure] = map(json.loads, failures)
+    assert failure["id"] == "simple_python_0"
+    assert failure["error_type"] == "ast_decoder:decoder_failed"
+    assert "over the decoding budget" in str(failure["error"])
