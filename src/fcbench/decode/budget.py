@@ -42,8 +42,8 @@ PARSE_SECONDS = 0.5
 PARSE_SECONDS_PER_CHAR = 10e-6
 """The time tree-sitter may take on one Java or JavaScript answer: `PARSE_SECONDS` plus this
 per character (1.8 s at `MAX_TEXT_CHARS`). Its error recovery is superlinear on repeated
-markup (120 kB of `"` took 37 s in Java, 40 kB of `'` 19 s in JavaScript; the official
-evaluator parses with the same library and waits), while a valid answer of 130 kB parses in
+markup (120 kB of `"` took 10 s in Java, of `'` 237 s in JavaScript; the official evaluator
+parses with the same library and waits), while a valid answer of 130 kB parses in
 under 50 ms: past the bound the decoding is refused as `OverBudget`, the verdict the
 official gives a text whose tree holds an ERROR node (a deviation only for a text that
 parses without one after that long, none known)."""
