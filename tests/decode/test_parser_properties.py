@@ -212,18 +212,25 @@ class Overrun(Exception):
 @contextlib.contextmanager
 def alarm(seconds: int, what: str) -> Iterator[None]:
     """Fail instead of hanging: SIGALRM raises in the main thread (the regex engine and
-    Python loops check for signals), so a quadratic parser's test ends with its name."""
+    Python loops check for signals), so a quadratic parser's test ends with its name. A
+    timer already running (a per-test time limit) is given back, less the time spent."""
 
     def ring(signum: int, frame: FrameType | None) -> None:
         raise Overrun(f"{what}: still running after {seconds} s")
 
+    start = time.monotonic()
     previous = signal.signal(signal.SIGALRM, ring)
-    signal.alarm(seconds)
+    outer, interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    if outer:
+        signal.setitimer(signal.ITIMER_REAL, min(seconds, outer))
     try:
         yield
     finally:
-        signal.alarm(0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer:
+            left = max(outer - (time.monotonic() - start), 0.001)
+            signal.setitimer(signal.ITIMER_REAL, left, interval)
 
 
 def seconds_of(run: Callable[[str], Any], text: str, repeats: int = 1) -> float:
