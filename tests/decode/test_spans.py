@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fcbench.decode import spans
+from fcbench.decode.families import lfm2
 
 # The official patterns, kept here as oracles only.
 JSON_LIST = re.compile(r"\[.*\]", re.DOTALL)
@@ -202,3 +203,53 @@ def test_trimmed_tagged_bodies_are_linear_on_long_spaces() -> None:
     bodies = spans.trimmed_tagged_bodies(text, "<tool_call>", "</tool_call>")
     assert bodies == [text[len("<tool_call>"):]]
     assert time.perf_counter() - started < 5.0  # the pattern took 127 s
+
+
+GEMMA_4_NATIVE_CALL = re.compile(r"<\|tool_call>\s*call:\s*(.*?)\s*<tool_call\|>", re.DOTALL)
+"""Upstream PR #1357's pattern for Gemma 4's native calls (`models.families.gemma_4`)."""
+
+GEMMA_4_PIECES = st.sampled_from(
+    ["<|tool_call>", "<tool_call|>", "call:", "call", ":", " ", "\n", "\u3000", "\x85", "f{",
+     "}", "x", "<|tool_call", "<", "|>"])
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(GEMMA_4_PIECES, max_size=14).map("".join))
+def test_prefixed_bodies_match_the_gemma_4_pattern(text: str) -> None:
+    """Tags with and without `call:`, closed or not, spaces of every kind around the body."""
+    assert spans.prefixed_bodies(text, "<|tool_call>", "call:", "<tool_call|>") == (
+        GEMMA_4_NATIVE_CALL.findall(text))
+
+
+def test_prefixed_bodies_are_linear_on_unclosed_tags() -> None:
+    """The pattern rescans the rest of the text from every unclosed tag: 239 kB took 70 s."""
+    text = "<|tool_call>call:f{" * 12_600
+    start = time.perf_counter()
+    assert spans.prefixed_bodies(text, "<|tool_call>", "call:", "<tool_call|>") == []
+    assert time.perf_counter() - start < 0.5
+
+
+LFM2_BLOCK = re.compile(r"<\|tool_call_start\|>\s*\[(.*?)\]\s*<\|tool_call_end\|>", re.DOTALL)
+"""Upstream PR #1341's pattern for LFM2's call blocks (`decode.families.lfm2.blocks`)."""
+
+LFM2_PIECES = st.sampled_from(
+    ["<|tool_call_start|>", "<|tool_call_end|>", "[", "]", " ", "\n", "\u3000", "f()", "x",
+     "<|tool_call_end", "|>", "<|tool_call_start|>[", "<|tool_call_start|> [",
+     "]<|tool_call_end|>", "] \n<|tool_call_end|>", "]\u3000<|tool_call_end|>"])
+"""The markers and brackets, and the pieces of a block whole (so that most texts hold one)."""
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(LFM2_PIECES, max_size=14).map("".join))
+def test_lfm2_blocks_match_the_pr_pattern(text: str) -> None:
+    """Blocks closed, unclosed, nested brackets, a `]` before the `[`, spaces of every kind."""
+    assert lfm2.blocks(text) == LFM2_BLOCK.findall(text)
+
+
+def test_lfm2_blocks_are_linear_on_unclosed_blocks() -> None:
+    """The pattern rescans the rest of the text from every unclosed block: 2 MB took 55 s."""
+    text = "<|tool_call_start|>[" * 100_000
+    start = time.perf_counter()
+    assert lfm2.blocks(text) == []
+    assert lfm2.blocks(text + "]<|tool_call_end|>") == [text[20:]]
+    assert time.perf_counter() - start < 1.0

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
+from typing import Any
+from unittest.mock import patch
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from fcbench.decode import tool_call_formats
 from fcbench.decode.tool_call_formats import parse_text_calls
 
 
@@ -51,3 +58,40 @@ def test_python_list() -> None:
 def test_unknown_format() -> None:
     with pytest.raises(ValueError, match="unknown output format"):
         parse_text_calls("nope", "")
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner,
+                                                                 max_size=4),
+    max_leaves=12,
+)
+
+
+def _outcome(read: Callable[[], Any]) -> Any:
+    try:
+        return ("value", read())
+    except json.JSONDecodeError:
+        return "error"
+
+
+@settings(max_examples=600, deadline=None)
+@given(JSON_VALUES.map(json.dumps), st.integers(0, 40), st.text(" ,]}x1.e\"\\", max_size=4),
+       st.integers(1, 9))
+def test_json_value_at_reads_what_raw_decode_reads(
+    value: str, cut: int, tail: str, window: int
+) -> None:
+    """With windows of a few characters (so that most reads need a larger one): values
+    whole, cut short, followed by what could extend them (digits, an exponent, a quote)."""
+    text = "[ARGS]" + value[: len(value) - cut if cut < len(value) else None] + tail
+    expected = _outcome(lambda: json.JSONDecoder().raw_decode(text, 6)[0])
+    with patch.object(tool_call_formats, "_WINDOW", window):
+        assert _outcome(lambda: tool_call_formats.json_value_at(text, 6)) == expected
+
+
+def test_mistral_named_calls_are_linear() -> None:
+    """A failed read after each marker cost the text before it (its error counts lines):
+    1 MB of `[TOOL_CALLS]f[ARGS]` took 19-35 s."""
+    start = time.perf_counter()
+    assert parse_text_calls("mistral", "[TOOL_CALLS]f[ARGS]" * 52_000) is None
+    assert time.perf_counter() - start < 5.0

@@ -166,3 +166,38 @@ def test_unknown_model_without_a_prompt_format_is_one_line(tmp_path: Path) -> No
     assert result.exit_code != 0
     assert "pass --prompt-format" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_reply_past_the_budget_is_kept_unread_under_the_timeout(
+    fetched_home: Path, tmp_path: Path
+) -> None:
+    """`--prompt-format gemma-4`, one case answered with 239 kB of unclosed native calls
+    (its parser took 70 s under `--timeout 30`) and one with 1.1 MB of them (past what a
+    parser reads at generation): the run ends at once, the long reply is stored as it came
+    and marked, both cases fail over budget and the other case is scored."""
+    single, cases = data_folder_of(tmp_path, "simple_python", [0, 1, 2])
+    model = SingleTurnModel("gemma-4", cases, wrong=-1)
+    hostile, longer = "<|tool_call>call:f{" * 12_600, "<|tool_call>call:f{" * 60_000
+    model.answers[0] = (model.answers[0][0], longer)
+    model.answers[2] = (model.answers[2][0], hostile)
+    with FakeOpenAI(model) as server:
+        result = run(["--model", "my-model", "--prompt-format", "gemma-4", "--timeout", "30",
+                      "--base-url", server.base_url, "--categories", "simple_python",
+                      "--data-dir", str(single), "--result-dir", str(tmp_path / "result"),
+                      "--score-dir", str(tmp_path / "score")])
+    assert result.exit_code == 0, result.output
+    lines = (tmp_path / "result" / "my-model" / "non_live" /
+             "BFCL_v4_simple_python_result.json").read_text(encoding="utf-8").splitlines()
+    entries = {entry["id"]: entry for entry in map(json.loads, lines)}
+    assert entries["simple_python_0"]["result"] == longer
+    assert "a parser reads at generation" in entries["simple_python_0"]["over_budget"]
+    assert "over_budget" not in entries["simple_python_1"]
+    assert "over_budget" not in entries["simple_python_2"]  # read, and found no call
+    assert round(score(tmp_path, "my-model", "non_live", "simple_python")["accuracy"], 4) == (
+        round(1 / 3, 4))
+    failures = (tmp_path / "score" / "my-model" / "non_live" /
+                "BFCL_v4_simple_python_score.json").read_text().splitlines()[1:]
+    records = [json.loads(line) for line in failures]
+    assert [record["id"] for record in records] == ["simple_python_0", "simple_python_2"]
+    assert all(failure["error_type"] == "ast_decoder:decoder_failed" for failure in records)
+    assert "over the decoding budget" in str(records[0]["error"])  # kept unread

@@ -8,11 +8,15 @@ tests/e2e/test_completions_http.py.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
 
 from fake_openai import FakeOpenAI
+from fcbench.decode.budget import MAX_REPLY_CHARS, MAX_TEXT_CHARS
+from fcbench.decode.encoding import decode_ast
+from fcbench.decode.errors import DECODER_FAILED, DecodeError
 from fcbench.models import families
 from fcbench.models.base import ChatRequest, PermanentError, Sampling, TransientError, layout_of
 from fcbench.models.completions import CompletionsBackend, from_options
@@ -92,6 +96,50 @@ def test_a_doc_the_template_cannot_take_is_a_permanent_error() -> None:
 def test_a_completion_the_handler_cannot_read_is_a_permanent_error() -> None:
     with pytest.raises(PermanentError, match="arch handler cannot read"):
         backend("arch").reply("<tool_call>\nnot json at all\n</tool_call>", {})
+
+
+CALL = "<|tool_call>call:math.add{a:1}<tool_call|>"
+"""A Gemma 4 native call, read by its family's parser when the reply is within the budget."""
+
+
+def test_a_reply_past_the_generation_bound_is_kept_unread_and_scored_over_budget() -> None:
+    """No family parser reads more than `MAX_REPLY_CHARS` at generation (`gemma-4`'s took
+    70 s on a fifth of this reply): the reply is stored as it came, marked, and scoring
+    records the case as decoding does."""
+    hostile = CALL + "<|tool_call>call:f{" * 60_000  # 1.1 MB
+
+    with FakeOpenAI(lambda request: {"content": hostile}) as server:
+        completions = CompletionsBackend("m", [server.base_url], families.get("gemma-4"))
+        start = time.perf_counter()
+        reply = asyncio.run(step_and_close(completions))
+    assert time.perf_counter() - start < 5
+    assert reply.result == hostile and reply.message["content"] == hostile
+    assert reply.extras["over_budget"] == (
+        f"the reply has {len(hostile):,} characters, over the 1,048,576 a parser reads at "
+        "generation (the decoding budget is 131,072)")
+    with pytest.raises(DecodeError, match="over the decoding budget") as refused:
+        decode_ast(reply.result, completions.output_encoding)
+    assert refused.value.error_type == DECODER_FAILED
+
+
+def test_a_reply_at_the_generation_bound_is_read_by_its_family() -> None:
+    """A reply past the decoding budget but within `MAX_REPLY_CHARS` is read (the official
+    handlers strip a long reasoning block and score the answer); one character more is not."""
+    at_budget = CALL + " " * (MAX_REPLY_CHARS - len(CALL))
+    reply = backend("gemma-4").reply(at_budget, {})
+    assert reply.result == "[math.add{a:1}]" and "over_budget" not in reply.extras
+    assert "over_budget" in backend("gemma-4").reply(at_budget + " ", {}).extras
+
+
+def test_a_chat_reply_past_the_budget_is_not_read_by_a_tool_call_format() -> None:
+    chat = OpenAICompatBackend("m", ["http://127.0.0.1:9/v1"], output_format="hermes")
+    call = '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+    for text, parsed in ((call, True), (call + " " * MAX_TEXT_CHARS, True),
+                         (call + " " * MAX_REPLY_CHARS, False)):
+        body = {"choices": [{"message": {"role": "assistant", "content": text}}]}
+        reply = chat.parse(body, "fc", 0.0, "u")
+        assert (reply.result == [{"f": "{}"}]) is parsed
+        assert ("over_budget" in reply.extras) is not parsed
 
 
 def options(**kwargs: Any) -> BackendOptions:

@@ -8,11 +8,12 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
 from fcbench.core.model import Call
+from fcbench.decode.budget import OverBudget, parse_seconds
 from fcbench.decode.errors import DecodeError
 from fcbench.decode.python_calls import bracketed, tool_call_body
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Parser
+    from tree_sitter import Node, Parser, Tree
 
 POSITIONAL_KEY = "None"
 """Where a positional argument is stored (the official stores it under Python's None)."""
@@ -40,6 +41,33 @@ def load_parser(grammar_module: str, grammar_name: str) -> Parser:
         parser = bindings.Parser()
         parser.set_language(bindings.Language(pointer, grammar_name))
     return cast("Parser", parser)
+
+
+def parse_bounded(language: str, source: str) -> Tree:
+    """The tree of `source`, or OverBudget when tree-sitter takes longer than the decoding
+    budget allows (`budget.parse_seconds`: linear in the text)."""
+    grammar = parser(language)
+    encoded = source.encode("utf-8")  # UnicodeEncodeError (a lone surrogate): a decode failure
+    seconds = parse_seconds(len(source))
+    _set_timeout(grammar, int(seconds * 1_000_000))
+    try:
+        tree = grammar.parse(encoded)
+    except ValueError:  # "Parsing failed": the timeout (0.21 bindings)
+        tree = None
+    if tree is None:
+        grammar.reset()  # else the next parse resumes this one
+        raise OverBudget(f"the {language} grammar took more than {seconds:.1f} s on "
+                         f"{len(source):,} characters (decoding budget)")
+    return tree
+
+
+def _set_timeout(grammar: Parser, micros: int) -> None:
+    """The parse deadline under either binding API (none where a binding has neither)."""
+    setter = getattr(grammar, "set_timeout_micros", None)
+    if callable(setter):
+        setter(micros)
+    elif hasattr(grammar, "timeout_micros"):  # 0.22-0.24 bindings: a property
+        setattr(grammar, "timeout_micros", micros)  # noqa: B010 (typed read-only in 0.21)
 
 
 def reports_error(root: Node) -> bool:

@@ -24,6 +24,14 @@ and reading are linear in this, but dense call syntax costs Python's parser abou
 10 microseconds per character, so the bound keeps one decoding near 100 MB and 1-3 s (on a
 busy machine) whatever the text."""
 
+MAX_REPLY_CHARS = 8 * MAX_TEXT_CHARS
+"""Characters of a reply a text parser or family handler reads at generation (1,048,576).
+Larger than the decoding budget on purpose: a family handler strips reasoning (`<think>`
+blocks) before the answer is stored, and the official handlers score the answer of a reply
+whose reasoning alone passes 131,072 characters; every such parser is linear (the property
+tests check it), so a reply at this bound is read in well under a second. A longer one is
+read by none and kept as it came, so scoring finds it over the decoding budget."""
+
 MAX_ELEMENTS = 2_000_000
 """Elements one decoding may build by arithmetic: every value a `+`, `*`, `**`, ... produces
 is charged its size (container items counted through nesting and shared repetition, string
@@ -37,6 +45,16 @@ before computing anything larger."""
 
 MAX_EXPONENT = 10_000
 """The largest integer exponent of a base other than 0, 1 and -1."""
+
+PARSE_SECONDS = 0.5
+PARSE_SECONDS_PER_CHAR = 10e-6
+"""The time tree-sitter may take on one Java or JavaScript answer: `PARSE_SECONDS` plus this
+per character (1.8 s at `MAX_TEXT_CHARS`). Its error recovery is superlinear on repeated
+markup (120 kB of `"` took 10 s in Java, of `'` 237 s in JavaScript; the official evaluator
+parses with the same library and waits), while a valid answer of 130 kB parses in
+under 50 ms: past the bound the decoding is refused as `OverBudget`, the verdict the
+official gives a text whose tree holds an ERROR node (a deviation only for a text that
+parses without one after that long, none known)."""
 
 
 class OverBudget(DecodeError, ValueError):
@@ -63,6 +81,11 @@ class Budget:
                 "budget"
             )
         self.left -= size
+
+
+def parse_seconds(chars: int) -> float:
+    """How long a grammar may parse a text of `chars` characters (see `PARSE_SECONDS`)."""
+    return PARSE_SECONDS + PARSE_SECONDS_PER_CHAR * chars
 
 
 def check_raw(raw: Any) -> None:
@@ -92,6 +115,14 @@ def _check_structure(raw: list[Any] | tuple[Any, ...] | dict[Any, Any]) -> None:
         total += 1
         if total > MAX_TEXT_CHARS:
             raise OverBudget(_too_long(total, structured=True))
+
+
+def check_reply(text: str) -> None:
+    """Refuse a reply longer than `MAX_REPLY_CHARS` before any parser reads it at generation."""
+    if len(text) > MAX_REPLY_CHARS:
+        raise OverBudget(f"the reply has {len(text):,} characters, over the {MAX_REPLY_CHARS:,} "
+                         "a parser reads at generation (the decoding budget is "
+                         f"{MAX_TEXT_CHARS:,})")
 
 
 def _too_long(size: int, structured: bool = False) -> str:

@@ -30,7 +30,7 @@ from fcbench.core.model import Call
 from fcbench.decode._treesitter import (
     POSITIONAL_KEY,
     decode_prompt_text,
-    parser,
+    parse_bounded,
     reports_error,
 )
 from fcbench.decode.errors import WRONG_OUTPUT_FORMAT, DecodeError
@@ -56,7 +56,7 @@ def decode_java(text: str, *, tool_call_tag: bool = False) -> list[Call]:
 
 def _decode_source(source: str) -> list[Call]:
     """Parse the unwrapped text and read its first invocation."""
-    root = parser("java").parse(source.encode("utf-8")).root_node
+    root = parse_bounded("java", source).root_node
     if reports_error(root):
         raise DecodeError("Error parsing java the source code.")
     found = _first_invocation(root)

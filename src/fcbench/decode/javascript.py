@@ -26,7 +26,7 @@ from fcbench.core.model import Call
 from fcbench.decode._treesitter import (
     POSITIONAL_KEY,
     decode_prompt_text,
-    parser,
+    parse_bounded,
     reports_error,
 )
 from fcbench.decode.errors import WRONG_OUTPUT_FORMAT, DecodeError
@@ -49,7 +49,7 @@ def decode_javascript(text: str, *, tool_call_tag: bool = False) -> list[Call]:
 
 def _decode_source(source: str) -> list[Call]:
     """Parse the unwrapped text and read the first top-level call statement."""
-    root = parser("javascript").parse(source.encode("utf-8")).root_node
+    root = parse_bounded("javascript", source).root_node
     if reports_error(root):
         raise DecodeError("Error js parsing the source code.")
     call = _first_statement_call(root)

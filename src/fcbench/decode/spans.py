@@ -64,6 +64,29 @@ def trimmed_tagged_bodies(text: str, opening: str, closing: str) -> list[str]:
     return bodies
 
 
+def prefixed_bodies(text: str, opening: str, prefix: str, closing: str) -> list[str]:
+    """Every body `re.findall(opening + r"\\s*" + prefix + r"\\s*(.*?)\\s*" + closing, text,
+    re.DOTALL)` returns (the three escaped; each starts with a character that is not a space).
+
+    An opening tag not followed by spaces and `prefix` is passed over; the first one that is
+    decides, like `tagged`: when no closing tag follows it, none follows a later one.
+    """
+    bodies: list[str] = []
+    position = 0
+    while (opened := text.find(opening, position)) >= 0:
+        start = _skip_spaces(text, opened + len(opening))
+        if not text.startswith(prefix, start):
+            position = opened + 1
+            continue
+        start = _skip_spaces(text, start + len(prefix))
+        end = text.find(closing, start)
+        if end < 0:
+            return bodies
+        bodies.append(text[start:max(start, _spaces_before(text, end))])
+        position = end + len(closing)
+    return bodies
+
+
 def _spaces_before(text: str, position: int) -> int:
     """Where the run of whitespace that ends at `position` starts."""
     while position > 0 and text[position - 1].isspace():

@@ -26,7 +26,9 @@ from fcbench.decode.spans import trimmed_tagged_bodies
 
 FcResult = list[dict[str, str]]
 
-_MISTRAL_NAMED = re.compile(r"\[TOOL_CALLS\]\s*([A-Za-z0-9_.\-]+)\s*\[ARGS\]")
+TOOL_CALLS, ARGS = "[TOOL_CALLS]", "[ARGS]"
+"""Mistral's markers: before the calls, and between a call's name and its arguments."""
+_MISTRAL_NAMED = re.compile(re.escape(TOOL_CALLS) + r"\s*([A-Za-z0-9_.\-]+)\s*" + re.escape(ARGS))
 
 
 def _item(obj: Any) -> dict[str, str] | None:
@@ -48,7 +50,7 @@ def _items(value: Any) -> FcResult:
 def _loads(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the interpreter's depth
         return None
 
 
@@ -75,25 +77,58 @@ def parse_llama3(text: str) -> FcResult | None:
 
 def parse_mistral(text: str) -> FcResult | None:
     """Mistral: `[TOOL_CALLS][{...}, ...]`, or the newer `[TOOL_CALLS]name[ARGS]{...}`."""
-    if "[TOOL_CALLS]" not in text:
+    if TOOL_CALLS not in text:
         return None
     named = list(_MISTRAL_NAMED.finditer(text))
     if named:
         calls: FcResult = []
-        decoder = json.JSONDecoder()
         for match in named:
             try:
-                args, _ = decoder.raw_decode(text, match.end())
-            except ValueError:
+                args = json_value_at(text, match.end())
+            except (ValueError, RecursionError):
                 continue
             calls.append({match.group(1): json.dumps(args, ensure_ascii=False)})
         return calls or None
-    body = text.split("[TOOL_CALLS]", 1)[1].strip()
+    body = text.split(TOOL_CALLS, 1)[1].strip()
     try:
         value, _ = json.JSONDecoder().raw_decode(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return _items(value) or None
+
+
+_WINDOW = 512
+_LOOKAHEAD = 16
+"""Characters past a value's end (or an error's place) the JSON scanner may have looked at
+(a number's exponent, `-Infinity`, a `\\uXXXX\\uXXXX` pair): a value or an error that far
+inside a window is the whole text's."""
+_MAY_CONTINUE = "Unterminated string"
+"""The one error reported at the string's start, not where the scanner stopped reading."""
+
+
+def json_value_at(text: str, start: int) -> Any:
+    """`json.JSONDecoder().raw_decode(text, start)[0]`, in time bounded by what it reads.
+
+    `raw_decode` on the whole text costs as much as the text before `start` when it fails
+    (its error counts the lines up to there), so reading a value after each of many markers
+    is quadratic (`[TOOL_CALLS]f[ARGS]` repeated). The value is read from a window after
+    `start` instead, doubled while the window's end may have decided the outcome; the result,
+    or the error, is the whole text's."""
+    decoder = json.JSONDecoder()
+    size = _WINDOW
+    while True:
+        window = text[start:start + size]
+        whole = start + size >= len(text)
+        try:
+            value, end = decoder.raw_decode(window)
+        except json.JSONDecodeError as exc:
+            if whole or (exc.pos + _LOOKAHEAD < len(window)
+                         and not exc.msg.startswith(_MAY_CONTINUE)):
+                raise
+        else:
+            if whole or end + _LOOKAHEAD < len(window):
+                return value
+        size *= 2
 
 
 def parse_python_list(text: str) -> FcResult | None:

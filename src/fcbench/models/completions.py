@@ -34,7 +34,13 @@ from fcbench.models.base import (
 )
 from fcbench.models.exchange import RawStore
 from fcbench.models.families import Family, output_encoding
-from fcbench.models.limits import DEFAULT_CONCURRENCY, DEFAULT_MAX_REPLY_BYTES, DEFAULT_TIMEOUT
+from fcbench.models.families.base import counted_text
+from fcbench.models.limits import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_REPLY_BYTES,
+    DEFAULT_TIMEOUT,
+    over_budget,
+)
 from fcbench.models.openai_compat import OpenAICompatBackend
 
 if TYPE_CHECKING:
@@ -126,18 +132,26 @@ class CompletionsBackend:
         self, text: str, usage: dict[str, Any], latency: float = 0.0,
         finish_reason: str | None = None, endpoint: str | None = None,
     ) -> Reply:
-        """A completion as the family's handler keeps it."""
-        try:
-            parsed = self.family.parse(text)
-        except (Exception, RecursionError) as exc:  # the handler fails on this text too
-            raise PermanentError(f"the {self.family.name} handler cannot read the completion: "
-                                 f"{type(exc).__name__}: {exc}") from None
-        return Reply(
+        """A completion as the family's handler keeps it; one past the decoding budget as it
+        came, unread (`limits.over_budget`)."""
+        refused = over_budget(text)
+        if refused is not None:
+            parsed = counted_text(text)
+        else:
+            try:
+                parsed = self.family.parse(text)
+            except (Exception, RecursionError) as exc:  # the handler fails on this text too
+                raise PermanentError(f"the {self.family.name} handler cannot read the "
+                                     f"completion: {type(exc).__name__}: {exc}") from None
+        reply = Reply(
             result=parsed.result, message=parsed.message, tool_call_ids=parsed.tool_call_ids,
             input_tokens=usage.get("prompt_tokens"), output_tokens=usage.get("completion_tokens"),
             latency=latency, finish_reason=finish_reason, endpoint=endpoint,
             reasoning=parsed.reasoning,
         )
+        if refused is not None:
+            reply.extras["over_budget"] = refused
+        return reply
 
     def describe(self) -> dict[str, Any]:
         return {

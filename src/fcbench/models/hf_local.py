@@ -59,6 +59,7 @@ from fcbench.models.base import (
     public_fields,
 )
 from fcbench.models.exchange import RawReply, RawStore, exchanged
+from fcbench.models.limits import over_budget
 from fcbench.models.openai_compat import Sampling
 
 if TYPE_CHECKING:
@@ -345,7 +346,10 @@ class HFLocalBackend:
                 endpoint=str(self.model_path))
         except (ValueError, KeyError, TypeError):
             raise TransientError("malformed kept generation") from None
-        if request.mode == "fc" and self.output_format:
+        refused = over_budget(text) if request.mode == "fc" and self.output_format else None
+        if refused is not None:
+            response.extras["over_budget"] = refused
+        elif request.mode == "fc" and self.output_format:
             parsed = parse_text_calls(self.output_format, text)
             if parsed is not None:
                 response.extras["raw_text"] = text

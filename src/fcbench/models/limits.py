@@ -13,6 +13,13 @@ gzip body that inflates to gigabytes) fills the memory. Every endpoint backend t
 Both failures are `TransientError`s, so they go through the runner's one retry policy
 (`runner.retry`) and end, when attempts run out, as a recorded error on the case: the
 oversized body itself is never kept.
+
+A reply within the cap may still be longer than what a parser reads at generation
+(`decode.budget.MAX_REPLY_CHARS`, 8 times the decoding budget): no text parser or family
+handler reads such a reply (`over_budget`). It is kept as it came, with the reason in the
+result line's `over_budget` field, so scoring records the case as decoding does
+(`ast_decoder:decoder_failed`, the budget named): a parser reading only a prefix would score
+calls the model never finished.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import re
 from collections.abc import Awaitable, Iterator
 from typing import Any, TypeVar
 
+from fcbench.decode.budget import OverBudget, check_reply
 from fcbench.models.base import TransientError
 
 __all__ = [
@@ -32,6 +40,7 @@ __all__ = [
     "capped_client_args",
     "context_overflow",
     "megabytes",
+    "over_budget",
     "within_deadline",
 ]
 
@@ -75,6 +84,21 @@ async def within_deadline(request: Awaitable[T], seconds: float, where: str = ""
         if cause is not None and cause is not exc:
             raise cause from None
         raise
+
+
+def over_budget(text: str) -> str | None:
+    """Why no parser may read this reply's text (`decode.budget.check_reply`), or None.
+
+    Checked before any text parser or family handler runs at generation: their work is then
+    bounded whatever the reply cap (`--max-reply-mb`, 10 MB), and the verdict is the one
+    decoding the whole reply gives (over budget). A reply between the decoding budget and
+    this bound is read as the official handlers read it: its answer, reasoning stripped, is
+    what decoding then judges."""
+    try:
+        check_reply(text)
+    except OverBudget as exc:
+        return str(exc)
+    return None
 
 
 def capped_client_args(max_bytes: int) -> dict[str, Any]:

@@ -53,6 +53,7 @@ from fcbench.models.limits import (
     DEFAULT_TIMEOUT,
     capped_client_args,
     context_overflow,
+    over_budget,
     within_deadline,
 )
 
@@ -248,7 +249,10 @@ class OpenAICompatBackend:
         no_calls = isinstance(response.result, str) or response.result == []
         if self.output_format and mode == "fc" and no_calls and isinstance(text, str):
             # no server-side calls (servers send `tool_calls: []` or none): parse the text
-            parsed = parse_text_calls(self.output_format, text)
+            refused = over_budget(text)
+            if refused is not None:
+                response.extras["over_budget"] = refused
+            parsed = None if refused is not None else parse_text_calls(self.output_format, text)
             if parsed is not None:
                 response.extras["raw_text"] = text
                 response.result = parsed

@@ -115,13 +115,15 @@ def _without_think(text: str) -> str:
     markers (the text as is otherwise)."""
     if THINK_OPEN not in text or THINK_CLOSE not in text:
         return text
-    out, at = "", 0
+    kept, at = [], 0
     while (start := text.find(THINK_OPEN, at)) != -1:
         end = text.find(THINK_CLOSE, start + len(THINK_OPEN))
         if end == -1:
             break
-        out, at = out + text[at:start], end + len(THINK_CLOSE)
-    return (out + text[at:]).lstrip("\n")
+        kept.append(text[at:start])
+        at = end + len(THINK_CLOSE)
+    kept.append(text[at:])
+    return "".join(kept).lstrip("\n")
 
 
 def _first_block(text: str) -> str:
