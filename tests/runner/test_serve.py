@@ -237,7 +237,7 @@ def test_the_server_stops_on_ctrl_c_with_its_children(
         proc.kill()  # a no-op once it ended; never left running after a failure
     assert proc.returncode == status, stderr
     if sig == signal.SIGINT:
-        assert "every finished case is saved" in stderr
+        assert "every finished case is saved; resume with: fcbench generate --model m" in stderr
     wrapper_pid = served_pids(folder / "serve.log")[0]
     grandchild = int(child_pid.read_text())
     assert not alive(wrapper_pid) and not alive(grandchild)

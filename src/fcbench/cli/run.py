@@ -372,8 +372,9 @@ def _carry_out(
                    f"{_never_stops(exc.report)}", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
-        click.echo("\nInterrupted: every finished case is saved; run the same command again "
-                   "to resume.", err=True)
+        # the command as given, less --overwrite: run again, that would discard what is saved
+        click.echo(f"\nInterrupted: every finished case is saved; resume with: "
+                   f"{resume_command()}", err=True)
         sys.exit(130)
 
 
