@@ -251,7 +251,7 @@ SHORT = 50_000
 """Characters of the shorter text; the longer has four times as many (200,000: the size
 where a quadratic parser's time is mostly its quadratic part; the decoders refuse text past
 the decoding budget, which is linear too)."""
-GRAMMAR_SIZE = 32_000
+GRAMMAR_SIZE = 64_000
 """Characters of the one text a tree-sitter decoder is timed on (its parse time is bounded,
 not its ratio)."""
 RATIO = 8.0
@@ -281,7 +281,8 @@ def test_time_is_linear_on_repeated_markup(target: Target) -> None:
             if long_time < NOISE:
                 continue
             if target.grammar:
-                if long_time > parse_seconds(len(long_text)) + 1.0:
+                # the bound is wall time: a loaded machine stretches the work around it
+                if long_time > 2 * parse_seconds(len(long_text)) + 2.0:
                     slow.append((piece, long_time))
                 continue
             times = _ratio(target.run, piece, SHORT)

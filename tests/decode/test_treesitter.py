@@ -106,3 +106,25 @@ def test_a_tree_without_errors_is_answered_without_printing_it() -> None:
             raise AssertionError("printed")
 
     assert not reports_error(fake(Unprintable("program", has_error=False)))
+
+
+def test_a_parse_past_its_deadline_is_ended_even_where_tree_sitter_does_not_look() -> None:
+    """Tree-sitter checks its own timeout only between some steps of its error recovery:
+    131 kB of a path-like call repeated took 46 s in Java under a 1.8 s timeout, and this
+    one grew past 24 GB until the kernel killed the process. A long source is parsed first
+    in a child killed at the deadline (or stopped by its memory cap), so the answer is over
+    budget within about the budget's time, and the process is left with no child."""
+    import os
+    import time
+
+    from fcbench.decode._treesitter import parse_bounded
+    from fcbench.decode.budget import OverBudget, parse_seconds
+
+    source = "/a/b/c.d(" * (131_000 // 9)
+    start = time.monotonic()
+    with pytest.raises(OverBudget, match="the java grammar took more than"):
+        parse_bounded("java", source)
+    assert time.monotonic() - start < parse_seconds(len(source)) + 1.5
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # the probe was reaped
+    assert parse_bounded("java", "f(1);").root_node is not None  # the parser is usable again
