@@ -108,7 +108,9 @@ def test_a_tree_without_errors_is_answered_without_printing_it() -> None:
     assert not reports_error(fake(Unprintable("program", has_error=False)))
 
 
-def test_a_parse_past_its_deadline_is_ended_even_where_tree_sitter_does_not_look() -> None:
+def test_a_parse_past_its_deadline_is_ended_even_where_tree_sitter_does_not_look(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Tree-sitter checks its own timeout only between some steps of its error recovery:
     131 kB of a path-like call repeated took 46 s in Java under a 1.8 s timeout, and this
     one grew past 24 GB until the kernel killed the process. A long source is parsed first
@@ -120,11 +122,22 @@ def test_a_parse_past_its_deadline_is_ended_even_where_tree_sitter_does_not_look
     from fcbench.decode._treesitter import parse_bounded
     from fcbench.decode.budget import OverBudget, parse_seconds
 
+    forked: list[int] = []
+    fork = os.fork
+
+    def recorded_fork() -> int:
+        pid = fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recorded_fork)
     source = "/a/b/c.d(" * (131_000 // 9)
     start = time.monotonic()
     with pytest.raises(OverBudget, match="the java grammar took more than"):
         parse_bounded("java", source)
     assert time.monotonic() - start < parse_seconds(len(source)) + 1.5
+    [probe] = forked
     with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # the probe was reaped
+        os.waitpid(probe, os.WNOHANG)  # the probe was reaped
     assert parse_bounded("java", "f(1);").root_node is not None  # the parser is usable again

@@ -83,6 +83,8 @@ HOSTILE: list[Hostile] = [
     Hostile("toolcall_tags", "toolcall", lambda: "<TOOLCALL>" * 12000),
     Hostile("java_toolcall_tags", "java_toolcall", lambda: "<TOOLCALL>" * 12000),
     Hostile("java_deep", "java", lambda: "f(a=" + "(" * 50000 + "1" + ")" * 50000 + ")"),
+    # tree-sitter's own timeout is not checked in this recovery: it grew past 24 GB
+    Hostile("java_path_calls", "java", lambda: "/a/b/c.d(" * 14_555),
     Hostile("javascript_deep", "javascript",
             lambda: "f(a=" + "[" * 50000 + "]" * 50000 + ")", refused=False),
     Hostile("fc_deep_json", "fc",
