@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 import tracemalloc
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import anthropic  # noqa: F401 - imported before timing: the backends import their SDK
@@ -50,16 +50,14 @@ def backend(kind: str, url: str, deadline: float = DEADLINE) -> Any:
     return OpenAICompatBackend("m", [url], timeout=deadline, max_reply_bytes=CAP)
 
 
-def bounded_step(chosen: Any) -> tuple[BaseException | None, float, int]:
-    """(what the step raised, seconds, peak bytes allocated in Python meanwhile)."""
+def measured(work: Callable[[], Awaitable[Any]]) -> tuple[BaseException | None, float, int]:
+    """(what `work` raised, seconds, peak bytes allocated in Python meanwhile)."""
 
     async def main() -> BaseException | None:
         try:
-            await chosen.step(REQUEST)
-        except Exception as exc:
+            await work()
+        except BaseException as exc:  # a TimeoutError of a test's guard is a failure too
             return exc
-        finally:
-            await chosen.aclose()
         return None
 
     tracemalloc.start()
@@ -70,6 +68,18 @@ def bounded_step(chosen: Any) -> tuple[BaseException | None, float, int]:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
     return raised, time.perf_counter() - start, peak
+
+
+def bounded_step(chosen: Any) -> tuple[BaseException | None, float, int]:
+    """A chat step of `chosen`, measured (`measured`); the backend closed after it."""
+
+    async def step() -> None:
+        try:
+            await chosen.step(REQUEST)
+        finally:
+            await chosen.aclose()
+
+    return measured(step)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -108,23 +118,8 @@ minute (4.9 GB in 64 s, issue 30; 3 GB in 30 s here); the guard stops it long be
 
 
 def bounded_preflight(chosen: Any) -> tuple[BaseException | None, float, int]:
-    """(what the preflight raised, seconds, peak bytes allocated in Python meanwhile)."""
-
-    async def main() -> BaseException | None:
-        try:
-            await asyncio.wait_for(chosen.preflight(), GUARD)
-        except BaseException as exc:  # a TimeoutError of the guard is a failure too
-            return exc
-        return None
-
-    tracemalloc.start()
-    start = time.perf_counter()
-    try:
-        raised = asyncio.run(main())
-    finally:
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-    return raised, time.perf_counter() - start, peak
+    """The preflight of `chosen` under the test's guard, measured (`measured`)."""
+    return measured(lambda: asyncio.wait_for(chosen.preflight(), GUARD))
 
 
 @pytest.mark.parametrize("kind", PREFLIGHT_KINDS)
