@@ -46,14 +46,6 @@ class TextCaller:
         return {"content": THOUGHT + text_call("f")}
 
 
-@pytest.fixture
-def cache_on(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    monkeypatch.delenv("FCBENCH_CACHE", raising=False)
-    folder = tmp_path / "response-cache"
-    monkeypatch.setenv("FCBENCH_CACHE_DIR", str(folder))
-    return folder
-
-
 def generate(server: FakeOpenAI, tmp: Path, name: str, *more: str) -> Result:
     args = ["generate", "--model", "m", "--base-url", server.base_url, "--categories",
             "simple_python", "--limit", "2", "--name", name, "--result-dir", str(tmp / "r"),

@@ -24,7 +24,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
 from click.testing import CliRunner, Result
 from scripted_model import ScriptedModel
 
@@ -32,15 +31,6 @@ from fake_openai import FakeOpenAI
 from fcbench.cli import main
 
 SHOP = Path(__file__).resolve().parents[1] / "data" / "custom_shop"
-
-
-@pytest.fixture
-def cache_on(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """The cache at its default mode, in this test's own folder; returns the folder."""
-    monkeypatch.delenv("FCBENCH_CACHE", raising=False)
-    folder = tmp_path / "response-cache"
-    monkeypatch.setenv("FCBENCH_CACHE_DIR", str(folder))
-    return folder
 
 
 def cli(*args: str) -> Result:
