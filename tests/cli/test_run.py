@@ -411,3 +411,18 @@ def test_a_dripping_or_huge_reply_is_a_recorded_error_in_bounded_time(
         words = "within 3 s" if kind == "drip" else "10,000,000-byte cap"
         assert words in json.dumps(entry), entry
         assert "Traceback" not in result.output
+
+
+def test_a_near_miss_of_a_known_model_name_is_suggested(fetched_home: Path,
+                                                        tmp_path: Path) -> None:
+    out = ["--categories", "simple_python", "--result-dir", str(tmp_path / "r")]
+    typo = cli("generate", "--model", "ground-truh", *out)
+    assert typo.exit_code == 2
+    assert typo.stderr.strip().splitlines() == [
+        "fcbench: error: no endpoint: pass --base-url URL (or set OPENAI_BASE_URL) "
+        "(did you mean ground-truth?)"]
+    registry = cli("generate", "--model", "Qwen/Qwen3-8b", *out)
+    assert "(did you mean Qwen/Qwen3-8B?)" in registry.stderr
+    far = cli("generate", "--model", "gpt-4o", *out)
+    assert far.exit_code == 2 and "did you mean" not in far.stderr
+    assert not (tmp_path / "r").exists()
