@@ -426,3 +426,24 @@ def test_a_near_miss_of_a_known_model_name_is_suggested(fetched_home: Path,
     far = cli("generate", "--model", "gpt-4o", *out)
     assert far.exit_code == 2 and "did you mean" not in far.stderr
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(("url", "fault"), [
+    ("api.example.invalid/v1", "no http:// or https:// before the host"),
+    ("https//api.example.invalid/v1", "no http:// or https:// before the host"),
+    ("https://api.example.invalid:99999/v1", "the port is not a number from 1 to 65535"),
+    ("ftp://api.example.invalid/v1", "the scheme 'ftp'"),
+])
+def test_a_malformed_url_is_named_before_the_missing_key(
+        fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        url: str, fault: str) -> None:
+    """A remote URL needs a key; when it is malformed too, the URL is the thing to fix first
+    (a key would not make it work)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = cli("generate", "--model", "m", "--base-url", url, "--categories", "simple_python",
+                 "--result-dir", str(tmp_path / "r"))
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"fcbench: error: --base-url {url}: {fault}")
+    assert "OPENAI_API_KEY" not in result.stderr
+    assert not (tmp_path / "r").exists()
