@@ -7,7 +7,6 @@ cases = fcbench.load_dataset("simple_python")
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -176,13 +175,11 @@ def print_evaluation(
     """The console summary: warnings (similar ones grouped) and diagnostics on stderr, the
     score table on stdout, then the commonest error types of each category (`evaluate`'s
     `echo`, and the `run` command after its generation summary)."""
-    from rich.console import Console
-
-    from fcbench.report.console import print_problems
+    from fcbench.report.console import console_for, print_problems
     from fcbench.report.table import print_scores
 
-    console = Console(width=None if sys.stdout.isatty() else 200)
-    diagnostics = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
+    console = console_for()
+    diagnostics = console_for(stderr=True)
     print_problems([p for m in report.models.values() for p in m.problems] + report.problems,
                    diagnostics)
     if not report.models:

@@ -447,3 +447,22 @@ def test_a_malformed_url_is_named_before_the_missing_key(
     assert len(lines) == 1 and lines[0].startswith(f"fcbench: error: --base-url {url}: {fault}")
     assert "OPENAI_API_KEY" not in result.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_piped_notes_are_whole_lines_and_no_line_ends_on_a_dangling_colon(
+        fetched_home: Path, tmp_path: Path) -> None:
+    """Piped (not a terminal), a note under the table is one whole line, never broken at the
+    table's width; a heading line ends with `:` only when lines follow it."""
+    from fcbench.report.table import FORMULA_NOTE
+
+    result = cli("run", "--model", "ground-truth", "--categories", "simple_python", "--limit",
+                 "5", "--result-dir", str(tmp_path / "r"), "--score-dir", str(tmp_path / "s"))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert FORMULA_NOTE in lines
+    assert any(line.startswith("* partial: ") and line.endswith("such categories.")
+               for line in lines)
+    health = [line for line in lines if line.startswith("Self-check (fc mode)")]
+    assert len(health) == 1 and "fail 0 case(s)" in health[0] and health[0].endswith(").")
+    for line, after in zip(lines, [*lines[1:], ""], strict=True):
+        assert not line.endswith(":") or after.startswith(" "), line
