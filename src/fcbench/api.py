@@ -226,9 +226,14 @@ def _print_corrections(report: Evaluation, console: Console,
 
 
 def _both_ways(model: str, category: str, accuracy: float, upstream: dict[str, Any]) -> str:
-    cases = ", ".join(f"{c['id']} (#{c['upstream'][0]})" for c in upstream["cases"])
+    """A category both ways and the corrected cases whose verdict the fixes changed (the
+    ones that make the difference); a fix that changed no verdict is said so, not listed
+    as if it had mattered."""
+    changed = [c for c in upstream["cases"] if c["valid"] != c["upstream_valid"]]
+    cases = ", ".join(f"{c['id']} (#{c['upstream'][0]})" for c in changed)
     return (f"  {model} {category}: {100 * accuracy:.2f}% corrected, "
-            f"{100 * upstream['accuracy']:.2f}% upstream; corrected cases: {cases}")
+            f"{100 * upstream['accuracy']:.2f}% upstream; "
+            + (f"verdict changed: {cases}" if changed else "no verdict changed"))
 
 
 def _print_top_errors(report: Evaluation, console: Console) -> None:
