@@ -466,3 +466,28 @@ def test_piped_notes_are_whole_lines_and_no_line_ends_on_a_dangling_colon(
     assert len(health) == 1 and "fail 0 case(s)" in health[0] and health[0].endswith(").")
     for line, after in zip(lines, [*lines[1:], ""], strict=True):
         assert not line.endswith(":") or after.startswith(" "), line
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_every_file_written_gets_the_umasks_mode(fetched_home: Path, tmp_path: Path,
+                                                 umask: int) -> None:
+    """`fcbench_usage.json` and `export -o FILE` were once 0600 (a temporary file's mode)
+    beside 0644 files: every file a run, its scoring and an export write is 0666 less the
+    umask, as `open(path, "w")` would make it."""
+    import os
+
+    out = tmp_path / "out"
+    previous = os.umask(umask)
+    try:
+        ran = cli("run", "--model", "ground-truth", "--categories", "simple_python", "--limit",
+                  "3", "--result-dir", str(out / "r"), "--score-dir", str(out / "s"))
+        assert ran.exit_code == 0, ran.output
+        exported = cli("export", str(out / "s"), "--result-dir", str(out / "r"), "-o",
+                       str(out / "export.json"))
+        assert exported.exit_code == 0, exported.output
+    finally:
+        os.umask(previous)
+    modes = {str(path.relative_to(out)): oct(path.stat().st_mode & 0o777)
+             for path in out.rglob("*") if path.is_file()}
+    assert "export.json" in modes and "s/ground-truth-FC/fcbench_usage.json" in modes
+    assert {name for name, mode in modes.items() if mode != oct(0o666 & ~umask)} == set(), modes

@@ -100,7 +100,7 @@ def _any_partial(document: Mapping[str, Any]) -> bool:
     return any(partial for model in document["models"]
                for _, _, partial in _summaries(model).values()) or any(
         _category_partial(score) for model in document["models"]
-        for score in model["scores"].values())
+        for score in model.get("scores", {}).values())
 
 
 SKIPPED_MARK = "†"
