@@ -217,8 +217,8 @@ def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
         published_board = _published_board(published, published_from, refresh_published)
     except _errors() as exc:
         _fail(str(exc))
-    table = board.board_table(entries, sort=SORT_KEYS[sort.lower()] if sort else None,
-                              skipped=skipped, v1=v1)
+    ranked_by = SORT_KEYS[sort.lower()] if sort else None
+    table = board.board_table(entries, sort=ranked_by, skipped=skipped, v1=v1)
     console = console_for(piped_width=100)
     console.print(table)
     if published_board is not None:
@@ -227,7 +227,8 @@ def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
 
         placements = pub.place(entries, published_board, release=release or DEFAULT_RELEASE,
                                header_flags=pub.header_flags(list(score_dirs)))
-        pub.print_placements(console, placements, published_board)
+        pub.print_placements(console, placements, published_board,
+                             board.board_order(entries, sort=ranked_by, v1=v1))
 
 
 @click.command()
