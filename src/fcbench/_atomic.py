@@ -5,7 +5,7 @@ atomic), which is flushed and fsynced, then renamed over the target, and the fol
 fsynced so that the rename itself survives. A reader sees the old file or the new one.
 
 It is also how fcbench writes into an output folder it does not own (issue 30): the
-temporary file is created new (`mkstemp`: `O_EXCL`, a name nobody can plant in advance) and
+temporary file is created new (`O_EXCL` on a random name nobody can plant in advance) and
 the rename replaces a symlink at the target's name instead of following it, so a planted
 `leaderboard.json -> ~/.bashrc` is replaced, its target untouched. Every file fcbench writes
 into a score, result or report folder goes through `replace_file`.
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import tempfile
 from pathlib import Path
 
@@ -24,17 +25,15 @@ __all__ = ["fsync_dir", "new_log", "open_append", "replace_file", "replace_text"
 def replace_file(path: Path, payload: bytes, *, durable: bool = True) -> None:
     """Atomically replace `path` with `payload` (OSError on failure, the old file untouched
     and no temporary left behind); a symlink at `path` is replaced, never followed. The file
-    gets the mode a plain `open(path, "w")` would (0666 less the umask; `mkstemp` alone
-    gives 0600). `durable=False` skips the fsyncs: for files that are rebuilt from others
-    (score files, CSVs, the report), where a power cut may lose them but a crash must not
-    leave them half-written."""
+    gets the mode a plain `open(path, "w")` would (0666 less the umask the process has
+    now; `mkstemp` alone gives 0600). `durable=False` skips the fsyncs: for files that are
+    rebuilt from others (score files, CSVs, the report), where a power cut may lose them
+    but a crash must not leave them half-written."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _new_temporary(path)
     try:
         with os.fdopen(fd, "wb") as handle:
-            with contextlib.suppress(OSError):  # a file system without modes
-                os.fchmod(handle.fileno(), 0o666 & ~_UMASK)
             handle.write(payload)
             handle.flush()
             if durable:
@@ -83,14 +82,20 @@ def new_log(prefix: str, text: str) -> Path:
     return Path(name)
 
 
-def _umask() -> int:
-    """The process's umask (read once: setting it back at once is the only way to read it)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _umask()
+def _new_temporary(path: Path) -> tuple[int, str]:
+    """A new file beside `path` under a random name, created `O_EXCL` (never an existing
+    file or a planted link) with mode 0666 for the kernel to reduce by the umask, as
+    `open(path, "w")` is: `mkstemp` makes 0600, and a umask read once at import (reading
+    it means setting it, which no thread can do safely later) missed a umask set since."""
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    for _ in range(100):
+        name = os.path.join(path.parent, f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(name, flags, 0o666), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{path.parent}: no free temporary name after 100 tries")
 
 
 def fsync_dir(path: Path) -> None:

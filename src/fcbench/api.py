@@ -7,7 +7,6 @@ cases = fcbench.load_dataset("simple_python")
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -176,13 +175,11 @@ def print_evaluation(
     """The console summary: warnings (similar ones grouped) and diagnostics on stderr, the
     score table on stdout, then the commonest error types of each category (`evaluate`'s
     `echo`, and the `run` command after its generation summary)."""
-    from rich.console import Console
-
-    from fcbench.report.console import print_problems
+    from fcbench.report.console import console_for, print_problems
     from fcbench.report.table import print_scores
 
-    console = Console(width=None if sys.stdout.isatty() else 200)
-    diagnostics = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
+    console = console_for()
+    diagnostics = console_for(stderr=True)
     print_problems([p for m in report.models.values() for p in m.problems] + report.problems,
                    diagnostics)
     if not report.models:
@@ -229,9 +226,14 @@ def _print_corrections(report: Evaluation, console: Console,
 
 
 def _both_ways(model: str, category: str, accuracy: float, upstream: dict[str, Any]) -> str:
-    cases = ", ".join(f"{c['id']} (#{c['upstream'][0]})" for c in upstream["cases"])
+    """A category both ways and the corrected cases whose verdict the fixes changed (the
+    ones that make the difference); a fix that changed no verdict is said so, not listed
+    as if it had mattered."""
+    changed = [c for c in upstream["cases"] if c["valid"] != c["upstream_valid"]]
+    cases = ", ".join(f"{c['id']} (#{c['upstream'][0]})" for c in changed)
     return (f"  {model} {category}: {100 * accuracy:.2f}% corrected, "
-            f"{100 * upstream['accuracy']:.2f}% upstream; corrected cases: {cases}")
+            f"{100 * upstream['accuracy']:.2f}% upstream; "
+            + (f"verdict changed: {cases}" if changed else "no verdict changed"))
 
 
 def _print_top_errors(report: Evaluation, console: Console) -> None:

@@ -411,3 +411,83 @@ def test_a_dripping_or_huge_reply_is_a_recorded_error_in_bounded_time(
         words = "within 3 s" if kind == "drip" else "10,000,000-byte cap"
         assert words in json.dumps(entry), entry
         assert "Traceback" not in result.output
+
+
+def test_a_near_miss_of_a_known_model_name_is_suggested(fetched_home: Path,
+                                                        tmp_path: Path) -> None:
+    out = ["--categories", "simple_python", "--result-dir", str(tmp_path / "r")]
+    typo = cli("generate", "--model", "ground-truh", *out)
+    assert typo.exit_code == 2
+    assert typo.stderr.strip().splitlines() == [
+        "fcbench: error: no endpoint: pass --base-url URL (or set OPENAI_BASE_URL) "
+        "(did you mean ground-truth?)"]
+    registry = cli("generate", "--model", "Qwen/Qwen3-8b", *out)
+    assert "(did you mean Qwen/Qwen3-8B?)" in registry.stderr
+    far = cli("generate", "--model", "gpt-4o", *out)
+    assert far.exit_code == 2 and "did you mean" not in far.stderr
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(("url", "fault"), [
+    ("api.example.invalid/v1", "no http:// or https:// before the host"),
+    ("https//api.example.invalid/v1", "no http:// or https:// before the host"),
+    ("https://api.example.invalid:99999/v1", "the port is not a number from 1 to 65535"),
+    ("ftp://api.example.invalid/v1", "the scheme 'ftp'"),
+])
+def test_a_malformed_url_is_named_before_the_missing_key(
+        fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        url: str, fault: str) -> None:
+    """A remote URL needs a key; when it is malformed too, the URL is the thing to fix first
+    (a key would not make it work)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = cli("generate", "--model", "m", "--base-url", url, "--categories", "simple_python",
+                 "--result-dir", str(tmp_path / "r"))
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"fcbench: error: --base-url {url}: {fault}")
+    assert "OPENAI_API_KEY" not in result.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_piped_notes_are_whole_lines_and_no_line_ends_on_a_dangling_colon(
+        fetched_home: Path, tmp_path: Path) -> None:
+    """Piped (not a terminal), a note under the table is one whole line, never broken at the
+    table's width; a heading line ends with `:` only when lines follow it."""
+    from fcbench.report.table import FORMULA_NOTE
+
+    result = cli("run", "--model", "ground-truth", "--categories", "simple_python", "--limit",
+                 "5", "--result-dir", str(tmp_path / "r"), "--score-dir", str(tmp_path / "s"))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert FORMULA_NOTE in lines
+    assert any(line.startswith("* partial: ") and line.endswith("such categories.")
+               for line in lines)
+    health = [line for line in lines if line.startswith("Self-check (fc mode)")]
+    assert len(health) == 1 and "fail 0 case(s)" in health[0] and health[0].endswith(").")
+    for line, after in zip(lines, [*lines[1:], ""], strict=True):
+        assert not line.endswith(":") or after.startswith(" "), line
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_every_file_written_gets_the_umasks_mode(fetched_home: Path, tmp_path: Path,
+                                                 umask: int) -> None:
+    """`fcbench_usage.json` and `export -o FILE` were once 0600 (a temporary file's mode)
+    beside 0644 files: every file a run, its scoring and an export write is 0666 less the
+    umask, as `open(path, "w")` would make it."""
+    import os
+
+    out = tmp_path / "out"
+    previous = os.umask(umask)
+    try:
+        ran = cli("run", "--model", "ground-truth", "--categories", "simple_python", "--limit",
+                  "3", "--result-dir", str(out / "r"), "--score-dir", str(out / "s"))
+        assert ran.exit_code == 0, ran.output
+        exported = cli("export", str(out / "s"), "--result-dir", str(out / "r"), "-o",
+                       str(out / "export.json"))
+        assert exported.exit_code == 0, exported.output
+    finally:
+        os.umask(previous)
+    modes = {str(path.relative_to(out)): oct(path.stat().st_mode & 0o777)
+             for path in out.rglob("*") if path.is_file()}
+    assert "export.json" in modes and "s/ground-truth-FC/fcbench_usage.json" in modes
+    assert {name for name, mode in modes.items() if mode != oct(0o666 & ~umask)} == set(), modes

@@ -69,10 +69,30 @@ def test_the_console_shows_both_ways(
     folder = tmp_path / "result" / "m" / "live"
     folder.mkdir(parents=True)
     (folder.parent / "model.json").write_text(json.dumps({"mode": "prompt"}))
-    (folder / "BFCL_v4_live_simple_result.json").write_text(
-        answer("live_simple_141-94-0", "seconds"))
+    (folder / "BFCL_v4_live_simple_result.json").write_text("\n".join(
+        [answer("live_simple_141-94-0", "seconds"), answer("live_simple_143-95-0", "N/A")]))
     corrections.use_profile("community-2026")
     print_evaluation(evaluate(tmp_path / "result"), DEFAULT_RELEASE, None, None)
     shown = capsys.readouterr().out
-    assert ("m live_simple: 100.00% corrected, 0.00% upstream; corrected cases: "
-            "live_simple_141-94-0 (#1329)") in shown
+    # 143's verdict is the same both ways: not listed among the ones the fixes decided
+    assert ("m live_simple: 100.00% corrected, 50.00% upstream; verdict changed: "
+            "live_simple_141-94-0 (#1329)\n") in shown
+
+
+def test_the_console_says_when_no_verdict_changed(
+    fetched_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A corrected case judged alike both ways: the line says so instead of listing it."""
+    from fcbench.api import print_evaluation
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+
+    folder = tmp_path / "result" / "m" / "live"
+    folder.mkdir(parents=True)
+    (folder.parent / "model.json").write_text(json.dumps({"mode": "prompt"}))
+    (folder / "BFCL_v4_live_simple_result.json").write_text(
+        answer("live_simple_143-95-0", "N/A"))
+    corrections.use_profile("community-2026")
+    print_evaluation(evaluate(tmp_path / "result"), DEFAULT_RELEASE, None, None)
+    shown = capsys.readouterr().out
+    assert "m live_simple: 100.00% corrected, 100.00% upstream; no verdict changed\n" in shown
+    assert "live_simple_143-95-0" not in shown and "verdict changed:" not in shown

@@ -254,3 +254,58 @@ def test_a_bad_board_address_is_one_line(tmp_path: Path, monkeypatch: pytest.Mon
     message = str(caught.value)
     assert message.startswith(f"{pub.URL_ENV} http://***@127.0.0.1:99999/board: the port")
     assert "secret-password" not in message
+
+
+def _ranked_and_placed(output: str) -> tuple[list[str], list[str]]:
+    """The model names of the ranked table's rows and of the placement lines, in order."""
+    ranked_part, _, placed_part = output.partition("on the published leaderboard:")
+    ranked = [line.split()[1] for line in ranked_part.splitlines()
+              if line.strip()[:1].isdigit() and len(line.split()) > 1]
+    placed = [line.strip().split(":")[0].removesuffix(" !") for line in placed_part.splitlines()
+              if line.startswith("  ") and ": V4 Overall " in line]
+    return ranked, placed
+
+
+def test_piped_placements_name_each_model_in_the_ranked_order(
+    fetched_home: Path, v4_scores: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Piped, the placement table folded names into pieces (`openai_gpt-o` / `ss-120b !`)
+    and listed models in its own order: each model is now one line naming it whole, in the
+    ranked table's order whatever `--sort` says."""
+    monkeypatch.setenv("FCBENCH_HOME", str(fetched_home))
+    orders = []
+    for sort in ("v4-overall", "non-live"):
+        result = CliRunner().invoke(main, ["leaderboard", str(v4_scores), "--sort", sort,
+                                           "--published-from", str(BOARD)])
+        assert result.exit_code == 0, result.output
+        ranked, placed = _ranked_and_placed(result.stdout)
+        assert len(ranked) == 2 and placed == ranked, result.stdout
+        orders.append(ranked)
+    assert orders[0] == orders[1][::-1]  # the two sorts disagree: the order is followed
+
+
+def test_at_a_terminal_the_placements_table_fits_or_becomes_lines(
+    fetched_home: Path, v4_scores: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rich.console import Console
+
+    from fcbench.api import dataset_sizes
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.report import leaderboard as board
+
+    monkeypatch.setenv("FCBENCH_HOME", str(fetched_home))
+    board_ = pub.load_published(BOARD)
+    entries = board.merge_entries([v4_scores], dataset_sizes(DEFAULT_RELEASE, None))
+    order = board.board_order(entries, sort="Non-Live")
+    assert len(order) == 2
+    placements = pub.place(entries, board_, release=DEFAULT_RELEASE)
+    for width, as_table in ((250, True), (80, False)):
+        console = Console(force_terminal=True, width=width, record=True, color_system=None)
+        pub.print_placements(console, placements, board_, order)
+        shown = console.export_text()
+        rows = [name for line in shown.splitlines() for name in order if f" {name} " in line
+                and "V4 Overall" not in line]
+        lines = [name for line in shown.splitlines() for name in order
+                 if line.startswith(f"  {name} !: V4 Overall ")]
+        assert (rows if as_table else lines) == order, shown
+        assert (lines if as_table else rows) == [], shown

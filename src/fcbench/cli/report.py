@@ -127,7 +127,7 @@ def report(score_dirs: tuple[Path, ...], result_dirs: tuple[Path, ...], output: 
 def compare(a: str, b: str, as_json: bool, html: Path | None, result_dirs: tuple[Path, ...],
             release: str | None, data_dirs: tuple[Path, ...]) -> None:
     """Compare two scored runs (SCORE_DIR or SCORE_DIR:MODEL): deltas, p-values, flips."""
-    from rich.console import Console
+    from fcbench.report.console import console_for
 
     data_dir = _data_root(data_dirs)
     from fcbench.dataset.fetch import DEFAULT_RELEASE
@@ -149,7 +149,7 @@ def compare(a: str, b: str, as_json: bool, html: Path | None, result_dirs: tuple
     if as_json:
         click.echo(json.dumps(cmp.as_json(result), indent=2))
     else:
-        cmp.print_comparison(result, Console(width=None if sys.stdout.isatty() else 100))
+        cmp.print_comparison(result, console_for(piped_width=100))
 
 
 def _compared_run(
@@ -199,7 +199,7 @@ def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
                 published_from: Path | None, refresh_published: bool, release: str | None,
                 data_dirs: tuple[Path, ...]) -> None:
     """The official leaderboard CSVs of one or more score folders, and a ranked table."""
-    from rich.console import Console
+    from fcbench.report.console import console_for
 
     data_dir = _data_root(data_dirs)
     from fcbench.report import leaderboard as board
@@ -217,9 +217,9 @@ def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
         published_board = _published_board(published, published_from, refresh_published)
     except _errors() as exc:
         _fail(str(exc))
-    table = board.board_table(entries, sort=SORT_KEYS[sort.lower()] if sort else None,
-                              skipped=skipped, v1=v1)
-    console = Console(width=None if sys.stdout.isatty() else 100)
+    ranked_by = SORT_KEYS[sort.lower()] if sort else None
+    table = board.board_table(entries, sort=ranked_by, skipped=skipped, v1=v1)
+    console = console_for(piped_width=100)
     console.print(table)
     if published_board is not None:
         from fcbench.dataset.fetch import DEFAULT_RELEASE
@@ -227,7 +227,8 @@ def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
 
         placements = pub.place(entries, published_board, release=release or DEFAULT_RELEASE,
                                header_flags=pub.header_flags(list(score_dirs)))
-        pub.print_placements(console, placements, published_board)
+        pub.print_placements(console, placements, published_board,
+                             board.board_order(entries, sort=ranked_by, v1=v1))
 
 
 @click.command()

@@ -547,7 +547,8 @@ def _print_health(result: RunResult) -> None:
     ]
     click.echo(
         f"Self-check ({result.mode} mode): the benchmark's own answers fail {len(failures)} "
-        "case(s) (dataset health: unsatisfiable or contradictory ground truth):"
+        "case(s) (dataset health: unsatisfiable or contradictory ground truth)"
+        + (":" if failures else ".")
     )
     for name, test_id, error_type in failures:
         click.echo(f"  {name}  {test_id}  {error_type}")

@@ -111,6 +111,27 @@ def names() -> list[str]:
     return [name for name in BACKENDS if name != GROUND_TRUTH]
 
 
+def known_models() -> list[str]:
+    """The model names fcbench knows by itself: the ground truth and the official registry's
+    local models (`models.families`)."""
+    from fcbench.models.families import MODEL_FAMILIES
+
+    return [GROUND_TRUTH, *MODEL_FAMILIES]
+
+
+def did_you_mean(model: str) -> str:
+    """` (did you mean NAME?)` when `model` is a near miss of a known model name, else "":
+    a mistyped `ground-truth` otherwise reads as an endpoint model and fails for want of
+    `--base-url`, which sends the user the wrong way."""
+    import difflib
+
+    known = known_models()
+    if model in known:
+        return ""
+    close = difflib.get_close_matches(model, known, n=1, cutoff=0.8)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
 def api_key(spec: BackendSpec, variable: str | None = None) -> str | None:
     """The API key from the backend's variable (or the one named)."""
     name = variable or spec.key_variable
@@ -140,4 +161,10 @@ def create(name: str, options: BackendOptions) -> Backend:
     factory: Callable[[BackendOptions], Backend] = getattr(
         importlib.import_module(module_name), attribute
     )
-    return factory(options)
+    try:
+        return factory(options)
+    except BackendSetupError as exc:
+        hint = did_you_mean(options.model)
+        if not hint:
+            raise
+        raise BackendSetupError(f"{exc}{hint}") from None

@@ -21,6 +21,20 @@ from fcbench.core import categories
 if TYPE_CHECKING:
     from rich.console import Console
 
+def console_for(*, stderr: bool = False, piped_width: int = 200) -> Console:
+    """A console on stdout (or stderr): at a terminal its own width; piped, tables laid out
+    in `piped_width` columns and text never wrapped, so that a note reaches a file or a
+    `grep` as one whole line instead of being broken mid-sentence at the table's width."""
+    import sys
+
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    terminal = stream.isatty()
+    return Console(stderr=stderr, width=None if terminal else piped_width,
+                   soft_wrap=not terminal)
+
+
 _SUBJECT = re.compile(r"^((?:[^\s:]+: )+)")
 """The leading `model: category: ` (or `path: `) of a problem: names without spaces."""
 _NUMBER = re.compile(r"\d+")

@@ -147,6 +147,14 @@ def board_table(
     return ranked_table({e.model: e.scores for e in entries}, sort=sort, skipped=skipped, v1=v1)
 
 
+def board_order(entries: Sequence[ModelEntry], *, sort: str | None = None,
+                v1: bool | None = None) -> list[str]:
+    """The models in `board_table`'s row order."""
+    from fcbench.report.table import ranked_models
+
+    return ranked_models({e.model: e.scores for e in entries}, sort=sort, v1=v1)
+
+
 def skipped_counts(score_dirs: Sequence[Path], models: Sequence[str] = ()) -> dict[str, int]:
     """Cases each model's score files list as skipped (not judged), summed over the folders."""
     from fcbench.results.score_files import read_score_headers

@@ -56,7 +56,7 @@ def summary_markdown(document: Mapping[str, Any], top_errors: int = 3) -> str:
     lines.append("|---|" + "---:|" * len(labels))
     for model in models:
         values = _summaries(model)
-        row = " | ".join(_summary_cell(*values.get(x, (None, 0))) for x in labels)
+        row = " | ".join(_summary_cell(*values.get(x, (None, 0, False))) for x in labels)
         lines.append(f"| {text(model['name'])} | {row} |")
     names = " | ".join(text(m["name"]) for m in models)
     lines += ["", f"<details><summary>Per category (accuracy %, {document['meta']['interval']})"
@@ -65,31 +65,65 @@ def summary_markdown(document: Mapping[str, Any], top_errors: int = 3) -> str:
         cells = [_category_cell(m["scores"].get(category)) for m in models]
         lines.append(f"| {text(category)} | " + " | ".join(cells) + " |")
     lines += ["", "</details>", ""]
+    if _any_partial(document):
+        lines += [PARTIAL_NOTE, ""]
     if document.get("skipped"):
         lines += [f"{SKIPPED_MARK} skipped, not judged (in neither correct nor total):", "",
                   *(f"- {text(note)}" for note in document["skipped"]), ""]
-    lines += ["**Top error types** (all models):", ""]
+    errors = _top_errors(document, top_errors)
+    if errors:
+        lines += ["**Top error types** (all models):", "", *errors, ""]
+    return "\n".join(lines)
+
+
+PARTIAL_NOTE = ("\\* partial: accuracy over the cases present, fewer than the category holds "
+                "(a `--limit` or `--partial-eval` run); a summary with \\* is made of such "
+                "categories.")
+"""Under the tables whenever a `*` is shown (the console's and the HTML report's mark)."""
+
+
+def _top_errors(document: Mapping[str, Any], top: int) -> list[str]:
+    """One list line per category with errors, commonest first over every model (none: no
+    heading either, rather than an empty one)."""
+    lines = []
     for category in document["categories"]:
         counts: Counter[str] = Counter()
-        for model in models:
+        for model in document["models"]:
             counts.update(model["errors"].get(category, {}))
         if counts:
-            listed = ", ".join(f"{code(k)} {n}" for k, n in counts.most_common(top_errors))
+            listed = ", ".join(f"{code(k)} {n}" for k, n in counts.most_common(top))
             lines.append(f"- {text(category)}: {listed}")
-    lines.append("")
-    return "\n".join(lines)
+    return lines
+
+
+def _any_partial(document: Mapping[str, Any]) -> bool:
+    return any(partial for model in document["models"]
+               for _, _, partial in _summaries(model).values()) or any(
+        _category_partial(score) for model in document["models"]
+        for score in model.get("scores", {}).values())
 
 
 SKIPPED_MARK = "†"
 
 
-def _summaries(model: Mapping[str, Any]) -> dict[str, tuple[float | None, int]]:
-    """label -> (value, cases skipped under it) of a model's summaries."""
-    return {row[0]: (row[1], row[3] if len(row) > 3 else 0) for row in model["summaries"]}
+def _summaries(model: Mapping[str, Any]) -> dict[str, tuple[float | None, int, bool]]:
+    """label -> (value, cases skipped under it, partial) of a model's summaries (partial:
+    its text carries the `*` the report's collector gives a summary of partial categories)."""
+    return {row[0]: (row[1], row[3] if len(row) > 3 else 0,
+                     len(row) > 2 and str(row[2]).endswith("*"))
+            for row in model["summaries"]}
 
 
-def _summary_cell(value: float | None, skipped: int) -> str:
-    return _pct(value) + (f" {SKIPPED_MARK}{skipped} skipped" if skipped else "")
+def _summary_cell(value: float | None, skipped: int, partial: bool) -> str:
+    mark = "\\*" if partial and value is not None else ""
+    return _pct(value) + mark + (f" {SKIPPED_MARK}{skipped} skipped" if skipped else "")
+
+
+def _category_partial(score: Mapping[str, Any] | None) -> bool:
+    """Fewer cases judged or skipped than the category holds (the HTML report's rule)."""
+    if not score or score.get("accuracy") is None or "size" not in score:
+        return False
+    return int(score.get("total", 0)) + int(score.get("skipped") or 0) < int(score["size"])
 
 
 def _category_cell(score: Mapping[str, Any] | None) -> str:
@@ -100,5 +134,6 @@ def _category_cell(score: Mapping[str, Any] | None) -> str:
         return f"N/A ({skipped} skipped)"
     ci = score.get("ci")
     interval = f" [{_pct(ci[0])}–{_pct(ci[1])}]" if ci else ""
-    return _pct(score["accuracy"]) + interval + (f" {SKIPPED_MARK}{skipped} skipped"
+    mark = "\\*" if _category_partial(score) else ""
+    return _pct(score["accuracy"]) + mark + interval + (f" {SKIPPED_MARK}{skipped} skipped"
                                                  if skipped else "")

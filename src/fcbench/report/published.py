@@ -355,23 +355,41 @@ def placement_json(placements: Sequence[Placement], board: PublishedBoard) -> di
 
 
 def print_placements(console: Any, placements: Sequence[Placement], board: PublishedBoard,
-                     ) -> None:
-    """The terminal form: one row per model, `#rank/of` per group, then what limits each."""
+                     order: Sequence[str] = ()) -> None:
+    """The terminal form: one row per model, `#rank/of` per group, then what limits each.
+    Rows follow `order` (the ranked table's, so both tables read alike; models not in it
+    last). Piped, or where the table would not fit, each model is one line naming it: a
+    table squeezed to the width folds the names into pieces no reader or `grep` finds."""
     from rich import box
     from rich.markup import escape
     from rich.table import Table as RichTable
 
-    table = RichTable(title=f"on the published leaderboard: {escape(board.describe())}",
-                      title_justify="left", box=box.SIMPLE_HEAD)
+    position = {model: i for i, model in enumerate(order)}
+    placements = sorted(placements, key=lambda p: position.get(p.model, len(position)))
+    title = f"on the published leaderboard: {escape(board.describe())}"
+    table = RichTable(title=title, title_justify="left", box=box.SIMPLE_HEAD)
     table.add_column("model", overflow="fold", min_width=12)
     groups = [g for g, file_name, _ in GROUPS if file_name in board.tables]
     for group in groups:
         table.add_column(group, justify="right", no_wrap=True)
+    rows = []
     for p in placements:
         cells = {q.group: _place_cell(q) for q in p.places}
-        table.add_row(escape(p.model) + ("" if p.comparable else " !"),
-                      *(cells.get(g, "N/A") for g in groups))
-    console.print(table)
+        rows.append((p.model + ("" if p.comparable else " !"),
+                     [cells.get(g, "N/A") for g in groups]))
+        table.add_row(escape(rows[-1][0]), *rows[-1][1])
+    if console.is_terminal and not _too_wide(console, table):
+        console.print(table)
+    else:
+        console.print(title, highlight=False)
+        for name, shown in rows:
+            line = "; ".join(f"{g} {cell}" for g, cell in zip(groups, shown, strict=True))
+            console.print(f"  {name}: {line}", highlight=False, markup=False)
+    _print_placement_notes(console, placements)
+
+
+def _print_placement_notes(console: Any, placements: Sequence[Placement]) -> None:
+    """Under the placements: the marks' key, each model's V4 Overall neighbours, its flags."""
     console.print("#rank/rows: among the published rows and this model (ties: =N); "
                   "~: categories under the group not run (counted 0).", highlight=False,
                   markup=False)
@@ -386,6 +404,14 @@ def print_placements(console: Any, placements: Sequence[Placement], board: Publi
         for flag in p.flags:
             console.print(f"! {p.model}: not comparable: {flag}", highlight=False, markup=False,
                           style="yellow")
+
+
+def _too_wide(console: Any, table: Any) -> bool:
+    """The table, laid out without the width's cap, is wider than the console."""
+    from rich.measure import Measurement
+
+    unbounded = console.options.update(width=10_000)
+    return bool(Measurement.get(console, unbounded, table).maximum > console.width)
 
 
 def _place_cell(q: Place) -> str:

@@ -139,18 +139,8 @@ def ranked_table(
     row each, summary columns only. By default a board of 2024 categories only ranks by the
     2024 Overall (the V4 one would count every V4-only category as 0) and any other by V4
     Overall."""
-    names = [c.name for c in categories.all_categories()
-             if any(c.name in s and s[c.name].evaluated for s in complete.values())]
-    only_2024 = bool(names) and all(n in categories.V1 for n in names)
-    labels = [label for label in _labels(names, v1 or only_2024 or sort == V1_LABEL)
-              if label in (*SUMMARIES, V1_LABEL)]
-    sort = sort or (V1_LABEL if only_2024 else "Overall")
-    summaries = {m: displayed_summaries(s, s, labels) for m, s in complete.items()}
+    order, labels, sort, summaries = _ranking(complete, sort, v1)
     partial = {m: partial_summaries(s) for m, s in complete.items()}
-    order = sorted(complete, key=str.casefold)
-    if sort != "name":
-        order.sort(key=lambda m: -1.0 if (v := summaries[m].get(sort)) is None else v,
-                   reverse=True)
     shown_skipped = skipped if skipped and any(skipped.values()) else None
     by = "name" if sort == "name" else SHOWN.get(sort, sort)
     table = _by_model({m: complete[m] for m in order}, labels, summaries, shown_skipped,
@@ -159,6 +149,30 @@ def ranked_table(
         table.caption = SKIPPED_NOTE
         table.caption_justify = "left"
     return table
+
+
+def ranked_models(complete: Scores, *, sort: str | None = None,
+                  v1: bool | None = None) -> list[str]:
+    """The models in `ranked_table`'s row order (what other tables of the same models, such
+    as the published-leaderboard placements, follow)."""
+    return _ranking(complete, sort, v1)[0]
+
+
+def _ranking(complete: Scores, sort: str | None, v1: bool | None,
+             ) -> tuple[list[str], list[str], str, dict[str, dict[str, float | None]]]:
+    """(models in rank order, summary labels shown, the summary ranked by, summaries)."""
+    names = [c.name for c in categories.all_categories()
+             if any(c.name in s and s[c.name].evaluated for s in complete.values())]
+    only_2024 = bool(names) and all(n in categories.V1 for n in names)
+    labels = [label for label in _labels(names, v1 or only_2024 or sort == V1_LABEL)
+              if label in (*SUMMARIES, V1_LABEL)]
+    sort = sort or (V1_LABEL if only_2024 else "Overall")
+    summaries = {m: displayed_summaries(s, s, labels) for m, s in complete.items()}
+    order = sorted(complete, key=str.casefold)
+    if sort != "name":
+        order.sort(key=lambda m: -1.0 if (v := summaries[m].get(sort)) is None else v,
+                   reverse=True)
+    return order, labels, sort, summaries
 
 
 def partial_summaries(evaluated: Mapping[str, CategoryScore]) -> set[str]:
