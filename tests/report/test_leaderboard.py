@@ -61,7 +61,8 @@ def test_ranked_table_of_both_models(v4_scores: Path, tmp_path: Path) -> None:
         overall[name] = row.split(",")[1].rstrip("%")
     expected = sorted(MODELS, key=lambda m: float(overall[m]), reverse=True)
     assert [row[1] for row in ranked] == expected
-    assert [row[2] for row in ranked] == [overall[m] for m in expected]
+    # Neither run has multi_turn_long_context nor agentic: V4 Overall is marked incomplete.
+    assert [row[2] for row in ranked] == [overall[m] + "‡" for m in expected]
 
 
 def test_merged_folders_make_one_board(v4_scores: Path, tmp_path: Path) -> None:

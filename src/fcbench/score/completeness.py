@@ -89,22 +89,34 @@ class Completeness:
         return not self.groups_run
 
     def describe(self, limit: int | None = 4) -> str:
-        """`2 of 5 groups run; missing 17 of 22 categories: a, b, c, d, … (+13 more)` (no
-        groups clause for a summary of categories); `limit` None lists every name."""
-        shown = self.missing if limit is None else self.missing[:limit]
-        listed = ", ".join(shown)
-        if len(shown) < len(self.missing):
-            listed += f", … (+{len(self.missing) - len(shown)} more)"
-        counted = f"missing {len(self.missing)} of {len(self.categories)} categories: {listed}"
-        if all(len(names) == 1 for _, names in self.groups):
-            return counted
-        return f"{len(self.groups_run)} of {len(self.groups)} groups run; {counted}"
+        """What is missing, e.g. `1 of 5 groups run; not run: Live, Multi-Turn; missing from
+        the rest: simple_java, multiple and 2 more` (a summary of categories: `missing 3 of 4
+        categories: ...`); `limit` caps the categories named (None: every one)."""
+        grouped = any(len(names) > 1 for _, names in self.groups)
+        if not grouped:
+            return (f"missing {len(self.missing)} of {len(self.categories)} categories: "
+                    f"{_listed(self.missing, limit)}")
+        run = set(self.groups_run)
+        not_run = [g for g, _ in self.groups if g not in run]
+        gaps = [n for g, names in self.groups if g in run for n in names if n in self.missing]
+        parts = [f"{len(run)} of {len(self.groups)} groups run"]
+        if not_run:
+            parts.append(f"not run: {', '.join(not_run)}")
+        if gaps:
+            parts.append(f"missing from the rest: {_listed(gaps, limit)}")
+        return "; ".join(parts)
 
     def as_json(self) -> dict[str, object]:
         """The record leaderboard.json keeps for an incomplete summary."""
         return {"summary": self.summary, "label": SHOWN.get(self.summary, self.summary),
                 "groups_run": len(self.groups_run), "groups": len(self.groups),
                 "missing": list(self.missing), "nothing_run": self.nothing_run}
+
+
+def _listed(names: Sequence[str], limit: int | None) -> str:
+    shown = names if limit is None else names[:limit]
+    more = len(names) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
 
 
 def judged(score: CategoryScore | None) -> bool:
