@@ -1,0 +1,98 @@
+"""Every view of a score says the same about each summary: complete, incomplete (and what is
+missing) or nothing run (issue 32, Build 1). The rule is `score.completeness`; this renders
+the terminal table and leaderboard.json from the same scores and compares what each says,
+and checks both against the raw scores."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+
+from fcbench.core import categories as reg
+from fcbench.report.csv_files import ModelEntry, unknown_model
+from fcbench.report.leaderboard import entry_json
+from fcbench.report.table import SHOWN, SUMMARIES, V1_LABEL, print_scores
+from fcbench.score.aggregate import CategoryScore, with_missing
+from fcbench.score.completeness import SUMMARY_PARTS
+
+NAMES = sorted({*reg.ALL_SCORING, *reg.V1})
+SIZES = {name: 10 for name in NAMES}
+LABELS = [label for label in (*SUMMARIES, V1_LABEL) if label in SUMMARY_PARTS]
+MODEL = "m"
+State = tuple[str, int, int, int]  # (complete|incomplete|nothing, groups run, groups, missing)
+
+
+def terminal(per_model: dict[str, CategoryScore]) -> dict[str, State | str]:
+    """What the terminal table says of each summary: its cell's mark, and its ‡ line."""
+    complete = with_missing(per_model, reg.ALL_SCORING, SIZES)
+    console = Console(record=True, width=400)
+    print_scores(console, {MODEL: per_model}, {MODEL: complete}, v1=True)
+    text = console.export_text()
+    cells = {line.split("│")[1].strip(): line.split("│")[2].strip()
+             for line in text.splitlines() if line.startswith("│")}
+    said: dict[str, State | str] = {}
+    for label in LABELS:
+        cell = cells[SHOWN.get(label, label)]
+        if cell == "—":
+            said[label] = "nothing"
+            continue
+        if not cell.endswith("‡"):
+            said[label] = "complete"
+            continue
+        note = re.search(rf"^‡ incomplete: {re.escape(SHOWN.get(label, label))}: (.*)$", text,
+                         re.MULTILINE)
+        assert note is not None, (label, text)
+        said[label] = "incomplete: " + note.group(1)
+    return said
+
+
+def board(per_model: dict[str, CategoryScore]) -> dict[str, State | str]:
+    """What leaderboard.json says of each summary (its `incomplete` list)."""
+    complete = with_missing(per_model, reg.ALL_SCORING, SIZES)
+    record = entry_json(ModelEntry(MODEL, unknown_model(MODEL), complete))
+    listed = {item["summary"]: item for item in record["incomplete"]}
+    said: dict[str, State | str] = {}
+    for label in LABELS:
+        item = listed.get(label)
+        said[label] = ("complete" if item is None else "nothing" if item["nothing_run"]
+                       else ("incomplete", item["groups_run"], item["groups"],
+                             len(item["missing"])))
+    return said
+
+
+def agree(label: str, text: State | str, record: State | str) -> bool:
+    """The terminal's ‡ line states the same counts as the JSON record."""
+    if isinstance(record, str) or not isinstance(text, str):
+        return text == record
+    _, run, groups, missing = record
+    parts = sum(len(names) for _, names in SUMMARY_PARTS[label])
+    if any(len(names) > 1 for _, names in SUMMARY_PARTS[label]):
+        return text.startswith(f"incomplete: {run} of {groups} groups run")
+    return text.startswith(f"incomplete: missing {missing} of {parts} categories")
+
+
+scores = st.dictionaries(
+    st.sampled_from(NAMES), st.tuples(st.booleans(), st.integers(0, 10)), min_size=1,
+    max_size=len(NAMES))
+
+
+@settings(max_examples=40, deadline=None)
+@given(scores)
+def test_terminal_and_leaderboard_json_say_the_same(picked: dict[str, tuple[bool, int]]) -> None:
+    per_model = {n: CategoryScore(n, min(t, 5), t, 10) for n, (run, t) in picked.items() if run}
+    if not per_model:
+        per_model = {"multiple": CategoryScore("multiple", 1, 2, 10)}
+    text, record = terminal(per_model), board(per_model)
+    for label in LABELS:
+        parts = [n for _, names in SUMMARY_PARTS[label] for n in names]
+        judged = [n for n in parts if n in per_model and per_model[n].total > 0]
+        expected = ("complete" if len(judged) == len(parts) else "nothing" if not judged
+                    else "incomplete")
+        assert (record[label] if isinstance(record[label], str) else "incomplete") == expected
+        assert agree(label, text[label], record[label]), (label, text[label], record[label])
+        if expected == "incomplete":
+            assert isinstance(record[label], tuple) and record[label][3] == (
+                len(parts) - len(judged))
