@@ -1,7 +1,7 @@
 """Every view of a score says the same about each summary: complete, incomplete (and what is
 missing) or nothing run (issue 32, Build 1). The rule is `score.completeness`; this renders
-the terminal table and leaderboard.json from the same scores and compares what each says,
-and checks both against the raw scores."""
+the terminal table, leaderboard.json and the HTML report's summary table from the same scores
+and compares what each says, and checks them against the raw scores."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from rich.console import Console
 
 from fcbench.core import categories as reg
 from fcbench.report.csv_files import ModelEntry, unknown_model
+from fcbench.report.html.collect import _incomplete_notes, _summaries
 from fcbench.report.leaderboard import entry_json
 from fcbench.report.table import SHOWN, SUMMARIES, V1_LABEL, print_scores
 from fcbench.score.aggregate import CategoryScore, with_missing
@@ -63,6 +64,27 @@ def board(per_model: dict[str, CategoryScore]) -> dict[str, State | str]:
     return said
 
 
+def report(per_model: dict[str, CategoryScore]) -> dict[str, State | str]:
+    """What the HTML report's summary table says: its cell text, and the ‡ line under it."""
+    rows = _summaries(per_model, SIZES, {})
+    notes = _incomplete_notes([{"name": MODEL, "summaries": rows}])
+    said: dict[str, State | str] = {}
+    for label, value, text, _, gap in rows:
+        if label not in LABELS:
+            continue
+        if text == "—":
+            assert value is None and gap is None
+            said[label] = "nothing"
+        elif not text.endswith("‡"):
+            assert gap is None
+            said[label] = "complete"
+        else:
+            line = f"‡ incomplete: {SHOWN.get(label, label)}: {gap}"
+            assert line in notes, (line, notes)
+            said[label] = f"incomplete: {gap}"
+    return said
+
+
 def agree(label: str, text: State | str, record: State | str) -> bool:
     """The terminal's ‡ line states the same counts as the JSON record."""
     if isinstance(record, str) or not isinstance(text, str):
@@ -85,7 +107,7 @@ def test_terminal_and_leaderboard_json_say_the_same(picked: dict[str, tuple[bool
     per_model = {n: CategoryScore(n, min(t, 5), t, 10) for n, (run, t) in picked.items() if run}
     if not per_model:
         per_model = {"multiple": CategoryScore("multiple", 1, 2, 10)}
-    text, record = terminal(per_model), board(per_model)
+    text, record, page = terminal(per_model), board(per_model), report(per_model)
     for label in LABELS:
         parts = [n for _, names in SUMMARY_PARTS[label] for n in names]
         judged = [n for n in parts if n in per_model and per_model[n].total > 0]
@@ -93,6 +115,9 @@ def test_terminal_and_leaderboard_json_say_the_same(picked: dict[str, tuple[bool
                     else "incomplete")
         assert (record[label] if isinstance(record[label], str) else "incomplete") == expected
         assert agree(label, text[label], record[label]), (label, text[label], record[label])
+        if label in page:  # the report shows v1 Overall only when a 2024-only category ran
+            assert agree(label, page[label], record[label]), (label, page[label], record[label])
+            assert page[label] == text[label]  # the report's note is the terminal's
         if expected == "incomplete":
             assert isinstance(record[label], tuple) and record[label][3] == (
                 len(parts) - len(judged))

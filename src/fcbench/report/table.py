@@ -188,18 +188,27 @@ def summary_marks(
 def incomplete_notes(
     marks: Mapping[str, Mapping[str, Completeness]], labels: Sequence[str]
 ) -> list[str]:
-    """`‡ incomplete: V4 Overall: 1 of 5 groups run; missing ... [models]`: one line per
-    distinct summary and gap, the models it applies to named (or counted) when there are
-    several; a summary with nothing run (`—`) needs no line."""
+    """`‡ incomplete: V4 Overall: 1 of 5 groups run; ... [models]` lines for `marks` (model ->
+    label -> completeness); a summary with nothing run (`—`) needs no line."""
+    gaps = {model: {label: c.describe() for label, c in found.items() if not c.nothing_run}
+            for model, found in marks.items()}
+    return incomplete_note_lines(gaps, labels)
+
+
+def incomplete_note_lines(
+    gaps: Mapping[str, Mapping[str, str]], labels: Sequence[str]
+) -> list[str]:
+    """One line per distinct summary and gap (`gaps`: model -> label -> what is missing), the
+    models it applies to named (or counted) when there are several; at most `NOTE_LINES`."""
     lines: dict[tuple[str, str], list[str]] = {}
     for label in labels:
-        for model, found in marks.items():
-            c = found.get(label)
-            if c is not None and not c.nothing_run:
-                lines.setdefault((label, c.describe()), []).append(model)
+        for model, found in gaps.items():
+            text = found.get(label)
+            if text is not None:
+                lines.setdefault((label, text), []).append(model)
     shown = []
     for (label, text), models in list(lines.items())[:NOTE_LINES]:
-        who = "" if len(marks) == 1 else f" [{_models(models)}]"
+        who = "" if len(gaps) == 1 else f" [{_models(models)}]"
         shown.append(f"{INCOMPLETE_MARK} incomplete: {SHOWN.get(label, label)}: {text}{who}")
     if len(lines) > NOTE_LINES:
         shown.append(f"{INCOMPLETE_MARK} and {len(lines) - NOTE_LINES} more incomplete summaries "
@@ -279,7 +288,7 @@ def _by_category(
     table.add_section()
     for label in labels:
         table.add_row(SHOWN.get(label, label),
-                      *(_summary_cell(summaries[m].get(label), label in partial[m],
+                      *(summary_cell(summaries[m].get(label), label in partial[m],
                                       marks[m].get(label))
                         for m in per_model), style="cyan")
     if skipped is not None:
@@ -317,7 +326,7 @@ def _by_model(
         table.add_row(
             *([str(position)] if rank else []),
             escape(model),  # a folder name: text, never rich markup
-            *(_summary_cell(summaries[model].get(label),
+            *(summary_cell(summaries[model].get(label),
                             label in (partial or {}).get(model, set()),
                             (marks or {}).get(model, {}).get(label)) for label in labels),
             *([str(skipped.get(model, 0))] if skipped is not None else []),
@@ -363,7 +372,7 @@ def _cell(score: CategoryScore | None) -> str:
     return _percent(score.accuracy) + ("*" if score.partial else "")
 
 
-def _summary_cell(value: float | None, partial: bool, gap: Completeness | None = None) -> str:
+def summary_cell(value: float | None, partial: bool, gap: Completeness | None = None) -> str:
     """The number (`*`: made of partial categories; `‡`: incomplete, `gap` says what is
     missing), or `—` when nothing under the summary was run."""
     if gap is not None and gap.nothing_run:
