@@ -171,7 +171,9 @@ def ranked_table(
                       f"{title}, ranked by {by}", rank=True, partial=partial, marks=marks)
     caption = incomplete_notes(marks, labels) + ([SKIPPED_NOTE] if shown_skipped else [])
     if caption:
-        table.caption = "\n".join(caption)
+        from rich.text import Text
+
+        table.caption = Text("\n".join(caption))  # text, not markup: `[model, ...]` stays
         table.caption_justify = "left"
     return table
 
