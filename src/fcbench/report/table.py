@@ -63,9 +63,10 @@ INCOMPLETE_MARK = "‡"
 """Beside a summary some category of which was not run (`score.completeness`)."""
 NOTHING_RUN = "—"
 """The cell of a summary none of whose categories was run: no number, not even N/A."""
-NOTE_LINES = 8
+NOTE_LINES = 12
 """At most this many `‡ incomplete` lines under a table (then a count: the rest is in
-leaderboard.json)."""
+leaderboard.json): more than there are summaries, so one model's gaps are always all listed
+(the report shows Web Search and Memory too)."""
 NOT_SCORED = "N/A (not scored)"
 """The cell of a category whose results were kept but not scored (sql, chatable)."""
 FORMULA_NOTE = (
