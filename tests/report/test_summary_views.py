@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
@@ -101,8 +101,11 @@ scores = st.dictionaries(
     max_size=len(NAMES))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(scores)
+@example({"simple_python": (True, 1), "live_simple": (True, 1), "irrelevance": (True, 1),
+          "multi_turn_base": (True, 1), "web_search_base": (True, 1), "memory_kv": (True, 1),
+          "exec_simple": (True, 1)})  # every summary incomplete with something run: 9 lines
 def test_terminal_and_leaderboard_json_say_the_same(picked: dict[str, tuple[bool, int]]) -> None:
     per_model = {n: CategoryScore(n, min(t, 5), t, 10) for n, (run, t) in picked.items() if run}
     if not per_model:
