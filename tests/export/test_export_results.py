@@ -124,3 +124,19 @@ def test_a_corrections_profile_with_its_upstream_side(scored: Scored, tmp_path: 
     assert block["categories"]["live_simple"]["cases"][0]["upstream"] == [1329, 1314]
     corrected = document["models"][0]["summaries"]["live"]["accuracy"]
     assert block["upstream_summaries"]["live"]["accuracy"] < corrected
+
+
+def test_incomplete_summaries_as_leaderboard_json_lists_them(scored: Scored) -> None:
+    """Issue 32: the export names each incomplete summary and what it misses, as
+    leaderboard.json does (one rule: score.completeness); partial stays its own mark."""
+    from fcbench.api import dataset_sizes
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.report.leaderboard import entry_json, merge_entries
+
+    (model,) = build_document(scored)["models"]
+    found = {c["summary"]: c for c in model["incomplete"]}
+    assert found["Overall"]["groups_run"] == 4 and found["Overall"]["groups"] == 5
+    assert "parallel" in found["Overall"]["missing"] and found["Agentic"]["nothing_run"]
+    assert "Irrelevance Detection" in found  # live_irrelevance was not run
+    (entry,) = merge_entries([scored.score_dir], dataset_sizes(DEFAULT_RELEASE, None))
+    assert model["incomplete"] == entry_json(entry)["incomplete"]

@@ -219,7 +219,10 @@ def test_summary_deltas_get_an_interval_from_their_categories_flips(tmp_path: Pa
         assert (low + high) / 2 == pytest.approx(vb - va), name
         assert (high - low) / 2 == pytest.approx(abs(weight) * category_half, rel=1e-5), name
         checked += 1
-    assert checked >= 2  # V4 Overall and Non-Live at least
+    # V4 Overall (Non-Live is N/A, the rest of it not run; no 2024-only category was run, so
+    # no v1 Overall is shown, as evaluate and the report do not show one).
+    assert checked == 1
+    assert "v1 Overall (2024)" not in [name for name, _, _ in result.summaries]
     first = as_json(result)["summaries"][0]
     assert first["interval"] == result.intervals[first["summary"]]
     out = io.StringIO()
@@ -255,3 +258,51 @@ def test_partial_runs_are_compared_through_their_result_files(
                                   "--result-dir", str(tmp_path / "a" / "result"),
                                   "--result-dir", str(moved)])
     assert result.exit_code == 0, result.output
+
+
+def test_summaries_say_v4_overall_mark_incomplete_and_zero_judged_is_na(tmp_path: Path) -> None:
+    """Issue 32: the summary reads "V4 Overall", an incomplete one carries ‡ and the same
+    `‡ incomplete:` line as `evaluate`'s table (score.completeness), a summary with nothing
+    run is —, and a category whose cases B all skipped is N/A (no p over 0 cases), not 0.00."""
+    import io
+
+    from rich.console import Console
+
+    from fcbench.report.compare import as_json, print_comparison
+    from fcbench.report.table import incomplete_notes, summary_marks
+    from fcbench.results.score_files import write_category_score
+    from fcbench.score.aggregate import CategoryScore
+
+    ids = {"simple_python": [f"simple_python_{i}" for i in range(4)],
+           "multiple": [f"multiple_{i}" for i in range(4)]}
+    for side in "ab":
+        write_category_score(tmp_path / side, "m", CategoryScore("simple_python", 3, 4, 4),
+                             [{"id": "simple_python_0"}])
+    write_category_score(tmp_path / "a", "m", CategoryScore("multiple", 2, 4, 4),
+                         [{"id": "multiple_0"}, {"id": "multiple_1"}])
+    write_category_score(tmp_path / "b", "m", CategoryScore("multiple", 0, 0, 4), [],
+                         {"skipped": [{"id": i, "reason": "offline"} for i in ids["multiple"]]})
+    runs = [read_run(tmp_path / side, "m", lambda name: ids[name]) for side in "ab"]
+    from fcbench.score.disputed import load_disputed
+
+    result = compare(runs[0], runs[1], defaultdict(lambda: 4), load_disputed())
+    data = as_json(result)
+    summaries = {s["label"]: s for s in data["summaries"]}
+    assert "Overall" not in summaries and "v1 Overall (2024)" not in summaries
+    assert summaries["V4 Overall"]["text"][0].endswith("‡")
+    assert summaries["Live"]["text"] == ["—", "—"] and summaries["Live"]["a"] is None
+    multiple = next(c for c in data["categories"] if c["category"] == "multiple")
+    assert multiple["b"]["accuracy"] is None and multiple["p_value"] is None
+    assert multiple["delta"] is None and multiple["delta_without_disputed"] is None
+    # The same lines evaluate's table prints for these scores, each side by its name.
+    scores = [{n: c.score for n, c in run.categories.items()} for run in runs]
+    labels = [s["summary"] for s in data["summaries"]]
+    expected = incomplete_notes({name: summary_marks(s, labels)
+                                 for name, s in zip(result.names, scores, strict=True)}, labels)
+    assert data["incomplete_notes"] == expected and expected
+    out = io.StringIO()
+    print_comparison(result, Console(file=out, width=300))
+    text = out.getvalue()
+    assert "V4 Overall" in text and all(line in text for line in expected)
+    row = next(line for line in text.splitlines() if line.strip().startswith("multiple"))
+    assert "0.00" not in row and row.split().count("N/A") >= 4, row

@@ -61,7 +61,11 @@ def test_ranked_table_of_both_models(v4_scores: Path, tmp_path: Path) -> None:
         overall[name] = row.split(",")[1].rstrip("%")
     expected = sorted(MODELS, key=lambda m: float(overall[m]), reverse=True)
     assert [row[1] for row in ranked] == expected
-    assert [row[2] for row in ranked] == [overall[m] for m in expected]
+    # Neither run has multi_turn_long_context nor agentic: V4 Overall is marked incomplete.
+    assert [row[2] for row in ranked] == [overall[m] + "‡" for m in expected]
+    said = " ".join(result.stdout.split())  # the note wraps at the terminal's width
+    assert ("‡ incomplete: V4 Overall: 4 of 5 groups run; not run: Agentic; missing from the "
+            "rest: multi_turn_long_context [openai_gpt-oss-120b, openai_gpt-oss-20b]") in said
 
 
 def test_merged_folders_make_one_board(v4_scores: Path, tmp_path: Path) -> None:

@@ -40,8 +40,9 @@ def test_summaries_with_nothing_run_are_na_never_zero() -> None:
     lines = {line.split("│")[1].strip(): line for line in render(None).splitlines()
              if line.startswith("│")}
     for label in ("Live", "Multi-Turn", "Agentic", "Irrelevance Detection"):
-        assert "N/A" in lines[label] and "0.00" not in lines[label], label
-    assert "N/A" not in lines["V4 Overall"]  # the headline counts missing categories as 0
+        assert lines[label].split("│")[2].strip() == "—", label  # no number, not even 0.00
+    # The headline counts missing categories as 0, marked incomplete (score.completeness).
+    assert "N/A" not in lines["V4 Overall"] and "‡" in lines["V4 Overall"]
 
 
 def test_no_skipped_column_without_skipped_cases() -> None:
@@ -68,7 +69,7 @@ def test_many_models_are_rows_and_few_are_columns() -> None:
     assert any(line.lstrip("│ ").startswith("multiple") for line in text.splitlines())
 
 
-NUMBER = re.compile(r"^(\d{1,3}\.\d\d\*?|N/A|\d+)$")
+NUMBER = re.compile(r"^((\d{1,3}\.\d\d|N/A)\*?‡?|—|\d+)$")
 
 
 def test_corpus_table_at_100_columns_cuts_nothing(v1_scores: Path) -> None:
@@ -85,7 +86,8 @@ def test_corpus_table_at_100_columns_cuts_nothing(v1_scores: Path) -> None:
     assert max(len(line) for line in lines) <= 100
     assert "…" not in text
     for model in per_model:  # every name whole, on one line, in both tables (V4, 2024)
-        rows = [line.split() for line in lines if line.split()[:1] == [model]]
+        rows = [line.split() for line in text.split("‡ incomplete")[0].splitlines()
+                if line.split()[:1] == [model]]
         assert len(rows) == 2, model
         for cells in rows:
             assert all(NUMBER.match(cell) for cell in cells[1:]), cells
@@ -189,8 +191,11 @@ def test_the_footnote_states_the_rule_the_table_applies() -> None:
     lines = {line.split("│")[1].strip(): line for line in text.splitlines()
              if line.startswith("│")}
     assert "N/A" in lines["Non-Live"]  # simple_python was run, the other Non-Live were not
-    assert "N/A" not in lines["V4 Overall"] and "N/A" in lines["Live"]
+    assert "N/A" not in lines["V4 Overall"] and "—" in lines["Live"]
     note = " ".join(text.split())
+    assert "‡ incomplete: V4 Overall: 1 of 5 groups run; not run: Live, Irrelevance " \
+           "Detection, Multi-Turn, Agentic; missing from the rest: simple_java," in note
+    assert "‡ incomplete: Live" not in note  # nothing run: `—`, no line needed
     assert "Non-Live, Irrelevance Detection, Relevance Detection, Web Search, Memory and the v1 " \
            "summaries are N/A when any category under them has no results" in note
     assert "Overall, Live, Multi-Turn and Agentic count such a category as 0" in note

@@ -25,6 +25,7 @@ from fcbench.core import categories as reg
 from fcbench.report.corrections import corrections_json
 from fcbench.report.csv_files import ModelEntry, ModelInfo, unknown_model
 from fcbench.score.aggregate import CategoryScore
+from fcbench.score.completeness import incomplete
 from fcbench.score.formulas import (
     V1_GROUPS,
     V1_GROUPS_AST,
@@ -129,6 +130,7 @@ def model_record(
                       for key, s in v4.items()},
         "v1": _v1(entry, v1),
         "partial_categories": sorted(n for n, s in entry.scores.items() if s.partial),
+        "incomplete": [c.as_json() for c in incomplete(entry.scores)],
         "skipped": [{"category": name, **case} for name, cases in sorted(skipped.items())
                     for case in cases],
         "format_sensitivity": {

@@ -27,8 +27,17 @@ from fcbench.report.corrections import (
     upstream_of_headers,
     upstream_scores,
 )
-from fcbench.report.table import displayed_summaries
+from fcbench.report.table import (
+    INCOMPLETE_MARK,
+    NOTHING_RUN,
+    SHOWN,
+    V1_ONLY,
+    displayed_summaries,
+    incomplete_note_lines,
+    summary_marks,
+)
 from fcbench.score.aggregate import CategoryScore, with_missing
+from fcbench.score.completeness import Completeness
 from fcbench.score.disputed import Disputed, accuracy_without
 from fcbench.score.formulas import summary_rows, v1_rows
 from fcbench.score.intervals import mcnemar_exact
@@ -109,6 +118,9 @@ class Comparison:
     """Each side's corrections profile (`report.corrections.profile_of`)."""
     upstream_summaries: list[tuple[str, float | None, float | None]] = field(
         default_factory=list)
+    gaps: tuple[dict[str, Completeness], dict[str, Completeness]] = ({}, {})
+    """Each side's incomplete summaries (`table.summary_marks`, the rule every view follows):
+    marked `‡` with what they miss, `—` when nothing under one was run."""
     """The summaries with each side's categories as upstream scores them, when a side's
     corrections profile changed a category's score ([] otherwise)."""
 
@@ -162,7 +174,13 @@ def compare(
         (report_link(a), report_link(b)),
         (profile_of(a.score_dir, a.model), profile_of(b.score_dir, b.model)),
         _upstream_summaries(a, b, dataset_sizes),
+        (_gaps(a, summaries), _gaps(b, summaries)),
     )
+
+
+def _gaps(run: ModelRun, summaries: Sequence[tuple[str, Any, Any]]) -> dict[str, Completeness]:
+    return summary_marks({n: c.score for n, c in run.categories.items()},
+                         [name for name, _, _ in summaries])
 
 
 def label(run: ModelRun) -> str:
@@ -205,7 +223,7 @@ def _category_delta(
             delta.gained.append(Flip(case_id, a.error_type(case_id), contested))
         elif was and not now:
             delta.lost.append(Flip(case_id, b.error_type(case_id), contested))
-    if disputed is not None:
+    if disputed is not None and delta.paired:  # no shared case: no delta to show
         both = set(paired)
         delta.undisputed_delta = (_accuracy_without(b, disputed, both)
                                   - _accuracy_without(a, disputed, both))
@@ -221,13 +239,15 @@ def _accuracy_without(run: CategoryRun, disputed: Disputed, shared: set[str]) ->
 def _summary_values(
     scores: Mapping[str, CategoryScore], sizes: Mapping[str, int]
 ) -> dict[str, float | None]:
-    """The summaries as the console shows them (N/A where nothing under one was run)."""
+    """The summaries as `evaluate` shows them: the 2024 ones only when a 2024-only category
+    was run (as `evaluate` and the report), None where nothing under one was run or judged."""
     complete = with_missing(scores, reg.ALL_SCORING, sizes)
     labels = [label for label, _ in summary_rows(complete)]
-    if any(n in reg.V1 for n in scores):
+    if any(n in V1_ONLY for n in scores):
         labels += [label for label, _ in v1_rows(complete)]
     values = displayed_summaries(scores, complete, labels)
-    return {label: values.get(label) for label in labels}
+    empty = {label for label, gap in summary_marks(scores, labels).items() if gap.nothing_run}
+    return {label: None if label in empty else values.get(label) for label in labels}
 
 
 def _summaries(
@@ -321,34 +341,54 @@ def as_json(comparison: Comparison) -> dict[str, Any]:
         "categories": [
             {
                 "category": c.category,
-                "a": {"correct": c.a.correct, "total": c.a.total, "accuracy": c.a.accuracy,
+                "a": {"correct": c.a.correct, "total": c.a.total, "accuracy": _judged(c.a),
                       "skipped": c.a_skipped, "shared_correct": c.a_paired_correct,
                       "shared_accuracy": c.a_accuracy},
-                "b": {"correct": c.b.correct, "total": c.b.total, "accuracy": c.b.accuracy,
+                "b": {"correct": c.b.correct, "total": c.b.total, "accuracy": _judged(c.b),
                       "skipped": c.b_skipped, "shared_correct": c.b_paired_correct,
                       "shared_accuracy": c.b_accuracy},
                 "delta": c.delta,
                 "delta_without_disputed": c.undisputed_delta,
                 "paired_cases": c.paired,
-                "p_value": c.p_value,
-                "p_holm": p_holm,
+                "p_value": c.p_value if c.paired else None,
+                "p_holm": p_holm if c.paired else None,
                 "gained": [_flip_json(f) for f in c.gained],
                 "lost": [_flip_json(f) for f in c.lost],
             }
             for c, p_holm in zip(comparison.categories, comparison.holm_p_values, strict=True)
         ],
         "summaries": [
-            {"summary": name, "a": va, "b": vb,
+            {"summary": name, "label": SHOWN.get(name, name), "a": va, "b": vb,
              "delta": None if va is None or vb is None else vb - va,
-             "interval": comparison.intervals.get(name)}
+             "interval": comparison.intervals.get(name),
+             "text": [summary_text(va, side.get(name)) for side in comparison.gaps],
+             "incomplete": [_described(side.get(name)) for side in comparison.gaps]}
             for name, va, vb in comparison.summaries
         ],
+        "incomplete_notes": compare_notes(comparison),
         **_upstream_json(comparison),
         "pooled": {"gained": comparison.pooled_gained, "lost": comparison.pooled_lost,
                    "p_value": comparison.pooled_p_value},
         "only_in_a": comparison.only_a,
         "only_in_b": comparison.only_b,
     }
+
+
+def _judged(score: CategoryScore) -> float | None:
+    """A side's own accuracy; None when it judged no case (all skipped), never 0.00."""
+    return score.accuracy if score.total else None
+
+
+def summary_text(value: float | None, gap: Completeness | None) -> str:
+    """A summary as compare shows it: `—` nothing run, else the number (N/A) and `‡` when
+    incomplete (`score.completeness`)."""
+    if gap is not None and gap.nothing_run:
+        return NOTHING_RUN
+    return _pct(value) + (INCOMPLETE_MARK if gap is not None else "")
+
+
+def _described(gap: Completeness | None) -> str | None:
+    return None if gap is None or gap.nothing_run else gap.describe()
 
 
 def _upstream_json(comparison: Comparison) -> dict[str, Any]:
@@ -386,7 +426,8 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
     for c, p_holm in zip(comparison.categories, comparison.holm_p_values, strict=True):
         table.add_row(escape(c.category) + (SHARED_MARK if c.unshared else ""),
                       _pct(c.a_accuracy), _pct(c.b_accuracy), _signed(c.delta),
-                      str(len(c.gained)), str(len(c.lost)), _p(c.p_value), _p(p_holm),
+                      str(len(c.gained)), str(len(c.lost)),
+                      _p(c.p_value) if c.paired else "N/A", _p(p_holm) if c.paired else "N/A",
                       str(c.paired))
     console.print(table)
     console.print(legend(comparison.names), highlight=False, markup=False)
@@ -396,11 +437,15 @@ def print_comparison(comparison: Comparison, console: Console, flips_shown: int 
     for header in ("summary", name_a, name_b, "Δ", "Δ ≈95% interval"):
         summary.add_column(escape(header), justify="left" if header == "summary" else "right",
                            overflow="fold")
+    gap_a, gap_b = comparison.gaps
     for name, va, vb in comparison.summaries:
         delta = None if va is None or vb is None else vb - va
-        summary.add_row(escape(name), _pct(va), _pct(vb), _signed(delta),
+        summary.add_row(escape(SHOWN.get(name, name)), summary_text(va, gap_a.get(name)),
+                        summary_text(vb, gap_b.get(name)), _signed(delta),
                         _interval(comparison.intervals.get(name)))
     console.print(summary)
+    for line in compare_notes(comparison):
+        console.print(line, highlight=False, markup=False)
     _print_upstream(comparison, console)
     console.print(INTERVAL_NOTE, highlight=False, markup=False)
     console.print(
@@ -433,6 +478,14 @@ def _print_upstream(comparison: Comparison, console: Console) -> None:
     console.print(table)
 
 
+def compare_notes(comparison: Comparison) -> list[str]:
+    """The `‡ incomplete:` lines (`table.incomplete_note_lines`) of both sides, by name."""
+    gaps = {name: {label: text for label, gap in side.items()
+                   if (text := _described(gap)) is not None}
+            for name, side in zip(comparison.names, comparison.gaps, strict=True)}
+    return incomplete_note_lines(gaps, [name for name, _, _ in comparison.summaries])
+
+
 def legend(names: tuple[str, str]) -> str:
     """What +, −, Δ and the p columns mean, with the runs' names."""
     a, b = names
@@ -457,7 +510,7 @@ def _print_unshared(deltas: Sequence[CategoryDelta], console: Console) -> None:
         if not c.unshared:
             continue
         sides = "; ".join(
-            f"{side} {score.correct}/{score.total} = {_pct(score.accuracy)}"
+            f"{side} {score.correct}/{score.total} = {_pct(_judged(score))}"
             + (f", {skipped} skipped" if skipped else "")
             for side, score, skipped in (("A", c.a, c.a_skipped), ("B", c.b, c.b_skipped)))
         console.print(f"§ {c.category}: A, B, Δ and p over the {c.paired} cases both runs "

@@ -28,6 +28,7 @@ from fcbench.report.csv_files import (
 )
 from fcbench.report.table import ranked_table
 from fcbench.score.aggregate import with_missing
+from fcbench.score.completeness import incomplete
 from fcbench.score.formulas import Summary, v1_overall
 from fcbench.score.usage import Usage
 
@@ -198,6 +199,9 @@ def entry_json(entry: ModelEntry) -> dict[str, Any]:
         "partial": any(s.evaluated and s.partial for s in entry.scores.values()),
         "partial_categories": sorted(n for n, s in entry.scores.items()
                                      if s.evaluated and s.partial),
+        # Beside `partial` and distinct from it: the summaries not every category of which
+        # was run (score.completeness, the rule the tables and the report follow too).
+        "incomplete": [c.as_json() for c in incomplete(entry.scores)],
         "summaries": {k: _summary_json(s) for k, s in entry.v4.as_dict().items()},
         "v1": {
             "groups": {k: _summary_json(s) for k, s in v1.groups.items()},

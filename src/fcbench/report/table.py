@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from fcbench.core import categories
 from fcbench.score.aggregate import CategoryScore
+from fcbench.score.completeness import SUMMARY_PARTS, Completeness, completeness
 from fcbench.score.custom_groups import NOTE as CUSTOM_NOTE
 from fcbench.score.custom_groups import custom_summaries
 from fcbench.score.formulas import format_percent, summary_rows, v1_rows
@@ -58,13 +59,22 @@ SKIPPED_NOTE = ("skipped: cases not judged (a web service the exec backend canno
                 "they count in neither correct nor total (†k beside a category: k of its "
                 "cases).")
 NUMBER_WIDTH = 6
+INCOMPLETE_MARK = "‡"
+"""Beside a summary some category of which was not run (`score.completeness`)."""
+NOTHING_RUN = "—"
+"""The cell of a summary none of whose categories was run: no number, not even N/A."""
+NOTE_LINES = 12
+"""At most this many `‡ incomplete` lines under a table (then a count: the rest is in
+leaderboard.json): more than there are summaries, so one model's gaps are always all listed
+(the report shows Web Search and Memory too)."""
 NOT_SCORED = "N/A (not scored)"
 """The cell of a category whose results were kept but not scored (sql, chatable)."""
 FORMULA_NOTE = (
     "Summaries follow the official formulas: Non-Live, Irrelevance Detection, Relevance "
     "Detection, Web Search, Memory and the v1 summaries are N/A when any category under them "
-    "has no results; V4 Overall, Live, Multi-Turn and Agentic count such a category as 0 and are "
-    "N/A only when nothing under them was run. Per-category detail: fcbench report."
+    "has no results; V4 Overall, Live, Multi-Turn and Agentic count such a category as 0. "
+    f"{INCOMPLETE_MARK} marks a summary not every category of which was run (see above), "
+    f"{NOTHING_RUN} one none of which was. Per-category detail: fcbench report."
 )
 """The table's footnote: the rule the summaries apply (`score.formulas.Flavour`)."""
 _ORDER = {c.name: i for i, c in enumerate(categories.CATEGORIES)}
@@ -100,20 +110,24 @@ def print_scores(
     summaries = {model: {**displayed_summaries(per_model[model], complete[model], labels),
                          **custom[model]} for model in per_model}
     partial = {model: partial_summaries(per_model[model]) for model in per_model}
+    marks = {model: summary_marks(per_model[model], labels) for model in per_model}
     shown_skipped = skipped if skipped and any(skipped.values()) else None
     table = _by_category(per_model, names, labels, summaries, shown_skipped, unscored,
-                         partial, skipped_in or {})
+                         partial, skipped_in or {}, marks)
     if not _too_wide(console, table):
         console.print(table)
     else:
         v4_labels = [label for label in labels if label not in V1_SUMMARIES]
         v1_labels = [label for label in labels if label in V1_SUMMARIES]
         console.print(_by_model(per_model, v4_labels, summaries,
-                                None if v1_labels else shown_skipped, partial=partial))
+                                None if v1_labels else shown_skipped, partial=partial,
+                                marks=marks))
         if v1_labels:
             console.print(_by_model(per_model, v1_labels, summaries, shown_skipped,
                                     "the original benchmark, 2024 leaderboard (accuracy %)",
-                                    partial=partial))
+                                    partial=partial, marks=marks))
+    for line in incomplete_notes(marks, labels):
+        console.print(line, highlight=False, markup=False)
     _print_notes(console, per_model, shown_skipped is not None, unscored)
     if any(custom.values()):
         console.print(f"[yellow]custom:[/] {CUSTOM_NOTE}", highlight=False)
@@ -141,12 +155,16 @@ def ranked_table(
     Overall."""
     order, labels, sort, summaries = _ranking(complete, sort, v1)
     partial = {m: partial_summaries(s) for m, s in complete.items()}
+    marks = {m: summary_marks(s, labels) for m, s in complete.items()}
     shown_skipped = skipped if skipped and any(skipped.values()) else None
     by = "name" if sort == "name" else SHOWN.get(sort, sort)
     table = _by_model({m: complete[m] for m in order}, labels, summaries, shown_skipped,
-                      f"{title}, ranked by {by}", rank=True, partial=partial)
-    if shown_skipped is not None:
-        table.caption = SKIPPED_NOTE
+                      f"{title}, ranked by {by}", rank=True, partial=partial, marks=marks)
+    caption = incomplete_notes(marks, labels) + ([SKIPPED_NOTE] if shown_skipped else [])
+    if caption:
+        from rich.text import Text
+
+        table.caption = Text("\n".join(caption))  # text, not markup: `[model, ...]` stays
         table.caption_justify = "left"
     return table
 
@@ -173,6 +191,51 @@ def _ranking(complete: Scores, sort: str | None, v1: bool | None,
         order.sort(key=lambda m: -1.0 if (v := summaries[m].get(sort)) is None else v,
                    reverse=True)
     return order, labels, sort, summaries
+
+
+def summary_marks(
+    scores: Mapping[str, CategoryScore], labels: Sequence[str]
+) -> dict[str, Completeness]:
+    """The incomplete summaries among `labels` (`score.completeness`, the rule every view
+    follows), by label."""
+    found = {label: completeness(scores, label) for label in labels if label in SUMMARY_PARTS}
+    return {label: c for label, c in found.items() if not c.complete}
+
+
+def incomplete_notes(
+    marks: Mapping[str, Mapping[str, Completeness]], labels: Sequence[str]
+) -> list[str]:
+    """`‡ incomplete: V4 Overall: 1 of 5 groups run; ... [models]` lines for `marks` (model ->
+    label -> completeness); a summary with nothing run (`—`) needs no line."""
+    gaps = {model: {label: c.describe() for label, c in found.items() if not c.nothing_run}
+            for model, found in marks.items()}
+    return incomplete_note_lines(gaps, labels)
+
+
+def incomplete_note_lines(
+    gaps: Mapping[str, Mapping[str, str]], labels: Sequence[str]
+) -> list[str]:
+    """One line per distinct summary and gap (`gaps`: model -> label -> what is missing), the
+    models it applies to named (or counted) when there are several; at most `NOTE_LINES`."""
+    lines: dict[tuple[str, str], list[str]] = {}
+    for label in labels:
+        for model, found in gaps.items():
+            text = found.get(label)
+            if text is not None:
+                lines.setdefault((label, text), []).append(model)
+    shown = []
+    for (label, text), models in list(lines.items())[:NOTE_LINES]:
+        who = "" if len(gaps) == 1 else f" [{_models(models)}]"
+        shown.append(f"{INCOMPLETE_MARK} incomplete: {SHOWN.get(label, label)}: {text}{who}")
+    if len(lines) > NOTE_LINES:
+        shown.append(f"{INCOMPLETE_MARK} and {len(lines) - NOTE_LINES} more incomplete summaries "
+                     "(leaderboard.json lists each model's).")
+    return shown
+
+
+def _models(models: Sequence[str]) -> str:
+    listed = ", ".join(models[:3])
+    return listed + (f" and {len(models) - 3} more models" if len(models) > 3 else "")
 
 
 def partial_summaries(evaluated: Mapping[str, CategoryScore]) -> set[str]:
@@ -222,6 +285,7 @@ def _by_category(
     unscored: Mapping[str, set[str]],
     partial: Mapping[str, set[str]],
     skipped_in: Mapping[str, Mapping[str, int]],
+    marks: Mapping[str, Mapping[str, Completeness]],
 ) -> Table:
     """A column per model: categories, then summaries, down the side; a category with
     skipped cases is marked in its cell, so the skipped total is never read as a score."""
@@ -241,7 +305,8 @@ def _by_category(
     table.add_section()
     for label in labels:
         table.add_row(SHOWN.get(label, label),
-                      *(_summary_cell(summaries[m].get(label), label in partial[m])
+                      *(summary_cell(summaries[m].get(label), label in partial[m],
+                                      marks[m].get(label))
                         for m in per_model), style="cyan")
     if skipped is not None:
         table.add_row("skipped cases", *(str(skipped.get(m, 0)) for m in per_model), style="yellow")
@@ -257,6 +322,7 @@ def _by_model(
     *,
     rank: bool = False,
     partial: Mapping[str, set[str]] | None = None,
+    marks: Mapping[str, Mapping[str, Completeness]] | None = None,
 ) -> Table:
     """A row per model, the summaries across; long names wrap (fold), numbers never do."""
     from rich import box
@@ -277,8 +343,9 @@ def _by_model(
         table.add_row(
             *([str(position)] if rank else []),
             escape(model),  # a folder name: text, never rich markup
-            *(_summary_cell(summaries[model].get(label),
-                            label in (partial or {}).get(model, set())) for label in labels),
+            *(summary_cell(summaries[model].get(label),
+                            label in (partial or {}).get(model, set()),
+                            (marks or {}).get(model, {}).get(label)) for label in labels),
             *([str(skipped.get(model, 0))] if skipped is not None else []),
         )
     return table
@@ -322,8 +389,13 @@ def _cell(score: CategoryScore | None) -> str:
     return _percent(score.accuracy) + ("*" if score.partial else "")
 
 
-def _summary_cell(value: float | None, partial: bool) -> str:
-    return _percent(value) + ("*" if partial and value is not None else "")
+def summary_cell(value: float | None, partial: bool, gap: Completeness | None = None) -> str:
+    """The number (`*`: made of partial categories; `‡`: incomplete, `gap` says what is
+    missing), or `—` when nothing under the summary was run."""
+    if gap is not None and gap.nothing_run:
+        return NOTHING_RUN
+    mark = INCOMPLETE_MARK if gap is not None else ""
+    return _percent(value) + ("*" if partial and value is not None else "") + mark
 
 
 def _percent(value: float | None) -> str:

@@ -52,8 +52,12 @@ def test_a_smoke_run_shows_partial_in_the_report(fetched_home: Path, tmp_path: P
     assert set(model["scores"]) == {"simple_python", "multiple"}
     score = model["scores"]["simple_python"]
     assert (score["correct"], score["total"]) == (3, 3) and score["size"] > 3
-    summaries = {label: text for label, _, text, _ in model["summaries"]}
-    assert summaries["Overall"].endswith("*")
+    summaries = {label: text for label, _, text, *_ in model["summaries"]}
+    # Partial (3 cases each) and incomplete (2 of 21 categories run): both marks, distinct.
+    assert summaries["Overall"].endswith("*‡")
+    assert summaries["Live"] == "—"  # nothing under it run: no number
+    assert any(line.startswith("‡ incomplete: V4 Overall: 1 of 5 groups run")
+               for line in document["incomplete"])
     rows = [row for row in document["rows"] if row[1].startswith("simple_python_")]
     assert [row[1] for row in rows] == ["simple_python_0", "simple_python_1", "simple_python_2"]
     without = collect([tmp_path / "score"], [], release, None, dataset_sizes(release, None),

@@ -27,7 +27,10 @@ from fcbench.report.table import (
     UNDERNEATH,
     V1_ONLY,
     displayed_summaries,
+    incomplete_note_lines,
     partial_summaries,
+    summary_cell,
+    summary_marks,
 )
 from fcbench.results.score_files import error_type_of, iter_score_files
 from fcbench.score.aggregate import CategoryScore, with_missing
@@ -173,6 +176,7 @@ def collect(
         "disputed": {c.id: [c.source, c.claim] for c in disputed.cases},
         "problems": doc.problems,
         "summary_names": SHOWN,
+        "incomplete": _incomplete_notes(models),
         "skipped": [note for index, run in enumerate(runs)
                     for note in _skipped_notes(labels[index], run)],
     }
@@ -376,19 +380,37 @@ def _summaries(
     scores: Mapping[str, CategoryScore], sizes: Mapping[str, int],
     runs: Mapping[str, CategoryRun],
 ) -> list[Any]:
-    """[label, value, text, skipped] per summary: the console's values (N/A where nothing
-    under a summary was run), their text formatted once, here, as the CSVs format it, and
-    the cases skipped in the categories under it (the value leaves them out: shown beside)."""
+    """[label, value, text, skipped, incomplete] per summary: the console's values (None
+    where nothing under a summary was run or judged), their text formatted once, here, as
+    the console shows it (`*` partial, `‡` incomplete, `—` nothing run: `score.completeness`,
+    the rule every view follows), the cases skipped in the categories under it (the value
+    leaves them out: shown beside) and what an incomplete one misses (None when complete or
+    nothing was run)."""
     complete = with_missing(scores, reg.ALL_SCORING, sizes)
     labels = [label for label, _ in summary_rows(complete)]
     if any(name in V1_ONLY for name in scores):
         labels += [label for label, _ in v1_rows(complete)] + ["v1 Relevance (2024)"]
     values = displayed_summaries(scores, complete, labels)
     partial = partial_summaries(scores)
-    return [[label, values.get(label), format_percent(values.get(label)).rstrip("%")
-             + ("*" if label in partial and values.get(label) is not None else ""),
-             sum(len(runs[n].skipped) for n in UNDERNEATH.get(label, ()) if n in runs)]
-            for label in labels]
+    marks = summary_marks(scores, labels)
+    rows = []
+    for label in labels:
+        gap = marks.get(label)
+        value = None if gap is not None and gap.nothing_run else values.get(label)
+        text = summary_cell(value, label in partial, gap)
+        skipped = sum(len(runs[n].skipped) for n in UNDERNEATH.get(label, ()) if n in runs)
+        described = gap.describe() if gap is not None and not gap.nothing_run else None
+        rows.append([label, value, text, skipped, described])
+    return rows
+
+
+def _incomplete_notes(models: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The `‡ incomplete:` lines under the summary table: the terminal's, from the same
+    marks (`table.incomplete_notes`)."""
+    marks = {m["name"]: {row[0]: row[4] for row in m["summaries"] if row[4] is not None}
+             for m in models}
+    labels = list(dict.fromkeys(row[0] for m in models for row in m["summaries"]))
+    return incomplete_note_lines(marks, labels)
 
 
 def _skipped_notes(label: str, run: ModelRun) -> list[str]:

@@ -13,6 +13,7 @@ function el(tag, attrs, ...children) {
 }
 
 const pct = (v) => (v === null || v === undefined ? "N/A" : (v * 100).toFixed(2));
+const prob = (p) => (p === null || p === undefined ? "N/A" : p.toPrecision(3));  // N/A: no shared case
 const signed = (v) => (v === null || v === undefined ? "N/A" : (v >= 0 ? "+" : "") + (v * 100).toFixed(2));
 
 function table(headers, rows) {
@@ -54,14 +55,19 @@ async function main() {
     ["category", nameA, nameB, "Δ", "Δ without disputed", "gained (+)", "lost (−)", "p", "p (Holm)",
       "shared cases"],
     cats.map((c) => [c.category, pct(c.a.shared_accuracy), pct(c.b.shared_accuracy), signed(c.delta),
-      signed(c.delta_without_disputed), c.gained.length, c.lost.length, c.p_value.toPrecision(3),
-      c.p_holm.toPrecision(3),
+      signed(c.delta_without_disputed), c.gained.length, c.lost.length, prob(c.p_value),
+      prob(c.p_holm),
       c.paired_cases + (c.paired_cases !== c.a.total || c.paired_cases !== c.b.total ?
         " (" + nameA + " judged " + c.a.total + (c.a.skipped ? ", " + c.a.skipped + " skipped" : "") +
         "; " + nameB + " judged " + c.b.total + (c.b.skipped ? ", " + c.b.skipped + " skipped" : "") + ")" : "")])));
   const interval = (i) => (i ? "[" + signed(i[0]) + ", " + signed(i[1]) + "]" : "N/A");
+  // Each side's text is compare's terminal cell: ‡ incomplete, — nothing run (one rule).
   document.getElementById("summary-table").append(table(["summary", nameA, nameB, "Δ", "Δ ≈95% interval"],
-    doc.summaries.map((s) => [s.summary, pct(s.a), pct(s.b), signed(s.delta), interval(s.interval)])));
+    doc.summaries.map((s) => [s.label || s.summary, ...(s.text || [pct(s.a), pct(s.b)]),
+      signed(s.delta), interval(s.interval)])));
+  for (const line of doc.incomplete_notes || []) {
+    document.getElementById("summary-table").append(el("p", {class: "note", text: line}));
+  }
   const flips = document.getElementById("flips");
   const [reportA, reportB] = doc.reports || [null, null];
   for (const c of cats) {

@@ -180,6 +180,10 @@ function drawSummaries() {
     [m.name, String(rank + 1), ...labels.map((l) => summaryOf(m, l).text)]);
   document.getElementById("summary-table").append(byModel(
     table(["model", "# (V4 Overall)", ...labels.map(summaryName)], rows, (i) => i > 0)));
+  // What each summary marked ‡ misses: the terminal's lines, made by the same rule.
+  for (const line of DOC.incomplete || []) {
+    document.getElementById("summary-table").append(el("p", {class: "note", text: line}));
+  }
 }
 
 function drawSummaryChart(models) {

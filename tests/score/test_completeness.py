@@ -1,0 +1,63 @@
+"""The completeness rule (score.completeness): what every view asks of a summary."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fcbench.core import categories as reg
+from fcbench.score.aggregate import CategoryScore, with_missing
+from fcbench.score.completeness import SUMMARY_PARTS, completeness, incomplete
+
+SIZES = {name: 10 for name in (*reg.ALL_SCORING, *reg.V1)}
+
+
+def run(*names: str, total: int = 10) -> dict[str, CategoryScore]:
+    return {n: CategoryScore(n, 5, total, 10) for n in names}
+
+
+def test_one_category_leaves_overall_incomplete_with_what_is_missing() -> None:
+    c = completeness(with_missing(run("simple_python"), reg.ALL_SCORING, SIZES), "Overall")
+    assert not c.complete and not c.nothing_run
+    assert c.groups_run == ("Non-Live",)
+    assert "simple_python" not in c.missing and "multi_turn_long_context" in c.missing
+    assert len(c.missing) == 20  # 6 + 4 + 2 + 4 + 5 parts, one run
+    assert c.describe() == ("1 of 5 groups run; not run: Live, Irrelevance Detection, "
+                            "Multi-Turn, Agentic; missing from the rest: simple_java, "
+                            "simple_javascript, multiple, parallel and 1 more")
+    assert c.describe(limit=None).endswith("parallel, parallel_multiple")
+
+
+def test_every_category_run_is_complete_and_partial_is_not_incomplete() -> None:
+    scores = run(*reg.ALL_SCORING, *reg.V1, total=3)  # partial: 3 of 10 cases each
+    assert all(s.partial for s in scores.values())
+    assert incomplete(scores) == []
+
+
+def test_all_cases_skipped_is_missing_not_a_zero() -> None:
+    scores = run(*reg.V1)
+    scores["rest"] = CategoryScore("rest", 0, 0, 70)  # every case skipped offline
+    c = completeness(scores, "v1 Overall (2024)")
+    assert c.missing == ("rest",) and c.groups_run == tuple(
+        label for label, _ in SUMMARY_PARTS["v1 Overall (2024)"])
+
+
+def test_summary_of_categories_has_no_groups_clause() -> None:
+    c = completeness(run("live_simple"), "Live")
+    assert c.describe() == ("missing 3 of 4 categories: live_multiple, live_parallel, "
+                            "live_parallel_multiple")
+    assert completeness({}, "Multi-Turn").nothing_run
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.sampled_from(sorted({*reg.ALL_SCORING, *reg.V1})),
+                       st.tuples(st.booleans(), st.integers(0, 10)), max_size=30))
+def test_complete_iff_every_part_judged(picked: dict[str, tuple[bool, int]]) -> None:
+    scores = {n: CategoryScore(n, min(t, 5), t, 10, evaluated=e) for n, (e, t) in picked.items()}
+    for summary, groups in SUMMARY_PARTS.items():
+        c = completeness(scores, summary)
+        parts = [n for _, names in groups for n in names]
+        judged = [n for n in parts if n in picked and picked[n][0] and picked[n][1] > 0]
+        assert c.complete == (len(judged) == len(parts))
+        assert set(c.missing) == set(parts) - set(judged)
+        assert c.nothing_run == (not judged)
