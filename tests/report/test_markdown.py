@@ -39,7 +39,8 @@ def test_texts_from_inputs_cannot_become_markup_or_cells() -> None:
 def test_a_limit_run_is_marked_partial_and_no_error_types_leave_no_heading(
         fetched_home: Path, tmp_path: Path) -> None:
     """Through the CLI: a `--limit` run's summaries and category carry `*` with the note
-    saying what it means; the ground truth makes no errors, so there is no error heading."""
+    saying what it means, an incomplete summary `‡` with the line saying what it misses (the
+    terminal's); the ground truth makes no errors, so there is no error heading."""
     from click.testing import CliRunner
 
     from fcbench.cli import main
@@ -56,8 +57,9 @@ def test_a_limit_run_is_marked_partial_and_no_error_types_leave_no_heading(
     assert made.exit_code == 0, made.output
     text = summary.read_text(encoding="utf-8")
     row = next(line for line in text.splitlines() if line.startswith("| ground-truth-FC |"))
-    overall = row.split("|")[2].strip()
-    assert overall.endswith("\\*") and float(overall.removesuffix("\\*")) > 0
+    overall = row.split("|")[2].strip()  # partial (--limit) and incomplete (one category)
+    assert overall.endswith("\\*‡") and float(overall.removesuffix("\\*‡")) > 0
+    assert "‡ incomplete: V4 Overall: 1 of 5 groups run" in text
     assert "| simple_python | 100.00\\* [" in text
     assert PARTIAL_NOTE in text.splitlines()
     assert "Top error types" not in text

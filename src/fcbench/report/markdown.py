@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from fcbench.report.table import SHOWN
+from fcbench.report.table import INCOMPLETE_MARK, NOTHING_RUN, SHOWN, incomplete_note_lines
 
 HEADLINE = ("Overall", "Non-Live", "Live", "Irrelevance Detection", "Multi-Turn", "Agentic",
             "v1 Overall (2024)")
@@ -56,8 +56,13 @@ def summary_markdown(document: Mapping[str, Any], top_errors: int = 3) -> str:
     lines.append("|---|" + "---:|" * len(labels))
     for model in models:
         values = _summaries(model)
-        row = " | ".join(_summary_cell(*values.get(x, (None, 0, False))) for x in labels)
+        row = " | ".join(_summary_cell(*values.get(x, (None, 0, False, ""))) for x in labels)
         lines.append(f"| {text(model['name'])} | {row} |")
+    gaps = {m["name"]: {row[0]: row[4] for row in m["summaries"]
+                        if len(row) > 4 and row[4] is not None} for m in models}
+    notes = incomplete_note_lines(gaps, labels)
+    if notes:
+        lines += ["", *(text(note) for note in notes)]
     names = " | ".join(text(m["name"]) for m in models)
     lines += ["", f"<details><summary>Per category (accuracy %, {document['meta']['interval']})"
               "</summary>", "", f"| category | {names} |", "|---|" + "---:|" * len(models)]
@@ -98,7 +103,7 @@ def _top_errors(document: Mapping[str, Any], top: int) -> list[str]:
 
 def _any_partial(document: Mapping[str, Any]) -> bool:
     return any(partial for model in document["models"]
-               for _, _, partial in _summaries(model).values()) or any(
+               for _, _, partial, _ in _summaries(model).values()) or any(
         _category_partial(score) for model in document["models"]
         for score in model.get("scores", {}).values())
 
@@ -106,16 +111,20 @@ def _any_partial(document: Mapping[str, Any]) -> bool:
 SKIPPED_MARK = "†"
 
 
-def _summaries(model: Mapping[str, Any]) -> dict[str, tuple[float | None, int, bool]]:
-    """label -> (value, cases skipped under it, partial) of a model's summaries (partial:
-    its text carries the `*` the report's collector gives a summary of partial categories)."""
+def _summaries(model: Mapping[str, Any]) -> dict[str, tuple[float | None, int, bool, str]]:
+    """label -> (value, cases skipped under it, partial, the cell's text) of a model's
+    summaries: the text is the console's (`table.summary_cell`: `*` partial, `‡` incomplete,
+    `—` nothing run), which the report's collector gives every summary."""
     return {row[0]: (row[1], row[3] if len(row) > 3 else 0,
-                     len(row) > 2 and str(row[2]).endswith("*"))
+                     len(row) > 2 and "*" in str(row[2]), str(row[2]) if len(row) > 2 else "")
             for row in model["summaries"]}
 
 
-def _summary_cell(value: float | None, skipped: int, partial: bool) -> str:
+def _summary_cell(value: float | None, skipped: int, partial: bool, shown: str) -> str:
+    if shown == NOTHING_RUN:
+        return NOTHING_RUN
     mark = "\\*" if partial and value is not None else ""
+    mark += INCOMPLETE_MARK if INCOMPLETE_MARK in shown else ""
     return _pct(value) + mark + (f" {SKIPPED_MARK}{skipped} skipped" if skipped else "")
 
 
