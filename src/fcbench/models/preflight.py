@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fcbench.models.base import PreflightError, TransientError
+from fcbench.models.base import PreflightError
 from fcbench.models.limits import ReplyTooLarge, find_in_chain
 
 LIST_TIMEOUT = 10.0
@@ -83,11 +83,10 @@ def connection_cause(exc: BaseException) -> str:
 
 def is_transport_error(exc: BaseException) -> bool:
     """A failure to talk to the server at all (an SDK that lets its HTTP library's errors
-    through: `TransportError`/`RequestError` of httpx or its successor, or an OSError), or
-    a reply cut off by fcbench's own bounds (`models.limits`: too large, overdue)."""
+    through: `TransportError`/`RequestError` of httpx or its successor, or an OSError); a
+    reply past fcbench's cap never gets here (`bounded` made it a PreflightError)."""
     names = {cls.__name__ for cls in type(exc).__mro__}
-    return (isinstance(exc, (OSError, TransientError))
-            or bool(names & {"TransportError", "RequestError"}))
+    return isinstance(exc, OSError) or bool(names & {"TransportError", "RequestError"})
 
 
 def error_text(body: Any, fallback: str) -> str:
@@ -197,7 +196,7 @@ async def sdk_answer(request: Awaitable[Any], url: str, model: str, sdk: Any,
         return Answer(200, str(await bounded(request, url, model, deadline)))
     except sdk.APIStatusError as exc:
         return Answer(exc.status_code, error_text(exc.body, str(exc)))
-    except (sdk.APIConnectionError, TransientError) as exc:  # timeouts, the reply cap
+    except sdk.APIConnectionError as exc:  # timeouts included
         raise unreachable(url, model, exc) from None
 
 
