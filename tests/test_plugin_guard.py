@@ -15,6 +15,7 @@ import pytest
 
 import fcbench
 from fcbench import plugins
+from toy_extensions import fake_distribution
 
 TESTS = Path(__file__).resolve().parent
 GROUP = "fcbench.test_guard"
@@ -35,11 +36,7 @@ exits = toy_extensions.exits_on_import:X
 
 
 def installed(folder: Path) -> Path:
-    info = folder / "guard_plugins-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: guard-plugins\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
-    return folder
+    return fake_distribution(folder, "guard-plugins", ENTRY_POINTS)
 
 
 @pytest.fixture

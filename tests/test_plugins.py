@@ -23,7 +23,7 @@ from fcbench.check import registry as checkers
 from fcbench.cli import main
 from fcbench.decode import tool_call_formats as text_formats
 from fcbench.models import registry as backends
-from toy_extensions import exact_kind, pipes_parser
+from toy_extensions import exact_kind, fake_distribution, pipes_parser
 
 TESTS = Path(__file__).resolve().parent
 ENTRY_POINTS = """\
@@ -54,11 +54,7 @@ def scratch_registries(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def installed_toys(folder: Path) -> Path:
     """A fake installed distribution declaring the toys (and three bad plugins)."""
-    info = folder / "toy_plugins-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-plugins\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
-    return folder
+    return fake_distribution(folder, "toy-plugins", ENTRY_POINTS)
 
 
 def write_lines(path: Path, rows: list[dict[str, Any]]) -> None:
