@@ -7,7 +7,14 @@ from hypothesis import strategies as st
 
 from fcbench.core import categories as reg
 from fcbench.score.aggregate import CategoryScore, with_missing
-from fcbench.score.completeness import SUMMARY_PARTS, completeness, incomplete
+from fcbench.score.completeness import (
+    SUMMARY_PARTS,
+    V1_OVERALL,
+    V4_OVERALL,
+    completeness,
+    incomplete,
+    ranking_summary,
+)
 
 SIZES = {name: 10 for name in (*reg.ALL_SCORING, *reg.V1)}
 
@@ -61,3 +68,14 @@ def test_complete_iff_every_part_judged(picked: dict[str, tuple[bool, int]]) -> 
         assert c.complete == (len(judged) == len(parts))
         assert set(c.missing) == set(parts) - set(judged)
         assert c.nothing_run == (not judged)
+
+
+def test_a_board_of_2024_runs_ranks_by_v1_overall_any_v4_only_category_by_v4() -> None:
+    v1_only = run("simple_python", "exec_simple", "irrelevance")
+    assert ranking_summary([v1_only, run(*reg.V1)]) == V1_OVERALL
+    with_live = run("simple_python", "live_simple")
+    assert ranking_summary([v1_only, with_live]) == V4_OVERALL
+    skipped_live = {**v1_only, "live_simple": CategoryScore("live_simple", 0, 0, 10)}
+    assert ranking_summary([skipped_live]) == V1_OVERALL  # judged nothing: not run
+    assert ranking_summary([]) == V4_OVERALL
+    assert ranking_summary([{}]) == V4_OVERALL

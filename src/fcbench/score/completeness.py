@@ -14,12 +14,12 @@ as missing here, so "skipped" never reads as 0.00.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from fcbench.core import categories as reg
 from fcbench.score.aggregate import CategoryScore
-from fcbench.score.formulas import V1_GROUPS
+from fcbench.score.formulas import V1_DATASET_SIZES, V1_GROUPS
 
 Group = tuple[str, tuple[str, ...]]
 """(shown name, the categories it is made of)."""
@@ -140,3 +140,28 @@ def summaries_completeness(scores: Mapping[str, CategoryScore]) -> dict[str, Com
 def incomplete(scores: Mapping[str, CategoryScore]) -> list[Completeness]:
     """The incomplete summaries of a model, in `SUMMARY_PARTS` order."""
     return [c for c in summaries_completeness(scores).values() if not c.complete]
+
+
+V4_OVERALL = "Overall"
+V1_OVERALL = "v1 Overall (2024)"
+
+
+def only_2024(scores: Mapping[str, CategoryScore]) -> bool:
+    """Every category judged belongs to the 2024 benchmark (and at least one was judged)."""
+    run = [name for name, score in scores.items() if judged(score)]
+    return bool(run) and all(name in V1_DATASET_SIZES for name in run)
+
+
+def ranking_summary(boards: Iterable[Mapping[str, CategoryScore]]) -> str:
+    """The summary (a `SUMMARY_PARTS` key) that ranks and charts a board of models.
+
+    Why: V4 Overall counts Live, Multi-Turn and Agentic as 0 for a run of the 2024 categories,
+    so ranking such a board by it puts every model near 12% in an arbitrary order, while the
+    v1 Overall they were made for is meaningful. A board whose models all ran 2024 categories
+    only is ranked by v1 Overall; any other board (one model with a V4-only category is enough)
+    by V4 Overall. An empty board ranks by V4 Overall.
+    """
+    boards = list(boards)
+    if boards and all(only_2024(scores) for scores in boards):
+        return V1_OVERALL
+    return V4_OVERALL
