@@ -161,6 +161,29 @@ def test_rich_progress_draws(tmp_path: Path) -> None:
     assert "simple_python" in text and "7/10" in text and "retries 2" in text
 
 
+def test_rich_progress_shows_a_batch_before_its_first_case(tmp_path: Path) -> None:
+    """Issue 33 item 3: a local model's first batch shows its tokens so far and seconds,
+    though no case of the category has finished yet (no update came)."""
+    from rich.console import Console
+
+    from fcbench.cli.run import RichProgress
+    from fcbench.core import categories
+    from fcbench.core.model import TestCase
+    from fcbench.results.store import CategoryStore
+    from fcbench.runner.generate import GenerationJob
+
+    buffer = io.StringIO()
+    progress = RichProgress(Console(file=buffer, force_terminal=True, width=200))
+    cases = [TestCase("simple_python_0", "simple_python", [[]], [], None)]
+    job = GenerationJob(categories.get("simple_python"), CategoryStore(tmp_path / "x"), cases,
+                        1, 0)
+    progress.start([job])
+    progress.activity("generating 1 case(s): 57 token(s) so far, 12 s")
+    progress.tick()
+    progress.stop()
+    assert "generating 1 case(s): 57 token(s) so far, 12 s" in buffer.getvalue()
+
+
 def test_the_old_output_format_flag_still_works_and_warns(fetched_home: Path,
                                                           tmp_path: Path) -> None:
     with FakeOpenAI(hermes) as server:
