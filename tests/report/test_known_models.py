@@ -65,12 +65,12 @@ def _folders(tmp_path: Path) -> tuple[Path, Path]:
     usage = {
         "gpt-4o-2024-11-20-FC": [(400_000, 100_000, 2.0), (600_000, 100_000, 4.0)],
         "Org_Open-7B-FC": [(10, 5, 1800.0), (10, 5, 1800.0)],
-        "my-own-model": [(10, 5, 3.0)],
+        "my-own-model": [(10, 5, 3.0), (10, 5, 3.0)],
     }
     for model, rows in usage.items():
         score = scores / model / SCORE
         score.parent.mkdir(parents=True)
-        score.write_text(json.dumps({"accuracy": 0.5, "correct_count": 1, "total_count": 2})
+        score.write_text(json.dumps({"accuracy": 1.0, "correct_count": 2, "total_count": 2})
                          + "\n")
         result = results / model / RESULT
         result.parent.mkdir(parents=True)
@@ -139,3 +139,19 @@ def test_a_cache_without_facts_says_how_to_get_them_once(
     assert board["gpt-4o-2024-11-20-FC"]["organization"] == "N/A"
     assert said.count("has no model facts") == 1 and "`fcbench data fetch` adds them" in said
     assert "Traceback" not in said
+
+
+def test_the_html_reports_cost_uses_the_official_prices(facts_home: Path, tmp_path: Path) -> None:
+    """The report's cost column: the priced model by its tokens, the open one at the GPU
+    rate, as in leaderboard.json."""
+    from fcbench.api import dataset_sizes
+    from fcbench.report.html.collect import collect
+    from fcbench.score.disputed import load_disputed
+
+    scores, results = _folders(tmp_path)
+    document = collect([scores], [results], DEFAULT_RELEASE, None,
+                       dataset_sizes(DEFAULT_RELEASE, None), load_disputed())
+    cost = {m["name"]: m["usage"]["cost"] for m in document["models"]}
+    assert cost["gpt-4o-2024-11-20-FC"] == 4.5
+    assert cost["Org_Open-7B-FC"] == round(23.92 / 100, 2)
+    assert not document["problems"], document["problems"]
