@@ -514,3 +514,32 @@ def test_every_file_written_gets_the_umasks_mode(fetched_home: Path, tmp_path: P
              for path in out.rglob("*") if path.is_file()}
     assert "export.json" in modes and "s/ground-truth-FC/fcbench_usage.json" in modes
     assert {name for name, mode in modes.items() if mode != oct(0o666 & ~umask)} == set(), modes
+
+
+def test_a_second_ctrl_c_exits_at_once_while_a_batch_thread_lives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 33 item 3: the interpreter would wait for (or tear down under) a local model's
+    batch thread still in a forward pass; the CLI leaves through os._exit(130) then, and
+    through the ordinary SystemExit(130) otherwise."""
+    import os
+    import threading
+
+    from fcbench.cli import run as run_cli
+    from fcbench.models.hf_local import THREAD_NAME
+
+    exits: list[int] = []
+    monkeypatch.setattr(os, "_exit", exits.append)  # the real one would end pytest
+    with pytest.raises(SystemExit) as plain:
+        run_cli._exit_interrupted()
+    assert plain.value.code == 130 and exits == []
+    release = threading.Event()
+    busy = threading.Thread(target=release.wait, name=THREAD_NAME, daemon=True)
+    busy.start()
+    try:
+        with pytest.raises(SystemExit):  # the stand-in returns; sys.exit follows it
+            run_cli._exit_interrupted()
+    finally:
+        release.set()
+        busy.join()
+    assert exits == [130]
