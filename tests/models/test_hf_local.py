@@ -451,9 +451,13 @@ def test_closing_the_run_stops_the_batch_in_flight_within_seconds(tiny_model: Pa
 
     async def scenario() -> float:
         asked = asyncio.ensure_future(backend._submit(LONG_ROW, 4096))
-        while (said := backend.activity()) is None or "0 token(s)" in said:
+        while not asked.done():  # until the batch has made its first tokens
+            said = backend.activity() or ""
+            if (found := re.search(r": (\d+) token", said)) and int(found.group(1)) > 0:
+                seen.append(said)
+                break
             await asyncio.sleep(0.01)
-        seen.append(said)
+        assert seen and not asked.done()
         started = time.perf_counter()
         await backend.aclose()
         closed = time.perf_counter() - started
