@@ -177,11 +177,15 @@ def test_rich_progress_shows_a_batch_before_its_first_case(tmp_path: Path) -> No
     cases = [TestCase("simple_python_0", "simple_python", [[]], [], None)]
     job = GenerationJob(categories.get("simple_python"), CategoryStore(tmp_path / "x"), cases,
                         1, 0)
-    progress.start([job])
+    later = GenerationJob(categories.get("multiple"), CategoryStore(tmp_path / "y"),
+                          [TestCase("multiple_0", "multiple", [[]], [], None)], 1, 0)
+    progress.start([job, later])
     progress.activity("generating 1 case(s): 57 token(s) so far, 12 s")
     progress.tick()
     progress.stop()
-    assert "generating 1 case(s): 57 token(s) so far, 12 s" in buffer.getvalue()
+    drawn = buffer.getvalue().splitlines()
+    assert any("simple_python" in line and "57 token(s) so far, 12 s" in line for line in drawn)
+    assert not any("multiple" in line and "token(s) so far" in line for line in drawn)
 
 
 def test_the_old_output_format_flag_still_works_and_warns(fetched_home: Path,

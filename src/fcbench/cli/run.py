@@ -494,13 +494,14 @@ class RichProgress(ProgressSink):
         )
 
     def _extra(self, job: GenerationJob) -> str:
-        """Tokens, retries, errors; a running wait; the backend's activity while the job
-        has cases left (a local model's batch: tokens so far and seconds)."""
+        """Tokens, retries, errors; a running wait; on the first category with cases left,
+        the backend's activity (a local model's batch: tokens so far and seconds)."""
         s = job.stats
         extra = f"tok {s.input_tokens}/{s.output_tokens}  retries {s.retries}  errors {s.errors}"
         if s.wait is not None and s.wait.remaining() > 0:
             extra += f"  {s.wait.describe()}"
-        if self._activity and s.done < len(job.cases):
+        current = next((j for j in self._jobs if j.stats.done < len(j.cases)), None)
+        if self._activity and job is current:
             extra += f"  {self._activity}"
         return extra
 
