@@ -48,7 +48,7 @@ COSTS: dict[str, float] = {
     "tests/test_hung_tests.py": 12.0,
     "tests/envs/memory/test_vector.py": 12.0,
     "tests/cli/test_run.py": 11.0,
-    "tests/models/test_hf_local.py": 10.0,
+    "tests/models/test_hf_local.py": 25.0,
     "tests/conformance/test_format_sensitivity_official.py": 10.0,
     "tests/decode/test_hostile.py": 9.0,
     # each test of the spread module: its longest (MiniCPM-FC's) take about 8-10 s

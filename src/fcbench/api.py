@@ -155,6 +155,7 @@ def write_leaderboards(
     beside its score files) instead of turning N/A.
     """
     from fcbench.layout import usage_path
+    from fcbench.report.known_models import official_model_info
     from fcbench.report.leaderboard import write_leaderboard
     from fcbench.results.score_files import read_score_headers
     from fcbench.score.usage import load_usage, save_usage
@@ -166,7 +167,15 @@ def write_leaderboards(
         kept = load_usage(usage_path(score_dir, model)) if model not in usage else None
         if kept is not None:
             usage[model] = kept
-    write_leaderboard(score_dir, dataset_sizes(release, data_dir), usage=usage)
+    facts = official_model_info(release, _warn_once)  # display names, links, prices
+    write_leaderboard(score_dir, dataset_sizes(release, data_dir), usage=usage,
+                      model_info=facts)
+
+
+def _warn_once(line: str) -> None:
+    import sys
+
+    print(f"fcbench: warning: {line}", file=sys.stderr, flush=True)
 
 
 def print_evaluation(

@@ -161,6 +161,33 @@ def test_rich_progress_draws(tmp_path: Path) -> None:
     assert "simple_python" in text and "7/10" in text and "retries 2" in text
 
 
+def test_rich_progress_shows_a_batch_before_its_first_case(tmp_path: Path) -> None:
+    """Issue 33 item 3: a local model's first batch shows its tokens so far and seconds,
+    though no case of the category has finished yet (no update came)."""
+    from rich.console import Console
+
+    from fcbench.cli.run import RichProgress
+    from fcbench.core import categories
+    from fcbench.core.model import TestCase
+    from fcbench.results.store import CategoryStore
+    from fcbench.runner.generate import GenerationJob
+
+    buffer = io.StringIO()
+    progress = RichProgress(Console(file=buffer, force_terminal=True, width=200))
+    cases = [TestCase("simple_python_0", "simple_python", [[]], [], None)]
+    job = GenerationJob(categories.get("simple_python"), CategoryStore(tmp_path / "x"), cases,
+                        1, 0)
+    later = GenerationJob(categories.get("multiple"), CategoryStore(tmp_path / "y"),
+                          [TestCase("multiple_0", "multiple", [[]], [], None)], 1, 0)
+    progress.start([job, later])
+    progress.activity("generating 1 case(s): 57 token(s) so far, 12 s")
+    progress.tick()
+    progress.stop()
+    drawn = buffer.getvalue().splitlines()
+    assert any("simple_python" in line and "57 token(s) so far, 12 s" in line for line in drawn)
+    assert not any("multiple" in line and "token(s) so far" in line for line in drawn)
+
+
 def test_the_old_output_format_flag_still_works_and_warns(fetched_home: Path,
                                                           tmp_path: Path) -> None:
     with FakeOpenAI(hermes) as server:
@@ -491,3 +518,32 @@ def test_every_file_written_gets_the_umasks_mode(fetched_home: Path, tmp_path: P
              for path in out.rglob("*") if path.is_file()}
     assert "export.json" in modes and "s/ground-truth-FC/fcbench_usage.json" in modes
     assert {name for name, mode in modes.items() if mode != oct(0o666 & ~umask)} == set(), modes
+
+
+def test_a_second_ctrl_c_exits_at_once_while_a_batch_thread_lives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 33 item 3: the interpreter would wait for (or tear down under) a local model's
+    batch thread still in a forward pass; the CLI leaves through os._exit(130) then, and
+    through the ordinary SystemExit(130) otherwise."""
+    import os
+    import threading
+
+    from fcbench.cli import run as run_cli
+    from fcbench.models.hf_local import THREAD_NAME
+
+    exits: list[int] = []
+    monkeypatch.setattr(os, "_exit", exits.append)  # the real one would end pytest
+    with pytest.raises(SystemExit) as plain:
+        run_cli._exit_interrupted()
+    assert plain.value.code == 130 and exits == []
+    release = threading.Event()
+    busy = threading.Thread(target=release.wait, name=THREAD_NAME, daemon=True)
+    busy.start()
+    try:
+        with pytest.raises(SystemExit):  # the stand-in returns; sys.exit follows it
+            run_cli._exit_interrupted()
+    finally:
+        release.set()
+        busy.join()
+    assert exits == [130]

@@ -12,11 +12,12 @@ multi-turn instances. All models are scored in one official process, which forge
 multi-turn checker's instances (module globals keyed by model and test id) between models.
 
 What must be identical: the set of score files (fcbench adds only its own leaderboard.json and
-data_v1.csv) and every byte of each. The CSVs: fcbench has no model registry (a documented
-difference, see fcbench/report/csv_files.py), so written by fcbench again with the official
-registry entries as its `ModelInfo` they must be byte-identical; as `fcbench evaluate` writes
-them they may differ only in the registry's cells (Model, Model Link, Organization, License,
-and Total Cost for a model the registry prices), where fcbench shows the folder name and N/A.
+data_v1.csv) and every byte of each. The CSVs: written by fcbench again with the official
+registry entries (as the official process imported them) as its `ModelInfo` they must be
+byte-identical; and as `fcbench evaluate` writes them too, since the release's model facts
+(`dataset.model_facts`, parsed from the wheel's registry source at fetch time) give the
+registry's cells (Model, Model Link, Organization, License) and the token prices of the Total
+Cost: the facts for each folder equal the imported registry's entry.
 
 This test found three fcbench bugs in the failure records of score files (2026-12-01; no
 verdict or count was affected), all fixed: a decode failure's message carried "Invalid
@@ -59,7 +60,6 @@ V1_CATEGORIES = ["simple_python", "simple_java", "simple_javascript", "multiple"
                  "parallel_multiple", "irrelevance"]
 CSV_NAMES = ["data_overall.csv", "data_non_live.csv", "data_live.csv", "data_multi_turn.csv",
              "data_agentic.csv", "data_format_sensitivity.csv"]
-REGISTRY_COLUMNS = {"Model", "Model Link", "Organization", "License"}
 FCBENCH_ONLY = {"leaderboard.json", "data_v1.csv"}  # fcbench's own summaries
 # and each model's fcbench_usage.json (its tokens and latencies, which the official ignores)
 PREFIX = "Invalid syntax. Failed to decode AST. "
@@ -209,19 +209,14 @@ def test_csvs_with_the_official_registry_entries_are_byte_identical(
                 one.model, name)
 
 
-def test_csvs_as_written_differ_only_in_the_registry_cells(scored: list[Scored]) -> None:
+def test_csvs_as_written_are_byte_identical(scored: list[Scored]) -> None:
+    """Issue 33 item 5: `fcbench evaluate`'s own CSVs, registry cells and cost included,
+    from the model facts the fetch took from the release (never from importing it)."""
+    from fcbench.report.known_models import official_model_info
+
+    facts = official_model_info(DEFAULT_RELEASE, pytest.fail)
     for one in scored:
-        priced = one.registry["input_price"] is not None
-        allowed = REGISTRY_COLUMNS | ({"Total Cost ($)"} if priced else set())
+        assert facts(one.folder) == ModelInfo(**one.registry), one.model
         for name in CSV_NAMES:
-            ours = (one.ours / name).read_text(encoding="utf-8").split("\n")
-            theirs = (one.official / name).read_text(encoding="utf-8").split("\n")
-            assert ours[0] == theirs[0] and len(ours) == len(theirs), (one.model, name)
-            header = theirs[0].split(",")
-            for row, official_row in zip(ours[1:], theirs[1:], strict=True):
-                cells = dict(zip(header, row.split(","), strict=True))
-                official_cells = dict(zip(header, official_row.split(","), strict=True))
-                differing = {c for c in header if cells[c] != official_cells[c]}
-                assert differing <= allowed, (one.model, name, differing)
-                assert cells["Model"] == one.folder
-                assert all(cells[c] == "N/A" for c in REGISTRY_COLUMNS - {"Model"} if c in cells)
+            assert (one.ours / name).read_bytes() == (one.official / name).read_bytes(), (
+                one.model, name)

@@ -8,6 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -71,14 +77,14 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def data_folder(tmp: Path) -> Path:
-    """A `--data-dir` like the fetched release's data/ (files linked), two categories cut."""
+def data_folder(tmp: Path, categories: dict[str, list[int]] = CATEGORIES) -> Path:
+    """A `--data-dir` like the fetched release's data/ (files linked), the categories cut."""
     from fcbench.dataset.fetch import DEFAULT_RELEASE, release_dir
 
     source = release_dir(DEFAULT_RELEASE) / "data"
     folder = tmp / "data"
     folder.mkdir()
-    cut = {f"{prefix}BFCL_v4_{name}.json": rows for name, rows in CATEGORIES.items()
+    cut = {f"{prefix}BFCL_v4_{name}.json": rows for name, rows in categories.items()
            for prefix in ("", "possible_answer/")}
     for path in sorted(source.rglob("*")):
         rel = path.relative_to(source).as_posix()
@@ -345,9 +351,9 @@ def test_a_kept_generation_is_read_without_the_weights(
     generated: list[int] = []
     real = HFLocalBackend.generate
 
-    def counting(self: HFLocalBackend, prompts: Any, budgets: Any) -> Any:
+    def counting(self: HFLocalBackend, prompts: Any, budgets: Any, **kwargs: Any) -> Any:
         generated.append(len(prompts))
-        return real(self, prompts, budgets)
+        return real(self, prompts, budgets, **kwargs)
 
     monkeypatch.setattr(HFLocalBackend, "generate", counting)
     request = ChatRequest([{"role": "user", "content": "what is the area of a"}], None,
@@ -413,3 +419,136 @@ def test_a_kept_generation_is_read_with_the_runs_own_parser(
     assert plain.result == text and plain.finish_reason == "stop"
     assert parsed.result == [{"area": '{"a": 2}'}] and parsed.extras["raw_text"] == text
     assert (parsed.input_tokens, parsed.output_tokens, parsed.latency) == (4, 3, 0.25)
+
+
+LONG_ROW = [2, 4, 20, 21, 5]
+"""A prompt the tiny model (seed 0, greedy) answers with its whole budget: no EOS comes."""
+
+
+def test_a_raised_stop_flag_ends_the_batch_at_the_next_token(tiny_model: Path) -> None:
+    """Issue 33 item 3: the stopping criteria read the batch's stop flag between tokens; a
+    stopped batch is abandoned (GenerationStopped), never stored as if finished."""
+    from fcbench.models.hf_local import GenerationStopped, HFLocalBackend, LiveBatch
+
+    backend = HFLocalBackend(tiny_model)
+    backend.load()
+    live = LiveBatch(2, 0.0)
+    live.stop.set()
+    with pytest.raises(GenerationStopped):
+        backend.generate([LONG_ROW, [2, 4, 24, 3, 5]], [4096, 4096], live=live)
+    assert live.tokens == 2  # one step of two rows, then the flag
+
+
+def test_closing_the_run_stops_the_batch_in_flight_within_seconds(tiny_model: Path) -> None:
+    """`aclose` (reached when Ctrl-C cancels the run) halts a long batch: its thread ends at
+    the next token instead of generating the rest of its 4096 tokens (about 5 s here, more
+    under load); meanwhile `activity()` reports the tokens so far."""
+    from fcbench.models.hf_local import HFLocalBackend
+
+    backend = HFLocalBackend(tiny_model)
+    backend.load()
+    seen: list[str] = []
+
+    async def scenario() -> float:
+        asked = asyncio.ensure_future(backend._submit(LONG_ROW, 4096))
+        while not asked.done():  # until the batch has made its first tokens
+            said = backend.activity() or ""
+            if (found := re.search(r": (\d+) token", said)) and int(found.group(1)) > 0:
+                seen.append(said)
+                break
+            await asyncio.sleep(0.01)
+        assert seen and not asked.done()
+        started = time.perf_counter()
+        await backend.aclose()
+        closed = time.perf_counter() - started
+        assert asked.done()
+        return closed
+
+    closed = asyncio.run(scenario())
+    assert closed < 3.0, closed
+    assert backend._thread is None and backend.activity() is None
+    assert re.fullmatch(r"generating 1 case\(s\): \d+ token\(s\) so far, \d+ s", seen[0])
+
+
+def _start(args: list[str]) -> subprocess.Popen[str]:
+    """`fcbench ARGS` in a child process of its own, SIGINT at its default (a shell may start
+    a background job with SIGINT ignored; Python would keep it ignored)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "fcbench.cli", *args], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+def _wait_for(proc: subprocess.Popen[str], found: Any, what: str, limit: float = 240) -> str:
+    """Read the child's stderr line by line until `found(line)` (a generous limit: the
+    child imports torch on a shared machine)."""
+    assert proc.stderr is not None
+    deadline = time.monotonic() + limit
+    seen = []
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        seen.append(line)
+        if found(line):
+            return line
+    proc.kill()
+    raise AssertionError(f"never saw {what}: {''.join(seen)[-2000:]}")
+
+
+def _interrupt(proc: subprocess.Popen[str]) -> tuple[float, str]:
+    """SIGINT once; (seconds until the child exited, the rest of its stderr)."""
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, rest = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError("still running 30 s after Ctrl-C") from None
+    return time.monotonic() - started, rest
+
+
+def test_ctrl_c_stops_a_local_model_run_and_keeps_its_cases(
+    fetched_home: Path, tiny_model: Path, tmp_path: Path
+) -> None:
+    """Issue 33 item 3, end to end: SIGINT to a real `fcbench run --backend hf` once a case is
+    written and the next batch shows its tokens: the child exits 130 within 10 s, the
+    written cases stay (whole JSON lines), model.json's run log says interrupted, and the
+    resumed run asks only the rest (it is interrupted in turn, before its work: cheap)."""
+    rows = list(range(40))
+    data = data_folder(tmp_path, {"simple_python": rows})
+    args = ["run", "--backend", "hf", "--model", "tiny", "--model-path", str(tiny_model),
+            "--name", "tiny-int", "--mode", "prompt", "--categories", "simple_python",
+            "--data-dir", str(data), "--result-dir", str(tmp_path / "result"),
+            "--score-dir", str(tmp_path / "score"), "--max-tokens", "400",
+            "--concurrency", "1", "--progress-interval", "0.2", "--no-report"]
+    folder = tmp_path / "result" / "tiny-int"
+    results = folder / "non_live" / "BFCL_v4_simple_python_result.json"
+
+    def written() -> int:
+        return len(results.read_text().splitlines()) if results.exists() else 0
+
+    proc = _start(args)
+    _wait_for(proc, lambda line: "token(s) so far" in line and written() >= 1,
+              "a written case and the next batch's tokens")
+    seconds, rest = _interrupt(proc)
+    assert seconds < 10, (seconds, rest)
+    assert proc.returncode == 130, rest
+    assert "Interrupted: every finished case is saved; resume with: fcbench run" in rest
+    kept = [json.loads(line) for line in results.read_text().splitlines()]
+    assert 1 <= len(kept) < len(rows)
+    assert all("error" not in e and e["id"].startswith("simple_python_") for e in kept)
+    log = json.loads((folder / "model.json").read_text())["runs"]
+    assert len(log) == 1 and log[0]["stopped"] == "interrupted (Ctrl-C)"
+    assert log[0]["finished_at"] and log[0]["already_done"] == 0
+
+    again = _start(args)
+    said = _wait_for(again, lambda line: "case(s) to ask" in line, "the resumed plan")
+    _interrupt(again)
+    assert f"{len(rows) - len(kept)} case(s) to ask ({len(kept)} already done)" in said
+    log = json.loads((folder / "model.json").read_text())["runs"]
+    assert [r["stopped"] for r in log] == ["interrupted (Ctrl-C)"] * 2
+    assert log[1]["already_done"] == len(kept)
+    assert [json.loads(line)["id"] for line in results.read_text().splitlines()][
+        : len(kept)] == [e["id"] for e in kept]

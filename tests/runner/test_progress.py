@@ -108,8 +108,34 @@ def test_the_eta_follows_recent_cases_and_does_not_climb_while_waiting() -> None
     assert throughput.rate() == (3, 30.0)  # the last three cases, not the slow start
     assert throughput.eta(230.0, 6) == 60.0
     assert throughput.eta(250.0, 6) == 40.0  # counts down while nothing finishes
-    assert throughput.eta(400.0, 6) == 0.0
+    assert throughput.eta(400.0, 6) == 6 * (30 + 170) / 3  # overdue: the rate up to now
     assert throughput.eta(230.0, 0) == 0.0
+
+
+def test_an_overdue_batch_never_shows_eta_zero() -> None:
+    """Issue 33 item 3: a local model's batch of 8 ended at 656 s (82 s/case), the next 4
+    are generating for much longer: the ETA is the live rate's (the wait counted), not
+    `ETA 0 s`, and it keeps growing with the wait instead of sticking at a number."""
+    throughput = Throughput(start=0.0)
+    throughput.record(656.0, 8)
+    assert throughput.eta(700.0, 4) == 4 * 82 - 44  # on time: the countdown
+    overdue = [throughput.eta(moment, 4) for moment in (984.0, 1000.0, 1600.0)]
+    assert overdue == [4 * 984 / 8, 500.0, 800.0]
+    assert eta_text(overdue[0]) == "8 min 12 s"
+
+
+def test_a_line_carries_the_backends_activity_while_cases_remain(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    progress = PlainProgress(stream, interval=0.0)
+    one = job(tmp_path, pending=2)
+    progress.start([one])
+    progress.activity("generating 2 case(s): 312 token(s) so far, 41 s")
+    progress.tick()
+    assert stream.getvalue().splitlines()[-1].endswith(
+        "errors 0; generating 2 case(s): 312 token(s) so far, 41 s")
+    one.stats.done = 2  # every case answered: a stale activity is not shown
+    progress.tick()
+    assert "token(s)" not in stream.getvalue().splitlines()[-1]
 
 
 def test_the_summary_line_of_a_slow_run(tmp_path: Path, capsys: Any) -> None:

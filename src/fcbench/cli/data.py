@@ -39,6 +39,7 @@ def fetch_command(release: str | None, source: Path | None, force: bool) -> None
     """Download (or copy) the data into the fcbench cache and verify it."""
     from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError, is_fetched, release_dir
     from fcbench.dataset.install import check_source, fetch
+    from fcbench.dataset.model_facts import has_model_facts
     from fcbench.dataset.wheel import wheel_release
 
     if release is None:
@@ -46,7 +47,7 @@ def fetch_command(release: str | None, source: Path | None, force: bool) -> None
         release = inferred or DEFAULT_RELEASE
     try:
         check_source(source)
-        if not force and is_fetched(release):
+        if not force and is_fetched(release) and has_model_facts(release_dir(release)):
             click.echo(f"bfcl-eval {release} data already present in {release_dir(release)}")
             return
         path = fetch(release, source, force=force)

@@ -50,13 +50,15 @@ def export(score_dirs: tuple[Path, ...], format_name: str, output: Path, model: 
     from fcbench.export import ExportError, exporter
     from fcbench.export.results import build
     from fcbench.layout import model_dir_name
-    from fcbench.report.csv_files import unknown_model
+    from fcbench.report.known_models import official_model_info
     from fcbench.report.leaderboard import LeaderboardError, read_model_info
 
     chosen = release or DEFAULT_RELEASE
     try:
         data_root = use_data_dirs(data_dirs)
-        info = read_model_info(model_info) if model_info else unknown_model
+        facts = official_model_info(
+            chosen, lambda line: click.echo(f"fcbench: warning: {line}", err=True))
+        info = read_model_info(model_info, fallback=facts) if model_info else facts
         document = build(list(score_dirs), scoring_sizes(chosen, data_root), release=chosen,
                          result_dirs=list(result_dirs),
                          models=(model_dir_name(model),) if model else (), model_info=info)

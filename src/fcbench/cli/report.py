@@ -27,6 +27,10 @@ def _fail(message: str) -> NoReturn:
     sys.exit(2)
 
 
+def _warn(line: str) -> None:
+    click.echo(f"fcbench: warning: {line}", err=True)
+
+
 def _sizes(release: str | None, data_dir: Path | None) -> dict[str, int]:
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.dataset.load import scoring_sizes as dataset_sizes
@@ -202,11 +206,13 @@ def leaderboard(score_dirs: tuple[Path, ...], output: Path | None,
     from fcbench.report.console import console_for
 
     data_dir = _data_root(data_dirs)
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.report import leaderboard as board
-    from fcbench.report.csv_files import unknown_model
+    from fcbench.report.known_models import official_model_info
 
     try:
-        info = board.read_model_info(model_info) if model_info else unknown_model
+        facts = official_model_info(release or DEFAULT_RELEASE, _warn)
+        info = board.read_model_info(model_info, fallback=facts) if model_info else facts
         usage = board.usage_of(list(result_dirs)) if result_dirs else None
         entries = board.merge_entries(list(score_dirs), _sizes(release, data_dir),
                                       usage=usage, model_info=info, models=models)

@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -375,7 +375,23 @@ def _carry_out(
         # the command as given, less --overwrite: run again, that would discard what is saved
         click.echo(f"\nInterrupted: every finished case is saved; resume with: "
                    f"{resume_command()}", err=True)
-        sys.exit(130)
+        _exit_interrupted()
+
+
+def _exit_interrupted() -> NoReturn:
+    """Exit 130; at once (no waiting for threads) while a local model's batch thread still
+    runs (a second Ctrl-C came before it reached its next token): its C++ frames would
+    otherwise meet the interpreter's shutdown."""
+    import os
+    import threading
+
+    from fcbench.models.hf_local import THREAD_NAME
+
+    if any(t.name == THREAD_NAME and t.is_alive() for t in threading.enumerate()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    sys.exit(130)
 
 
 def _asked_of(report: GenerateReport) -> str:
@@ -447,6 +463,7 @@ class RichProgress(ProgressSink):
         )
         self._tasks: dict[int, Any] = {}
         self._started: dict[int, float] = {}
+        self._activity: str | None = None
         self._previous = time.perf_counter()
         self._jobs: Sequence[GenerationJob] = ()
 
@@ -469,21 +486,36 @@ class RichProgress(ProgressSink):
         started = self._started.setdefault(id(job), self._previous)
         self._previous = now
         elapsed = now - started
-        extra = f"tok {s.input_tokens}/{s.output_tokens}  retries {s.retries}  errors {s.errors}"
-        if s.wait is not None and s.wait.remaining() > 0:
-            extra += f"  {s.wait.describe()}"
         self._progress.update(
             self._tasks[id(job)],
             completed=job.already + s.done,
             rate=rate_text(s.done, elapsed),
-            extra=extra,
+            extra=self._extra(job),
         )
 
+    def _extra(self, job: GenerationJob) -> str:
+        """Tokens, retries, errors; a running wait; on the first category with cases left,
+        the backend's activity (a local model's batch: tokens so far and seconds)."""
+        s = job.stats
+        extra = f"tok {s.input_tokens}/{s.output_tokens}  retries {s.retries}  errors {s.errors}"
+        if s.wait is not None and s.wait.remaining() > 0:
+            extra += f"  {s.wait.describe()}"
+        current = next((j for j in self._jobs if j.stats.done < len(j.cases)), None)
+        if self._activity and job is current:
+            extra += f"  {self._activity}"
+        return extra
+
     def tick(self) -> None:
-        """Keep a running wait's countdown moving (no other event comes while it lasts)."""
+        """Keep a running wait's countdown and the backend's activity moving (no other event
+        comes while they last; a first batch comes before any case of its category)."""
         for job in self._jobs:
             if job.stats.wait is not None and id(job) in self._started:
                 self.update(job)
+            elif id(job) in self._tasks:
+                self._progress.update(self._tasks[id(job)], extra=self._extra(job))
+
+    def activity(self, text: str | None) -> None:
+        self._activity = text
 
     def note(self, text: str) -> None:
         from rich.markup import escape

@@ -9,8 +9,10 @@ folder) and installs one release under `<home>/releases/<release>/`:
                      {"_format": 1, "_release": ..., "_sources": {module: path in wheel},
                       "_missing": [modules not found or not parseable],
                       "<module>": {NAME: value, ..., "_unparsed": [names not foldable]}}
+    model_facts.json the official registry's display names, links, organisations, licences
+                     and prices (see `model_facts.py`; absent in caches of older fcbench)
     manifest.json    {"format": 1, "release", "source", "fetched_at", "constants_sha256",
-                      "files": {path relative to data/: sha256}}
+                      "model_facts_sha256", "files": {path relative to data/: sha256}}
 
 A release directory is installed by renaming a fully written staging directory, so readers
 never see half a release. Reads go through `read_data_file()`, which checks each file against

@@ -25,6 +25,7 @@ from fcbench.dataset.fetch import (
     release_path,
     sha256_file,
 )
+from fcbench.dataset.model_facts import FACTS_CHECKSUM, MODEL_FACTS, has_model_facts
 from fcbench.dataset.wheel import extract_source, extract_wheel, pip_download
 
 __all__ = ["check_source", "fetch"]
@@ -41,8 +42,8 @@ def fetch(
     """
     check_source(source)
     target = release_path(release)
-    if not force and is_intact(target, release):
-        return target
+    if not force and is_intact(target, release) and has_model_facts(target):
+        return target  # a cache from before model facts is fetched again: it gains them
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".tmp-{release}-", dir=target.parent) as tmp:
         staging = Path(tmp) / "release"
@@ -82,6 +83,7 @@ def _write_manifest(staging: Path, release: str, source: str) -> None:
         "source": source,
         "fetched_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "constants_sha256": sha256_file(staging / CONSTANTS),
+        FACTS_CHECKSUM: sha256_file(staging / MODEL_FACTS),
         "files": files,
     }
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")

@@ -136,6 +136,7 @@ def extract_wheel(wheel: Path, staging: Path, release: str) -> None:
                 copy_member(zf, info, out, budget)
                 count += 1
             _write_constants(staging, release, lambda p: _zip_text(zf, p))
+            _write_facts(staging, release, lambda p: _zip_text(zf, p))
     except DataError:
         raise
     except _zip_errors() as exc:
@@ -188,6 +189,7 @@ def extract_source(source: Path, staging: Path, release: str) -> None:
         return read_text_inside(file, package_dir)
 
     _write_constants(staging, release, read)
+    _write_facts(staging, release, read)
 
 
 def _locate_folder(source: Path) -> tuple[Path, Path | None]:
@@ -224,6 +226,17 @@ def _write_constants(staging: Path, release: str, read: Callable[[str], str | No
             constants["_missing"].append(short)
     payload = json.dumps(constants, ensure_ascii=False, indent=1, sort_keys=False)
     (staging / CONSTANTS).write_text(payload + "\n", encoding="utf-8")
+
+
+def _write_facts(staging: Path, release: str, read: Callable[[str], str | None]) -> None:
+    """The registry's model facts (`dataset.model_facts`), parsed from its source text."""
+    from fcbench.dataset.model_facts import MODEL_CONFIG, write_model_facts
+
+    try:
+        text = read(MODEL_CONFIG)
+    except (UnicodeDecodeError, OSError):
+        text = None
+    write_model_facts(staging, release, text)
 
 
 def index_releases() -> list[str]:

@@ -21,6 +21,13 @@ is the time from its batch's start until its own row ended (EOS or budget), not 
 batch's time, which would give every case of a batch the slowest row's latency; its token
 counts are its own row's.
 
+Ctrl-C: each batch runs in a daemon thread of its own (not the event loop's executor, which
+the interpreter waits for on the way out) and carries a stop flag that the stopping criteria
+read between tokens. The run's end (`aclose`, reached when the first Ctrl-C cancels the run)
+raises the flag, so the batch in flight ends at its next token and is abandoned (its cases
+were not written; resume asks them) instead of generating on for minutes. While a batch runs,
+`activity()` says how many rows, tokens so far and seconds, for the progress display.
+
 Loading progress bars (weights, GGUF dequantization) are drawn only on a terminal: in a log
 they are thousands of carriage-return updates.
 
@@ -41,6 +48,7 @@ import asyncio
 import contextlib
 import json
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -70,6 +78,34 @@ MAX_NEW_TOKENS = OSS_MAX_TOKENS
 
 GREEDY_BELOW = 0.01
 """Temperatures below this decode greedily (sampling at 0.001 is greedy in all but name)."""
+
+STOP_WAIT = 15.0
+"""Seconds `aclose` waits for a stopped batch to reach its next token (one forward pass: a
+long prompt's prefill on a CPU can take a few seconds); past it the batch's daemon thread is
+left behind and the run ends anyway."""
+
+THREAD_NAME = "fcbench-generate"
+"""The name of a batch's thread (the CLI exits at once on a second Ctrl-C while one lives)."""
+
+
+class GenerationStopped(TransientError):
+    """The batch was stopped between tokens (the run is ending): its rows are unfinished."""
+
+
+@dataclass
+class LiveBatch:
+    """The batch being generated, as the progress display reads it from the event loop while
+    the batch's thread writes it (plain attribute updates); `stop` is read between tokens."""
+
+    rows: int
+    started: float
+    tokens: int = 0
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def describe(self, now: float) -> str:
+        """`generating 4 case(s): 312 token(s) so far, 41 s`."""
+        return (f"generating {self.rows} case(s): {self.tokens} token(s) so far, "
+                f"{now - self.started:.0f} s")
 
 
 def token_budget(context: int, prompt_tokens: int, cap: int | None = None) -> int:
@@ -232,6 +268,8 @@ class HFLocalBackend:
             GgufParseCache() if self.model_path.suffix == ".gguf" else None)
         self._queue: asyncio.Queue[_Item] | None = None
         self._worker: asyncio.Task[None] | None = None
+        self._live: LiveBatch | None = None
+        self._thread: threading.Thread | None = None
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -394,9 +432,12 @@ class HFLocalBackend:
             while len(batch) < self.batch_size and not queue.empty():
                 batch.append(queue.get_nowait())
             try:
-                outputs = await asyncio.to_thread(
-                    self.generate, [i.ids for i in batch], [i.budget for i in batch]
-                )
+                outputs = await self._in_thread([i.ids for i in batch],
+                                                [i.budget for i in batch])
+            except asyncio.CancelledError:  # the run ends: nobody is left waiting for a row
+                for item in batch:
+                    item.future.cancel()
+                raise
             except Exception as exc:
                 error = TransientError(f"generation failed: {type(exc).__name__}: {exc}")
                 for item in batch:
@@ -407,15 +448,52 @@ class HFLocalBackend:
                 if not item.future.done():
                     item.future.set_result(output)
 
-    def generate(self, prompts: list[list[int]], budgets: list[int]) -> list[RowOutput]:
+    async def _in_thread(self, prompts: list[list[int]], budgets: list[int]) -> list[RowOutput]:
+        """`generate` in a daemon thread of its own, with a fresh stop flag (`halt`)."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[list[RowOutput]] = loop.create_future()
+        live = LiveBatch(len(prompts), time.perf_counter())
+
+        def work() -> None:
+            try:
+                outputs: list[RowOutput] | None = self.generate(prompts, budgets, live=live)
+                failure: BaseException | None = None
+            except BaseException as exc:  # handed to the loop, raised there
+                outputs, failure = None, exc
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(_settle, answer, outputs, failure)
+
+        self._live = live
+        self._thread = threading.Thread(target=work, name=THREAD_NAME, daemon=True)
+        self._thread.start()
+        try:
+            return await answer
+        finally:
+            self._live = None
+
+    def activity(self) -> str | None:
+        """What the batch in flight has done so far (None between batches)."""
+        live = self._live
+        return live.describe(time.perf_counter()) if live is not None else None
+
+    def halt(self) -> None:
+        """Stop the batch in flight at its next token (its rows are abandoned)."""
+        live = self._live
+        if live is not None:
+            live.stop.set()
+
+    def generate(self, prompts: list[list[int]], budgets: list[int], *,
+                 live: LiveBatch | None = None) -> list[RowOutput]:
         """One batched `generate`: per row, the new tokens (up to EOS), whether EOS came and
-        when the row ended."""
+        when the row ended. With `live`, tokens are counted into it as they come and its stop
+        flag ends every row at the next token (GenerationStopped: the rows are unfinished)."""
         import torch
         from transformers import StoppingCriteria, StoppingCriteriaList
 
         tokenizer = self.tokenizer()
         eos = _eos_ids(tokenizer, self._model)
         started = time.perf_counter()
+        watch = live or LiveBatch(len(prompts), started)
         ended: dict[int, float] = {}
         pad = int(tokenizer.pad_token_id)
         width = max(len(p) for p in prompts)
@@ -432,6 +510,9 @@ class HFLocalBackend:
             each row ended (its budget reached, or EOS generated)."""
 
             def __call__(self, ids: Any, scores: Any, **kwargs: Any) -> Any:
+                watch.tokens += len(prompts) - len(ended)
+                if watch.stop.is_set():
+                    return torch.ones_like(limits, dtype=torch.bool)
                 done = (ids.shape[1] - width) >= limits
                 now = time.perf_counter()
                 last = ids[:, -1].tolist()
@@ -460,6 +541,8 @@ class HFLocalBackend:
                 input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),
                 **kwargs,
             )
+        if watch.stop.is_set():
+            raise GenerationStopped("generation stopped: the run is ending")
         finished = time.perf_counter()
         results: list[RowOutput] = []
         for row, budget in enumerate(budgets):
@@ -471,12 +554,32 @@ class HFLocalBackend:
         return results
 
     async def aclose(self) -> None:
+        """End the run: the batch in flight stopped at its next token, the worker cancelled,
+        and the batch's thread given `STOP_WAIT` seconds to return."""
+        self.halt()
         if self._worker is not None:
             self._worker.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._worker
+        while self._queue is not None and not self._queue.empty():
+            self._queue.get_nowait().future.cancel()
         self._worker = None
         self._queue = None
+        thread, deadline = self._thread, time.monotonic() + STOP_WAIT
+        while thread is not None and thread.is_alive() and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        self._thread = None
+
+
+def _settle(answer: asyncio.Future[list[RowOutput]], outputs: list[RowOutput] | None,
+            failure: BaseException | None) -> None:
+    """Hand a batch thread's outcome to its waiter (unless it gave up waiting)."""
+    if answer.done():
+        return
+    if failure is not None:
+        answer.set_exception(failure)
+    else:
+        answer.set_result(outputs or [])
 
 
 def _eos_ids(tokenizer: Any, model: Any) -> set[int]:

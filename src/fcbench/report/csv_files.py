@@ -7,17 +7,18 @@ accuracies are written `NN.NN%`, cost, latency and format-sensitivity spread as 
 (`str()` of a value rounded to 2 decimals); cells are joined with "," without quoting and the
 file has no trailing newline.
 
-Two things the official tool takes from its model registry, which fcbench does not have:
+Two things the official tool takes from its model registry (fcbench reads the release's copy
+of it: `report.known_models`, from the facts `fcbench data fetch` parsed):
 
-* Model, Model Link, Organization, License come from a `ModelInfo`. For a model fcbench knows
-  nothing about (`unknown_model`) the Model column is the model directory name and the others
-  are "N/A".
+* Model, Model Link, Organization, License come from a `ModelInfo`. For a model the registry
+  does not know (`unknown_model`) the Model column is the model directory name and the
+  others are "N/A".
 * Cost. The official tool prices API models from per-million-token prices and prices every
   model *without* prices as a locally served one: summed latency (hours) × 23.92 USD (an 8×H100
-  hour) / 100 (concurrent requests). fcbench has no price table, so unless a `ModelInfo` carries
-  prices every model is costed that second way, exactly as the official tool costs a model
-  registered without prices. Cost and latency come only from the `Usage` the caller passes
-  (the result files evaluated in this run); a model without usage shows "N/A" there.
+  hour) / 100 (concurrent requests). Unless a `ModelInfo` carries prices a model is costed
+  that second way, exactly as the official tool costs a model registered without prices.
+  Cost and latency come only from the `Usage` the caller passes (the result files evaluated
+  in this run); a model without usage shows "N/A" there.
 """
 
 from __future__ import annotations

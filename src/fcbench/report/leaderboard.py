@@ -40,10 +40,13 @@ class LeaderboardError(ValueError):
     """The score folders cannot make one board (unreadable, or scored twice)."""
 
 
-def read_model_info(path: Path) -> Callable[[str], ModelInfo]:
+def read_model_info(
+    path: Path, fallback: Callable[[str], ModelInfo] = unknown_model
+) -> Callable[[str], ModelInfo]:
     """The registry strings for models fcbench does not know, from a JSON file:
     `{"<model dir>": {"display_name", "url", "organization", "license", "input_price",
-    "output_price"}}` (every key optional; prices in USD per million tokens)."""
+    "output_price"}}` (every key optional; prices in USD per million tokens); a model the
+    file does not name gets `fallback`'s (the release's official facts)."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -51,7 +54,7 @@ def read_model_info(path: Path) -> Callable[[str], ModelInfo]:
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise LeaderboardError(f"{path}: expected an object of objects, one per model")
     infos = {name: _model_info(name, fields) for name, fields in data.items()}
-    return lambda model: infos.get(model) or unknown_model(model)
+    return lambda model: infos.get(model) or fallback(model)
 
 
 def _model_info(name: str, fields: Mapping[str, Any]) -> ModelInfo:

@@ -103,6 +103,10 @@ class ProgressSink:
         """Called about once a second, whatever happens (for displays printed at an
         interval: a long wait produces no other event)."""
 
+    def activity(self, text: str | None) -> None:
+        """Called before each tick with what the backend is doing between answers (a local
+        model's batch: rows, tokens so far, seconds), None when it says nothing."""
+
     def note(self, text: str) -> None:
         """A warning about the run, said once when it is found (default: a line on stderr,
         so that library callers without a display hear it too)."""
@@ -286,6 +290,7 @@ async def run_jobs(
         while True:
             await asyncio.sleep(settings.sync_interval)
             _sync_all(jobs)  # in the loop: a thread could race the final close
+            progress.activity(_activity(backend))
             progress.tick()
 
     progress.start(jobs)
@@ -306,6 +311,13 @@ async def run_jobs(
         for job in jobs:
             job.store.finalize()
     return health.stop or outcomes.stop
+
+
+def _activity(backend: Backend | None) -> str | None:
+    """The backend's own word on the work in flight (`activity()`, e.g. `models.hf_local`)."""
+    said = getattr(unwrapped(backend), "activity", None) if backend is not None else None
+    text = said() if callable(said) else None
+    return text if isinstance(text, str) else None
 
 
 def _health(
@@ -418,6 +430,10 @@ class GenerateReport:
         }
 
 
+INTERRUPTED = "interrupted (Ctrl-C)"
+"""The run log's `stopped` of a run ended by Ctrl-C (its finished cases are kept)."""
+
+
 def now_iso() -> str:
     from datetime import datetime, timezone
 
@@ -459,12 +475,18 @@ def generate(
         if overwrite:
             for category, _ in cases_by_category:
                 result_path(model_dir, category).unlink(missing_ok=True)
-        _run(backend, report, cases_by_category, settings, rerun, progress,
-             solver or _default_solver(backend, settings, release, model_dir))
+        interrupted = False
+        try:
+            _run(backend, report, cases_by_category, settings, rerun, progress,
+                 solver or _default_solver(backend, settings, release, model_dir))
+        except KeyboardInterrupt:  # Ctrl-C: the run log says so, then the caller hears it
+            report.stopped, interrupted = INTERRUPTED, True
         if settings.describe_run is not None:
             manifest.update(settings.describe_run())
         report.extra.update(_backend_summary(backend))
         finish_manifest(model_dir, manifest, report.summary())
+    if interrupted:
+        raise KeyboardInterrupt
     return report
 
 

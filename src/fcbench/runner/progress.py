@@ -47,7 +47,10 @@ class Throughput:
     `record(now, done)` notes each increase of the finished count. The rate is that of the
     last `keep` finished cases (from the start while fewer have finished). The ETA is the
     time the remaining cases take at that rate, counted down from the last finished case:
-    while nothing finishes it falls (never below zero) instead of climbing."""
+    while nothing finishes it falls instead of climbing. Once that countdown is spent with
+    cases left (overdue: a local model's batch outlasts its estimate), the ETA is the live
+    rate's, the time up to now counted: the remaining cases at the recent window's cases
+    over the seconds from its start until now; never `0 s` while cases remain."""
 
     def __init__(self, start: float, done: int = 0, keep: int = RECENT_CASES) -> None:
         self._marks: deque[tuple[float, int]] = deque([(start, done)], maxlen=keep + 1)
@@ -69,7 +72,10 @@ class Throughput:
         if remaining <= 0:
             return 0.0
         since_last = now - self._marks[-1][0]
-        return max(0.0, remaining * seconds / cases - since_last)
+        countdown = remaining * seconds / cases - since_last
+        if countdown > 0:
+            return countdown
+        return remaining * (seconds + since_last) / cases  # overdue: the rate up to now
 
 
 def current_wait(jobs: Sequence[GenerationJob], now: float | None = None) -> Wait | None:
@@ -101,6 +107,7 @@ class PlainProgress(ProgressSink):
         self._last = 0.0
         self._wait_shown: Wait | None = None
         self._throughput = Throughput(0.0)
+        self._activity: str | None = None
 
     def start(self, jobs: Sequence[GenerationJob]) -> None:
         self._jobs = jobs
@@ -124,6 +131,9 @@ class PlainProgress(ProgressSink):
             self._last = now
             self._print(self.line(now))
 
+    def activity(self, text: str | None) -> None:
+        self._activity = text
+
     def note(self, text: str) -> None:
         self._print(f"warning: {text}")
 
@@ -132,8 +142,9 @@ class PlainProgress(ProgressSink):
             self._print(self.line(time.monotonic()))
 
     def line(self, now: float) -> str:
-        """`120/400 cases (30%), 12.3/s, ETA 23 s, retries 5, errors 3 (...); waiting ...`:
-        the rate and the ETA of the recent cases (`Throughput`)."""
+        """`120/400 cases (30%), 12.3/s, ETA 23 s, retries 5, errors 3 (...); waiting ...;
+        generating 8 case(s): 312 token(s) so far, 41 s`: the rate and the ETA of the recent
+        cases (`Throughput`), the backend's activity while cases remain."""
         jobs = self._jobs
         total = sum(len(j.cases) for j in jobs)
         done = sum(j.stats.done for j in jobs)
@@ -147,7 +158,8 @@ class PlainProgress(ProgressSink):
         parts.append(f"errors {errors}" + (f" ({'; '.join(reasons)})" if reasons else ""))
         text = ", ".join(parts)
         wait = current_wait(jobs, now)
-        return text + (f"; {wait.describe(now)}" if wait is not None else "")
+        text += f"; {wait.describe(now)}" if wait is not None else ""
+        return text + (f"; {self._activity}" if self._activity and done < total else "")
 
     def _print(self, text: str) -> None:
         stream = self.stream or sys.stderr

@@ -21,7 +21,9 @@ from fcbench.core import categories as reg
 from fcbench.core.categories import Category, Checker
 from fcbench.evaluation.faults import guarded, unshown_detail
 from fcbench.layout import model_dir_name
+from fcbench.report.csv_files import ModelInfo
 from fcbench.report.html.cases import failure_detail, shown
+from fcbench.report.known_models import official_model_info
 from fcbench.report.table import (
     SHOWN,
     UNDERNEATH,
@@ -155,8 +157,9 @@ def collect(
     labels = _labels(runs)
     names = [c.name for c in reg.all_categories() if any(c.name in r.categories for r in runs)]
     _add_cases(doc, names, release, data_dir)
+    facts = official_model_info(release, doc.problems.append)  # prices for the cost
     models = [
-        _model(index, run, labels[index], sources, sizes, disputed, doc)
+        _model(index, run, labels[index], sources, sizes, disputed, doc, facts(run.model))
         for index, run in enumerate(runs)
     ]
     doc.problems.extend(f"{run.model}: {text}" for run in runs
@@ -325,7 +328,7 @@ def _compact(value: Any) -> str:
 
 def _model(
     index: int, run: ModelRun, label: str, sources: Sources, sizes: Mapping[str, int],
-    disputed: Disputed, doc: _Document,
+    disputed: Disputed, doc: _Document, info: ModelInfo,
 ) -> dict[str, Any]:
     entries = sources.entries(run.model)
     scores = {name: cat.score for name, cat in run.categories.items()}
@@ -339,7 +342,7 @@ def _model(
         "errors": {n: dict(Counter(error_type_of(r) for r in c.failures.values()))
                    for n, c in run.categories.items()},
         "summaries": _summaries(scores, sizes, run.categories),
-        "usage": _usage_json(sources.usage(run)),
+        "usage": _usage_json(sources.usage(run), info),
     }
     corrected = _corrections(with_missing(scores, reg.ALL_SCORING, sizes), run)
     if corrected:
@@ -425,12 +428,13 @@ def _skipped_notes(label: str, run: ModelRun) -> list[str]:
     return notes
 
 
-def _usage_json(usage: Usage) -> dict[str, Any] | None:
+def _usage_json(usage: Usage, info: ModelInfo) -> dict[str, Any] | None:
+    """Tokens, calls, latency and cost (by the registry's prices when `info` has them)."""
     if not (usage.latencies or usage.input_tokens or usage.output_tokens):
         return None
-    from fcbench.report.csv_files import cost_latency, unknown_model
+    from fcbench.report.csv_files import cost_latency
 
-    cost = cost_latency(usage, unknown_model(""))
+    cost = cost_latency(usage, info)
     return {"latency_mean": cost.mean, "latency_p95": cost.p95, "cost": cost.cost,
             "input_tokens": sum(usage.input_tokens), "output_tokens": sum(usage.output_tokens),
             "calls": len(usage.latencies)}
