@@ -185,8 +185,11 @@ class _State:
             return cls(path, api)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            batches = [b for b in data["batches"] if isinstance(b["id"], str)
-                       and all(isinstance(r, str) for r in b["requests"])]
+            batches = list(data["batches"])
+            for batch in batches:  # an entry left out would be submitted again: refuse
+                if not isinstance(batch["id"], str) or not all(
+                        isinstance(r, str) for r in batch["requests"]):
+                    raise TypeError("a batch without a text id and request names")
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise BatchUnsupported(
                 f"{path} cannot be read ({type(exc).__name__}); it names the batches "
