@@ -25,11 +25,13 @@ def test_openai_output_and_error_lines() -> None:
         {"custom_id": "c", "response": None, "error": {"code": "batch_expired",
                                                        "message": "This request expired."}},
         {"custom_id": "d", "response": {"status_code": 200, "body": {"choices": []}}},
+        {"custom_id": "e", "response": {"status_code": 500, "body": CHAT}},  # status counts
         {"no_custom_id": True},
     ]
     text = "\n".join(json.dumps(line) for line in lines) + "\n{torn line\n\n[1, 2]\n"
     items = read_output(text)
-    assert set(items) == {"a", "b", "c", "d"}
+    assert set(items) == {"a", "b", "c", "d", "e"}
+    assert items["e"].body is None and items["e"].error is not None
     assert items["a"].decoded == CHAT and json.loads(str(items["a"].body)) == CHAT
     assert items["b"].body is None and items["b"].error == "HTTP 400: bad tool schema"
     assert items["c"].error == "This request expired."
