@@ -109,6 +109,14 @@ def test_batch_run_equals_the_live_run(fetched_home: Path, tmp_path: Path, backe
     kept = (tmp_path / "batch" / "result" / "scripted-FC" / "fcbench_batches.json").read_text()
     assert KEY not in kept and json.loads(kept)["batches"][0]["id"] == next(
         b for b in ids.values() if b)
+    assert run_log(tmp_path / "batch")["batch"] == {
+        "api": backend, "requests": 11, "submitted": 11, "answered": 11, "asked_live": 0}
+
+
+def run_log(folder: Path) -> dict[str, Any]:
+    """The last run's entry in the result folder's model.json."""
+    path = next((folder / "result").rglob("model.json"))
+    return dict(json.loads(path.read_text(encoding="utf-8"))["runs"][-1])
 
 
 def _generate_child(server: FakeBatchAPI, backend: str, folder: Path) -> subprocess.Popen[bytes]:
@@ -145,6 +153,7 @@ def test_killed_while_pending_resumes_without_resubmitting(
         assert resumed.exit_code == 0, resumed.output
         assert server.submissions == 1 and len(server.batch_bodies) == 11
     assert "11 request(s) already submitted: picked up" in resumed.stderr
+    assert run_log(tmp_path)["batch"]["submitted"] == 0
     ids = batch_ids(tmp_path)
     assert len(ids) == 13 and len({b for b in ids.values() if b}) == 1
 
@@ -172,6 +181,7 @@ def test_failed_batch_requests_are_asked_live(
     assert result_lines(tmp_path / "batch") == result_lines(tmp_path / "live")
     assert score_files(tmp_path / "batch") == score_files(tmp_path / "live")
     assert sum(1 for b in batch_ids(tmp_path / "batch").values() if b) == 9
+    assert run_log(tmp_path / "batch")["batch"]["asked_live"] == 2
 
 
 def test_batch_replies_are_kept_in_the_response_cache(

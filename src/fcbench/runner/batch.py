@@ -148,6 +148,9 @@ class Collected:
     target: Any
     store: BatchStore | None
     stopped: str | None = None
+    summary: dict[str, Any] = field(default_factory=dict)
+    """For the run log (`model.json`): the API, requests wanted, submitted by this run,
+    answered by a batch, asked live."""
 
     def solver(self, solve: Solver) -> Solver:
         """`solve`, its responses marked with the batch that answered them."""
@@ -239,8 +242,12 @@ async def collect(
     collected = Collected(target, store)
     try:
         wanted = await _captured(target, store, cases, request_of, say)
+        collected.summary = {"api": api.name, "requests": len(wanted), "submitted": 0}
         collected.stopped = await _submitted_and_ended(api, wanted, settings, model_dir, store,
-                                                       say)
+                                                       say, collected.summary)
+        answered = sum(1 for name in wanted
+                       if name in store.replies and store.replies[name][1].body is not None)
+        collected.summary.update(answered=answered, asked_live=len(wanted) - answered)
     except BaseException:
         collected.restore()
         raise
@@ -276,9 +283,10 @@ async def _captured(target: Any, store: BatchStore, cases: Sequence[TestCase],
 
 async def _submitted_and_ended(
     api: BatchAPI, wanted: dict[str, dict[str, Any]], settings: BatchSettings,
-    model_dir: Path, store: BatchStore, say: Say,
+    model_dir: Path, store: BatchStore, say: Say, summary: dict[str, Any],
 ) -> str | None:
-    """Submit, poll, collect; None, or why the run stops."""
+    """Submit, poll, collect (`summary["submitted"]` counts the requests submitted); None,
+    or why the run stops."""
     state = _State.load(batch_state_path(model_dir), api.name)
     held = state.held()
     new = [name for name in wanted if name not in held]
@@ -289,6 +297,7 @@ async def _submitted_and_ended(
         for chunk in _chunks(api, [BatchLine(name, wanted[name]) for name in new]):
             batch_id = await api.submit(chunk)
             state.add(batch_id, [line.custom_id for line in chunk])
+            summary["submitted"] += len(chunk)
             say(f"submitted {batch_id} ({len(chunk)} request(s)); ids kept in "
                 f"{state.path.name}")
     except BackendError as exc:

@@ -518,6 +518,7 @@ def _run(
                 collected = await _batched(backend, report, settings.batch, batch_texts,
                                            settings.mode)
                 report.stopped = collected.stopped
+                report.extra["batch"] = collected.summary
             if report.stopped is None:
                 report.stopped = await run_jobs(
                     report.jobs, collected.solver(solve) if collected else solve, settings,
