@@ -41,6 +41,8 @@ class FakeBatchAPI:
         self.models = models or []
         self.finish = threading.Event()
         self.error_text = "bad request"
+        self.lose_create_replies = 0
+        """Create that many batches, answering each with HTTP 500 (a lost reply)."""
         """What an errored line's error says."""
         self.lock = threading.Lock()
         self.submissions = 0
@@ -117,12 +119,19 @@ class FakeBatchAPI:
             request = json.loads(data)
             lines = [json.loads(line) for line in self.files[request["input_file_id"]]
                      .splitlines()]
-            return 200, self._created(lines, "openai", request["endpoint"])
+            return self._lost_or(self._created(lines, "openai", request["endpoint"],
+                                               request.get("metadata")))
         if path == "/v1/messages/batches":
             lines = [{"custom_id": r["custom_id"], "url": "/v1/messages", "body": r["params"]}
                      for r in json.loads(data)["requests"]]
-            return 200, self._created(lines, "anthropic", "/v1/messages")
+            return self._lost_or(self._created(lines, "anthropic", "/v1/messages"))
         return 404, {"error": {"message": f"no {path}"}}
+
+    def _lost_or(self, created: dict[str, Any]) -> tuple[int, Any]:
+        if self.lose_create_replies > 0:
+            self.lose_create_replies -= 1
+            return 500, {"error": {"message": "the reply was lost", "type": "server_error"}}
+        return 200, created
 
     def get(self, path: str) -> tuple[int, Any]:
         if path.startswith("/v1/models"):
@@ -139,6 +148,12 @@ class FakeBatchAPI:
             if len(parts) > 5 and parts[5] == "results":
                 return 200, self._anthropic_results(batch).encode()
             return 200, self._anthropic_view(self._polled(batch))
+        if path == "/v1/batches":  # the list, newest first (one page)
+            listed = [self._openai_view(b) for b in reversed(self.batches.values())
+                      if b["kind"] == "openai"]
+            return 200, {"object": "list", "data": listed, "has_more": False,
+                         "first_id": listed[0]["id"] if listed else None,
+                         "last_id": listed[-1]["id"] if listed else None}
         if path.startswith("/v1/batches/"):
             return 200, self._openai_view(self._polled(self.batches[path.split("/")[3]]))
         return 404, {"error": {"message": f"no {path}"}}
@@ -159,13 +174,14 @@ class FakeBatchAPI:
         return 200, {"id": file_id, "object": "file", "bytes": len(text), "created_at": 0,
                      "filename": "batch.jsonl", "purpose": "batch", "status": "processed"}
 
-    def _created(self, lines: list[dict[str, Any]], kind: str, endpoint: str) -> dict[str, Any]:
+    def _created(self, lines: list[dict[str, Any]], kind: str, endpoint: str,
+                 metadata: dict[str, str] | None = None) -> dict[str, Any]:
         with self.lock:
             self.submissions += 1
         self.batch_bodies.extend(line["body"] for line in lines)
         prefix = "msgbatch_" if kind == "anthropic" else "batch_"
         batch = {"id": f"{prefix}{next(self._ids)}", "kind": kind, "lines": lines,
-                 "endpoint": endpoint, "done": False, "items": {}}
+                 "endpoint": endpoint, "done": False, "items": {}, "metadata": metadata}
         self.batches[batch["id"]] = batch
         return (self._anthropic_view if kind == "anthropic" else self._openai_view)(batch)
 
@@ -210,7 +226,8 @@ class FakeBatchAPI:
                 "status": "completed" if batch["done"] else "in_progress",
                 "output_file_id": batch.get("output_file_id"),
                 "error_file_id": batch.get("error_file_id"),
-                "request_counts": {"total": total, "completed": completed, "failed": failed}}
+                "request_counts": {"total": total, "completed": completed, "failed": failed},
+                "metadata": batch["metadata"]}
 
     def _anthropic_view(self, batch: dict[str, Any]) -> dict[str, Any]:
         total, succeeded, failed = self._counts(batch)

@@ -186,5 +186,6 @@ def test_batch_ids_file(tmp_path: Path) -> None:
     from fcbench.runner.batch import _State
 
     state = _State(tmp_path / "fcbench_batches.json", "openai")
-    state.add(f"batch_{KEY}_1", ["a"])  # a provider's id is no secret, but the file masks
+    state.intend("t", ["a"])
+    state.confirm("t", f"batch_{KEY}_1")  # a provider's id is no secret, but the file masks
     clean(state.path.read_text(), written="batch_***_1")

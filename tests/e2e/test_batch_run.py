@@ -209,3 +209,30 @@ def test_gemini_is_refused_in_one_line(fetched_home: Path, tmp_path: Path) -> No
     assert result.exit_code != 0
     assert "--batch is not offered for the Gemini backend" in result.stderr
     assert "Traceback" not in result.output and not list(tmp_path.rglob("*.json"))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_lost_submission_reply_is_looked_up_not_submitted_again(
+    fetched_home: Path, tmp_path: Path, backend: str
+) -> None:
+    """The provider created the batch but its answer never came: the run stops (the id is
+    unknown); the next run finds the batch by the token kept in its metadata (OpenAI).
+    Anthropic's batches keep no tags: the next run says so and submits again."""
+    with FakeBatchAPI(ScriptedModel(shop_cases())) as server:
+        server.finish.set()
+        server.lose_create_replies = 1
+        lost = cli(flags(server, backend, tmp_path, *batch_flags(), command="generate"))
+        assert lost.exit_code == 1 and "batch submission failed: HTTP 500" in lost.stderr
+        assert "a rerun looks the batch up before submitting again" in lost.stderr
+        resumed = cli(flags(server, backend, tmp_path, *batch_flags(), command="generate"))
+        assert resumed.exit_code == 0, resumed.output
+        submissions = server.submissions
+    ids = batch_ids(tmp_path)
+    assert len(ids) == 13 and len({b for b in ids.values() if b}) == 1
+    if backend == "openai":
+        assert submissions == 1
+        assert "an interrupted submission (11 request(s)) was found: batch_" in resumed.stderr
+        assert run_log(tmp_path)["batch"]["submitted"] == 0
+    else:
+        assert submissions == 2
+        assert "cannot be looked up at anthropic: submitted again" in resumed.stderr

@@ -84,7 +84,8 @@ def test_an_unreadable_batch_record_stops_the_run_in_one_line(tmp_path: Path) ->
         _State.load(path, "openai")
     assert "\n" not in str(caught.value)
     state = _State.load(tmp_path / "absent.json", "openai")
-    state.add("batch_1", ["a", "b"])
+    state.intend("t1", ["a", "b"])
+    state.confirm("t1", "batch_1")
     again = _State.load(tmp_path / "absent.json", "openai")
     assert again.held() == {"a", "b"} and again.batches[0]["id"] == "batch_1"
 

@@ -84,8 +84,17 @@ class BatchAPI(Protocol):
     max_bytes: int
     """Bytes per batch the provider takes (the input file, or the request body)."""
 
-    async def submit(self, lines: list[BatchLine]) -> str:
-        """Create a batch of `lines`; its id."""
+    can_find: bool
+    """Whether `find` can tell a submission that never arrived (else it always says None)."""
+
+    async def submit(self, lines: list[BatchLine], token: str) -> str:
+        """Create a batch of `lines`, tagged with `token` where the provider keeps tags;
+        its id."""
+        ...
+
+    async def find(self, token: str) -> str | None:
+        """The id of the batch submitted with `token` (a submission whose answer was lost),
+        None when there is none (or the provider cannot tell: `can_find` False)."""
         ...
 
     async def status(self, batch_id: str) -> BatchStatus:

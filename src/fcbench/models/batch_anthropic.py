@@ -70,11 +70,17 @@ class AnthropicBatch:
             raise TransientError("malformed message batch (no id)")
         return found
 
-    async def submit(self, lines: list[BatchLine]) -> str:
+    can_find = False
+    """Message batches keep no tags: a submission whose answer was lost cannot be told."""
+
+    async def submit(self, lines: list[BatchLine], token: str) -> str:
         body = {"requests": [{"custom_id": line.custom_id, "params": line.request["body"]}
                              for line in lines]}
         batch = await self._object(self.client().post(PATH, body=body, cast_to=str))
         return str(batch["id"])
+
+    async def find(self, token: str) -> str | None:
+        return None
 
     async def status(self, batch_id: str) -> BatchStatus:
         batch = await self._object(self.client().get(f"{PATH}/{batch_id}", cast_to=str))

@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 
 RESULTS_CAP = 1 << 30
 """Bytes an output or error file may have (a batch of 50,000 long replies stays below)."""
+TOKEN = "fcbench_token"
+"""The metadata key of a submission's token (`find`)."""
+FIND_LIMIT = 1000
+"""Recent batches searched for a lost submission (it was made minutes or hours ago)."""
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 """Batch states after which nothing more happens (`cancelling` ends in `cancelled`)."""
 
@@ -58,7 +62,9 @@ class OpenAIBatch:
         except Exception as exc:
             raise classify(exc, self.url) from exc
 
-    async def submit(self, lines: list[BatchLine]) -> str:
+    can_find = True
+
+    async def submit(self, lines: list[BatchLine], token: str) -> str:
         text = "".join(json.dumps({"custom_id": line.custom_id, "method": "POST",
                                    "url": "/v1" + line.request["path"],
                                    "body": line.request["body"]}) + "\n" for line in lines)
@@ -66,8 +72,23 @@ class OpenAIBatch:
             file=("fcbench-batch.jsonl", text.encode(), "application/jsonl"), purpose="batch"))
         batch = await self._call(self.client().batches.create(
             input_file_id=uploaded.id, endpoint="/v1/chat/completions",
-            completion_window="24h", metadata={"created_by": "fcbench"}))
+            completion_window="24h", metadata={"created_by": "fcbench", TOKEN: token}))
         return str(batch.id)
+
+    async def find(self, token: str) -> str | None:
+        """Looked up by the token in the metadata of the most recent `FIND_LIMIT` batches."""
+        async def scan() -> str | None:
+            seen = 0
+            async for batch in self.client().batches.list(limit=100):
+                if (batch.metadata or {}).get(TOKEN) == token:
+                    return str(batch.id)
+                seen += 1
+                if seen >= FIND_LIMIT:
+                    break
+            return None
+
+        found: str | None = await self._call(scan())
+        return found
 
     async def status(self, batch_id: str) -> BatchStatus:
         batch = await self._call(self.client().batches.retrieve(batch_id))

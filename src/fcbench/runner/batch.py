@@ -34,6 +34,7 @@ import hashlib
 import json
 import sys
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,7 +191,8 @@ class _State:
             data = json.loads(path.read_text(encoding="utf-8"))
             batches = list(data["batches"])
             for batch in batches:  # an entry left out would be submitted again: refuse
-                if not isinstance(batch["id"], str) or not all(
+                if not isinstance(batch["id"], (str, type(None))) or not isinstance(
+                        batch.get("token", ""), str) or not all(
                         isinstance(r, str) for r in batch["requests"]):
                     raise TypeError("a batch without a text id and request names")
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -202,11 +204,29 @@ class _State:
     def held(self) -> set[str]:
         return {r for b in self.batches for r in b["requests"]}
 
-    def add(self, batch_id: str, requests: list[str]) -> None:
+    def intend(self, token: str, requests: list[str]) -> None:
+        """Record a submission before it is made (id None until the provider answers): a
+        run killed meanwhile finds the batch by `token` (`BatchAPI.find`), not submitting
+        it again."""
         from datetime import datetime, timezone
 
-        self.batches.append({"id": batch_id, "requests": requests, "submitted_at": datetime.now(
-            timezone.utc).isoformat(timespec="seconds")})
+        self.batches.append({"id": None, "token": token, "requests": requests,
+                             "submitted_at": datetime.now(timezone.utc).isoformat(
+                                 timespec="seconds")})
+        self._write()
+
+    def confirm(self, token: str, batch_id: str | None) -> None:
+        """The submission `token` is batch `batch_id`; None: it never reached the provider
+        (the entry goes, its requests are submitted again)."""
+        for batch in list(self.batches):
+            if batch.get("token") == token and batch["id"] is None:
+                if batch_id is None:
+                    self.batches.remove(batch)
+                else:
+                    batch["id"] = batch_id
+        self._write()
+
+    def _write(self) -> None:
         text = json.dumps({"format": STATE_FORMAT, "api": self.api, "batches": self.batches},
                           indent=1)
         replace_text(self.path, redact.values(text) + "\n", durable=True)
@@ -288,20 +308,24 @@ async def _submitted_and_ended(
     """Submit, poll, collect (`summary["submitted"]` counts the requests submitted); None,
     or why the run stops."""
     state = _State.load(batch_state_path(model_dir), api.name)
-    held = state.held()
-    new = [name for name in wanted if name not in held]
-    if wanted and len(new) < len(wanted):
-        say(f"{len(wanted) - len(new)} request(s) already submitted: picked up from "
-            f"{state.path.name}")
     try:
+        await _settle_interrupted(api, state, say)
+        held = state.held()
+        new = [name for name in wanted if name not in held]
+        if wanted and len(new) < len(wanted):
+            say(f"{len(wanted) - len(new)} request(s) already submitted: picked up from "
+                f"{state.path.name}")
         for chunk in _chunks(api, [BatchLine(name, wanted[name]) for name in new]):
-            batch_id = await api.submit(chunk)
-            state.add(batch_id, [line.custom_id for line in chunk])
+            token = uuid.uuid4().hex
+            state.intend(token, [line.custom_id for line in chunk])
+            batch_id = await api.submit(chunk, token)
+            state.confirm(token, batch_id)
             summary["submitted"] += len(chunk)
             say(f"submitted {batch_id} ({len(chunk)} request(s)); ids kept in "
                 f"{state.path.name}")
     except BackendError as exc:
-        return redact.text(f"batch submission failed: {exc}")
+        return redact.text(f"batch submission failed: {exc} (a rerun looks the batch up "
+                           "before submitting again)")
     needed = [b for b in state.batches if set(b["requests"]) & wanted.keys()]
     if not needed:
         return None
@@ -324,6 +348,23 @@ async def _submitted_and_ended(
         first = f" (first: {errors[0]})" if errors else ""
         say(redact.text(f"{len(missing)} request(s) without a batch answer{first}: asked live"))
     return None
+
+
+async def _settle_interrupted(api: BatchAPI, state: _State, say: Say) -> None:
+    """Submissions an earlier run recorded but never saw answered: found at the provider by
+    their token (then kept), or known never to have arrived (then submitted again)."""
+    for batch in [b for b in state.batches if b["id"] is None]:
+        token, count = str(batch.get("token", "")), len(batch["requests"])
+        found = await api.find(token)
+        if found is not None:
+            say(f"an interrupted submission ({count} request(s)) was found: {found}")
+        elif api.can_find:
+            say(f"an interrupted submission ({count} request(s)) never reached {api.name}: "
+                "submitted now")
+        else:
+            say(f"an interrupted submission ({count} request(s)) cannot be looked up at "
+                f"{api.name}: submitted again (if the first did arrive, cancel it there)")
+        state.confirm(token, found)
 
 
 def _chunks(api: BatchAPI, lines: list[BatchLine]) -> list[list[BatchLine]]:
