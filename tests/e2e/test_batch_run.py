@@ -236,3 +236,28 @@ def test_a_lost_submission_reply_is_looked_up_not_submitted_again(
     else:
         assert submissions == 2
         assert "cannot be looked up at anthropic: submitted again" in resumed.stderr
+
+
+def test_format_sensitivity_is_batched_as_asked_live(fetched_home: Path, tmp_path: Path) -> None:
+    """Prompt mode and the 26 prompt configurations: each batch line is the live body (its
+    configuration's system prompt), and the score files are the live run's."""
+    from fake_openai import constant_responder
+
+    with FakeBatchAPI(constant_responder) as server:
+        server.finish.set()
+        common = ["run", "--model", "m", "--base-url", server.base_url, "--mode", "prompt",
+                  "--categories", "format_sensitivity,simple_python", "--limit", "10",
+                  "--quiet"]
+        live = cli([*common, "--result-dir", str(tmp_path / "live" / "result"),
+                    "--score-dir", str(tmp_path / "live" / "score")])
+        live_bodies = list(server.live_bodies)
+        batched = cli([*common, "--result-dir", str(tmp_path / "batch" / "result"),
+                       "--score-dir", str(tmp_path / "batch" / "score"), *batch_flags()])
+        assert len(server.live_bodies) == len(live_bodies)  # nothing asked live
+    assert live.exit_code == batched.exit_code == 0, batched.output
+    assert len(server.batch_bodies) == 20 and canonical(server.batch_bodies) == canonical(
+        live_bodies)
+    assert len({b["messages"][0]["content"] for b in server.batch_bodies}) > 2
+    scores = score_files(tmp_path / "batch")
+    assert len(scores) == 2 and scores == score_files(tmp_path / "live")
+    assert result_lines(tmp_path / "batch") == result_lines(tmp_path / "live")
