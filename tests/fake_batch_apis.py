@@ -41,9 +41,13 @@ class FakeBatchAPI:
         self.models = models or []
         self.finish = threading.Event()
         self.error_text = "bad request"
+        """What an errored line's error says."""
         self.lose_create_replies = 0
         """Create that many batches, answering each with HTTP 500 (a lost reply)."""
-        """What an errored line's error says."""
+        self.unavailable = 0
+        """Answer that many GETs of a batch's status with HTTP 503."""
+        self.unavailable_results = 0
+        """Answer that many GETs of results (Anthropic) or files (OpenAI) with HTTP 503."""
         self.lock = threading.Lock()
         self.submissions = 0
         self.polls = 0
@@ -134,6 +138,14 @@ class FakeBatchAPI:
         return 200, created
 
     def get(self, path: str) -> tuple[int, Any]:
+        results = path.endswith(("/content", "/results"))
+        if (results and self.unavailable_results > 0) or (
+                not results and "batches/" in path and self.unavailable > 0):
+            if results:
+                self.unavailable_results -= 1
+            else:
+                self.unavailable -= 1
+            return 503, {"error": {"message": "try later", "type": "overloaded_error"}}
         if path.startswith("/v1/models"):
             name = path.removeprefix("/v1/models").strip("/")
             if name:

@@ -261,3 +261,21 @@ def test_format_sensitivity_is_batched_as_asked_live(fetched_home: Path, tmp_pat
     scores = score_files(tmp_path / "batch")
     assert len(scores) == 2 and scores == score_files(tmp_path / "live")
     assert result_lines(tmp_path / "batch") == result_lines(tmp_path / "live")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_unavailable_batch_api_is_asked_again(
+    fetched_home: Path, tmp_path: Path, backend: str
+) -> None:
+    """503s on polling and on reading the results: asked again, nothing asked live twice,
+    nothing submitted twice."""
+    with FakeBatchAPI(ScriptedModel(shop_cases())) as server:
+        server.finish.set()
+        server.unavailable, server.unavailable_results = 2, 2
+        result = cli(flags(server, backend, tmp_path, *batch_flags(), command="generate"))
+        assert result.exit_code == 0, result.output
+        assert server.submissions == 1 and len(server.live_bodies) == 9  # multi-turn only
+    assert "failed (HTTP 503" in result.stderr and "asked again" in result.stderr
+    assert "unavailable (HTTP 503" in result.stderr and ": asked again" in result.stderr
+    assert "asked live" not in result.stderr.replace("are asked live", "")
+    assert run_log(tmp_path)["batch"]["answered"] == 11

@@ -75,6 +75,8 @@ DEFAULT_POLL = 30.0
 DEFAULT_TIMEOUT = 86_400.0
 """Seconds of polling after which the run stops (`--batch-timeout`): the providers' 24 h."""
 STATE_FORMAT = 1
+RESULT_ATTEMPTS = 5
+"""Reads of an ended batch's results before its requests are asked live."""
 QUIET_POLLS = 20
 """A progress line at least every this many polls, else only when the counts change."""
 
@@ -333,11 +335,7 @@ async def _submitted_and_ended(
     if stopped is not None:
         return stopped
     for batch in needed:
-        try:
-            items = await api.results(batch["id"])
-        except BackendError as exc:
-            say(redact.text(f"results of {batch['id']} unavailable ({exc}): asked live"))
-            continue
+        items = await _results(api, batch["id"], settings, say)
         for name, item in items.items():
             if name in wanted:
                 store.replies[name] = (batch["id"], item)
@@ -365,6 +363,23 @@ async def _settle_interrupted(api: BatchAPI, state: _State, say: Say) -> None:
             say(f"an interrupted submission ({count} request(s)) cannot be looked up at "
                 f"{api.name}: submitted again (if the first did arrive, cancel it there)")
         state.confirm(token, found)
+
+
+async def _results(api: BatchAPI, batch_id: str, settings: BatchSettings, say: Say,
+                   ) -> dict[str, BatchItem]:
+    """An ended batch's results, a transient failure asked again up to `RESULT_ATTEMPTS`
+    times (what is not read is asked live, at the full price); {} when they cannot be read."""
+    for attempt in range(1, RESULT_ATTEMPTS + 1):
+        try:
+            return await api.results(batch_id)
+        except BackendError as exc:
+            final = isinstance(exc, PermanentError) or attempt == RESULT_ATTEMPTS
+            said = "asked live" if final else "asked again"
+            say(redact.text(f"results of {batch_id} unavailable ({exc}): {said}"))
+            if final:
+                break
+            await asyncio.sleep(settings.poll)
+    return {}
 
 
 def _chunks(api: BatchAPI, lines: list[BatchLine]) -> list[list[BatchLine]]:
@@ -397,7 +412,10 @@ async def _poll(api: BatchAPI, batches: list[dict[str, Any]], settings: BatchSet
             try:
                 statuses[batch["id"]] = await api.status(batch["id"])
             except PermanentError as exc:
-                return redact.text(f"batch {batch['id']} cannot be asked after: {exc}")
+                return redact.text(
+                    f"batch {batch['id']} cannot be asked after: {exc} (another key or "
+                    f"endpoint? a rerun asks again; delete {batch_state_path(Path()).name} "
+                    "in the result folder to submit afresh)")
             except BackendError as exc:
                 say(redact.text(f"asking after {batch['id']} failed ({exc}); asked again"))
         ended = {name for name, status in statuses.items() if status.ended}
