@@ -279,3 +279,18 @@ def test_an_unavailable_batch_api_is_asked_again(
     assert "unavailable (HTTP 503" in result.stderr and ": asked again" in result.stderr
     assert "asked live" not in result.stderr.replace("are asked live", "")
     assert run_log(tmp_path)["batch"]["answered"] == 11
+
+
+def test_overwrite_submits_afresh(fetched_home: Path, tmp_path: Path) -> None:
+    """`--overwrite` starts over: the earlier batches' replies are not reused (a sampled run
+    wants fresh answers), the requests are submitted again."""
+    with FakeBatchAPI(ScriptedModel(shop_cases())) as server:
+        server.finish.set()
+        first = cli(flags(server, "openai", tmp_path, *batch_flags(), command="generate"))
+        again = cli(flags(server, "openai", tmp_path, *batch_flags(), "--overwrite",
+                          command="generate"))
+        assert first.exit_code == again.exit_code == 0, again.output
+        assert server.submissions == 2
+    assert len({b for b in batch_ids(tmp_path).values() if b}) == 1
+    kept = json.loads(next(tmp_path.rglob("fcbench_batches.json")).read_text())
+    assert len(kept["batches"]) == 1

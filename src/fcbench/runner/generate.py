@@ -34,7 +34,7 @@ from typing import Any
 from fcbench.core.categories import Category
 from fcbench.core.model import TestCase
 from fcbench.dataset.prompt_texts import PromptTexts, load_texts
-from fcbench.layout import result_path
+from fcbench.layout import batch_state_path, result_path
 from fcbench.models.base import Backend, Mode, Response, unwrapped
 from fcbench.models.limits import DEFAULT_CONCURRENCY
 from fcbench.results.store import ERROR_PREFIX, CategoryStore, to_ask_again
@@ -472,6 +472,7 @@ def generate(
         if overwrite:
             for category, _ in cases_by_category:
                 result_path(model_dir, category).unlink(missing_ok=True)
+            batch_state_path(model_dir).unlink(missing_ok=True)  # starting over: asked afresh
         _run(backend, report, cases_by_category, settings, rerun, progress,
              solver or _default_solver(backend, settings, release, model_dir),
              (settings.texts or load_texts(release)) if settings.batch else None)
