@@ -1,18 +1,25 @@
-"""A loopback stand-in of the OpenAI Batch API and Anthropic Message Batches (127.0.0.1 only).
+"""A loopback stand-in of the OpenAI Batch API, Anthropic Message Batches and Gemini's batch
+mode (127.0.0.1 only).
 
 A small threaded HTTP server. It answers live requests too (`POST /v1/chat/completions`,
-`POST /v1/messages`), so that one server can answer a live run and a `--batch` run with the
-same replies: both come from one responder (a `fake_openai` responder, e.g. the e2e tests'
-`ScriptedModel`; Anthropic requests are shown to it in Chat Completions shape), shaped by
-`fake_openai`'s own helpers, so a batch reply is the body a live call gets.
+`POST /v1/messages`, `POST .../models/{m}:generateContent`), so that one server can answer a
+live run and a `--batch` run with the same replies: both come from one responder (a
+`fake_openai` responder, e.g. the e2e tests' `ScriptedModel`; Anthropic and Gemini requests
+are shown to it in Chat Completions shape), shaped by `fake_openai`'s and `fake_gemini`'s
+own helpers, so a batch reply is the body a live call gets.
 
 OpenAI: `POST /v1/files` (multipart, purpose batch), `POST /v1/batches`,
 `GET /v1/batches/{id}`, `GET /v1/files/{id}/content`. Anthropic: `POST /v1/messages/batches`,
-`GET /v1/messages/batches/{id}`, `GET .../{id}/results`. A batch stays in progress until
-`finish` is set (a test kills its client meanwhile); then each line is answered, or failed
-as `fail(custom_id, body)` says (`"errored"`, `"expired"`), and the output and error files
-are written. Counts: `submissions` (batches created), `polls`, `live_bodies` and
-`batch_bodies` (the request bodies as received), `uploads`.
+`GET /v1/messages/batches/{id}`, `GET .../{id}/results`. Gemini (`root` as the base URL; the
+SDK may say /v1 for /v1beta): `POST /v1beta/models/{m}:batchGenerateContent` (inline
+requests; `batch_bodies` keeps each request without its `model`, which a live call names in
+its URL), `GET /v1beta/batches/{id}` (the answers inline), `GET /v1beta/batches`.
+
+A batch stays in progress until `finish` is set (a test kills its client meanwhile); then
+each line is answered, or failed as `fail(custom_id, body)` says (`"errored"`,
+`"expired"`), and the output and error files are written. Counts: `submissions` (batches
+created), `polls`, `live_bodies` and `batch_bodies` (the request bodies as received),
+`uploads`.
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from fake_gemini import as_chat as gemini_as_chat
+from fake_gemini import gemini_answer
 from fake_openai import FakeOpenAI, Responder, _anthropic_message, anthropic_as_chat
 
 Fail = Callable[[str, dict[str, Any]], "str | None"]
@@ -110,9 +119,24 @@ class FakeBatchAPI:
         with self.lock:
             if path.endswith("/messages"):
                 return _anthropic_message(body, self.responder(anthropic_as_chat(body)))
+            if path.endswith(":generateContent"):
+                return gemini_answer(self.responder(gemini_as_chat(body)))
             return self.shapes._completion(body, self.responder(body))
 
     def post(self, path: str, data: bytes, content_type: str) -> tuple[int, Any]:
+        path = path.replace("/v1/models/", "/v1beta/models/")  # the SDK's API version
+        if path.startswith("/v1beta/models/") and path.endswith(":batchGenerateContent"):
+            batch = json.loads(data)["batch"]
+            lines = [{"custom_id": item["metadata"]["fcbench_request"], "url": ":generateContent",
+                      "metadata": item["metadata"],
+                      "body": {k: v for k, v in item["request"].items() if k != "model"}}
+                     for item in batch["inputConfig"]["requests"]["requests"]]
+            return self._lost_or(self._created(lines, "gemini", "", {
+                "displayName": batch.get("displayName", "")}))
+        if path.startswith("/v1beta/models/") and path.endswith(":generateContent"):
+            body = json.loads(data)
+            self.live_bodies.append(body)
+            return 200, self.reply(path, body)
         if path in ("/v1/chat/completions", "/v1/messages"):
             body = json.loads(data)
             self.live_bodies.append(body)
@@ -146,8 +170,18 @@ class FakeBatchAPI:
             else:
                 self.unavailable -= 1
             return 503, {"error": {"message": "try later", "type": "overloaded_error"}}
-        if path.startswith("/v1/models"):
-            name = path.removeprefix("/v1/models").strip("/")
+        if path in ("/v1beta/batches", "/v1/batches"):  # Gemini's list (and OpenAI's below)
+            gemini = {"operations": [self._gemini_view(b) for b in
+                                     reversed(self.batches.values()) if b["kind"] == "gemini"]}
+            if path == "/v1beta/batches":
+                return 200, gemini
+        else:
+            gemini = {}
+        if path.startswith(("/v1beta/batches/", "/v1/batches/")) and self.batches.get(
+                path.split("/")[3], {}).get("kind") == "gemini":
+            return 200, self._gemini_view(self._polled(self.batches[path.split("/")[3]]))
+        if path.startswith(("/v1/models", "/v1beta/models")):
+            name = path.split("/models", 1)[1].strip("/")
             if name:
                 return 200, {"id": name, "type": "model", "display_name": name}
             return 200, {"object": "list", "data": [{"id": m, "object": "model"}
@@ -163,7 +197,7 @@ class FakeBatchAPI:
         if path == "/v1/batches":  # the list, newest first (one page)
             listed = [self._openai_view(b) for b in reversed(self.batches.values())
                       if b["kind"] == "openai"]
-            return 200, {"object": "list", "data": listed, "has_more": False,
+            return 200, {**gemini, "object": "list", "data": listed, "has_more": False,
                          "first_id": listed[0]["id"] if listed else None,
                          "last_id": listed[-1]["id"] if listed else None}
         if path.startswith("/v1/batches/"):
@@ -191,11 +225,12 @@ class FakeBatchAPI:
         with self.lock:
             self.submissions += 1
         self.batch_bodies.extend(line["body"] for line in lines)
-        prefix = "msgbatch_" if kind == "anthropic" else "batch_"
+        prefix = {"anthropic": "msgbatch_", "gemini": ""}.get(kind, "batch_")
         batch = {"id": f"{prefix}{next(self._ids)}", "kind": kind, "lines": lines,
                  "endpoint": endpoint, "done": False, "items": {}, "metadata": metadata}
         self.batches[batch["id"]] = batch
-        return (self._anthropic_view if kind == "anthropic" else self._openai_view)(batch)
+        view = {"anthropic": self._anthropic_view, "gemini": self._gemini_view}
+        return view.get(kind, self._openai_view)(batch)
 
     def _polled(self, batch: dict[str, Any]) -> dict[str, Any]:
         """The batch, answered once `finish` is set."""
@@ -251,6 +286,21 @@ class FakeBatchAPI:
                     "errored": sum(i == "errored" for i in items),
                     "expired": sum(i == "expired" for i in items), "canceled": 0},
                 "results_url": None}
+
+    def _gemini_view(self, batch: dict[str, Any]) -> dict[str, Any]:
+        metadata: dict[str, Any] = {
+            "@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch",
+            "model": "models/scripted", "displayName": batch["metadata"]["displayName"],
+            "state": "BATCH_STATE_SUCCEEDED" if batch["done"] else "BATCH_STATE_PENDING"}
+        if batch["done"]:
+            answers = []
+            for line in batch["lines"]:
+                item = batch["items"][line["custom_id"]]
+                answers.append({"metadata": line["metadata"], **(
+                    {"error": {"code": 400, "message": f"{item}: {self.error_text}"}}
+                    if isinstance(item, str) else {"response": item})})
+            metadata["output"] = {"inlinedResponses": {"inlinedResponses": answers}}
+        return {"name": f"batches/{batch['id']}", "metadata": metadata, "done": batch["done"]}
 
     def _anthropic_results(self, batch: dict[str, Any]) -> str:
         lines = []

@@ -182,8 +182,9 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                       "when every --base-url is (0: never)."),
         _control("--batch", is_flag=True, default=retries.batch,
                  help="Ask single-turn and format-sensitivity cases through the provider's "
-                      "batch API (OpenAI, Anthropic: half the price, up to 24 h; multi-turn "
-                      "and agentic cases are asked live). A rerun picks submitted batches up."),
+                      "batch API (OpenAI, Anthropic, Gemini: half the price, up to 24 h; "
+                      "multi-turn and agentic cases are asked live). A rerun picks submitted "
+                      "batches up."),
         _control("--batch-poll", type=POSITIVE, default=retries.batch_poll, show_default=True,
                  help="Seconds between two questions about a batch's progress."),
         _control("--batch-timeout", type=NON_NEGATIVE, default=retries.batch_timeout,

@@ -9,10 +9,8 @@ module each, named here by the live backend kind it serves (`describe()["backend
 adding one = a module with a `from_backend(backend) -> BatchAPI` factory + one line in
 `BATCH_APIS`.
 
-Gemini: the `google-genai` SDK offers a batch mode (`client.batches`), but fcbench does not
-use it yet: the live Gemini backend keeps SDK call arguments (which the SDK converts to its
-wire form itself), not a request body a batch line could carry unchanged, so `--batch`
-refuses the Gemini backend with one line.
+Gemini's batch mode goes through its SDK (`client.batches`, inline requests), since the live
+Gemini backend's requests are SDK call arguments too (`models/batch_google.py`).
 """
 
 from __future__ import annotations
@@ -35,7 +33,7 @@ __all__ = [
 
 BATCH_PRICE = 0.5
 """What a batched request costs, as a fraction of the live price (OpenAI and Anthropic both
-charge half)."""
+charge half; Gemini's batch mode too)."""
 
 
 class BatchUnsupported(ValueError):
@@ -111,13 +109,12 @@ class BatchAPI(Protocol):
 BATCH_APIS: dict[str, str] = {
     "openai-compatible": "fcbench.models.batch_openai:from_backend",
     "anthropic": "fcbench.models.batch_anthropic:from_backend",
+    "google": "fcbench.models.batch_google:from_backend",
 }
 """Live backend kind -> `module:factory` of its batch API."""
 
-_REFUSED = {
-    "google": "--batch is not offered for the Gemini backend yet (its live requests are SDK "
-              "call arguments, not request bodies a batch line can carry); run it live",
-}
+_REFUSED: dict[str, str] = {}
+"""Backend kind -> why `--batch` refuses it (one line), for kinds with a reason to give."""
 
 
 def for_backend(backend: object) -> BatchAPI:

@@ -419,7 +419,8 @@ async def _poll(api: BatchAPI, batches: list[dict[str, Any]], settings: BatchSet
             except BackendError as exc:
                 say(redact.text(f"asking after {batch['id']} failed ({exc}); asked again"))
         ended = {name for name, status in statuses.items() if status.ended}
-        counts = (sum(s.completed for s in statuses.values()),
+        sizes = {b["id"]: len(b["requests"]) for b in batches}
+        counts = (sum(_done(s, sizes[name]) for name, s in statuses.items()),
                   sum(s.failed for s in statuses.values()))
         now = (len(ended), counts[0], counts[1])
         if now != last or polls % QUIET_POLLS == 0:
@@ -435,6 +436,12 @@ async def _poll(api: BatchAPI, batches: list[dict[str, Any]], settings: BatchSet
                     "again to collect them (nothing is submitted twice)")
         await asyncio.sleep(min(settings.poll, max(0.0, settings.timeout - (
             time.monotonic() - start))))
+
+
+def _done(status: BatchStatus, size: int) -> int:
+    """Requests the provider is done with; a provider that gives no counts (Gemini): all of
+    them once the batch has ended."""
+    return status.completed if status.total else (size if status.ended else 0)
 
 
 def _elapsed(seconds: float) -> str:
