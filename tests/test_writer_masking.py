@@ -180,3 +180,12 @@ def test_memory_snapshots(tmp_path: Path) -> None:
     path = tmp_path / "snapshot.json"
     write_snapshot(path, {"core_memory": {"k": f"remember {KEY}"}})
     clean(path.read_text(), written="remember ***")
+
+
+def test_batch_ids_file(tmp_path: Path) -> None:
+    from fcbench.runner.batch import _State
+
+    state = _State(tmp_path / "fcbench_batches.json", "openai")
+    state.intend("t", ["a"])
+    state.confirm("t", f"batch_{KEY}_1")  # a provider's id is no secret, but the file masks
+    clean(state.path.read_text(), written="batch_***_1")

@@ -122,6 +122,15 @@ def serve_log_path(model_dir: Path) -> Path:
     return Path(model_dir) / SERVE_LOG
 
 
+BATCH_STATE = "fcbench_batches.json"
+"""The provider batches a `--batch` run submitted (ids and request names), so a resumed run
+picks them up instead of submitting again (`runner.batch`)."""
+
+
+def batch_state_path(model_dir: Path) -> Path:
+    return Path(model_dir) / BATCH_STATE
+
+
 def memory_snapshot_dir(model_dir: Path, category: Category | str) -> Path:
     """`<model_dir>/agentic/memory/<backend>/memory_snapshot/`: the prerequisite
     conversations' memory, which the category's questions load."""

@@ -36,6 +36,7 @@ from fcbench.evaluation.types import Evaluation, ModelEvaluation
 from fcbench.layout import run_folder_name, score_path
 from fcbench.models.base import Backend, Mode
 from fcbench.run_config import RunConfig, RunOptions, SelectionConfig
+from fcbench.runner.batch import BatchSettings
 from fcbench.runner.generate import GenerateReport, GenerateSettings
 
 if TYPE_CHECKING:
@@ -276,6 +277,7 @@ def generation_settings(
         policy=retries.policy, max_rps=retries.max_rps, stop_after=retries.stop_after,
         down_after=retries.down_after, retry_permanent=planned.config.output.retry_permanent,
         describe_run=describe_run,
+        batch=BatchSettings(retries.batch_poll, retries.batch_timeout) if retries.batch else None,
     )
 
 
@@ -297,6 +299,10 @@ def _generate(planned: RunPlan) -> GenerateReport:
                           retry_permanent=output.retry_permanent)
     if pending:  # a finished run is re-scored without the encoder's weights
         check_embeddings(planned.cases)
+    if settings.batch is not None:  # refused before anything is written or asked
+        from fcbench.runner.batch import check_batchable
+
+        check_batchable(planned.backend)
     with contextlib.ExitStack() as stack:
         if services is not None:
             from fcbench.envs.web_search import use

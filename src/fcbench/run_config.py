@@ -25,6 +25,8 @@ from fcbench.dataset.custom import DataDirs
 from fcbench.dataset.selection import Selection
 from fcbench.models.base import Mode, Sampling
 from fcbench.models.limits import DEFAULT_CONCURRENCY, DEFAULT_MAX_REPLY_BYTES, DEFAULT_TIMEOUT
+from fcbench.runner.batch import DEFAULT_POLL as DEFAULT_BATCH_POLL
+from fcbench.runner.batch import DEFAULT_TIMEOUT as DEFAULT_BATCH_TIMEOUT
 from fcbench.runner.cached import CacheSettings
 from fcbench.runner.failures import DEFAULT_STOP_AFTER
 from fcbench.runner.generate import ProgressSink
@@ -87,6 +89,9 @@ class RunOptions(TypedDict, total=False):
     exec_replay_dir: str | Path | None
     progress: ProgressSink | None
     preflight: bool
+    batch: bool
+    batch_poll: float
+    batch_timeout: float
     stop_after: int
     down_after: float
     max_retry_wait: float
@@ -178,6 +183,12 @@ class RetryConfig:
     (`runner.health`; 0: never)."""
     preflight: bool = True
     """Check each endpoint (reachable, key, model) before the first case."""
+    batch: bool = False
+    """Ask single-request cases through the provider's batch API (`runner.batch`)."""
+    batch_poll: float = DEFAULT_BATCH_POLL
+    """Seconds between two questions about a batch's progress."""
+    batch_timeout: float = DEFAULT_BATCH_TIMEOUT
+    """Seconds of waiting for batches after which the run stops (a rerun picks them up)."""
 
     @property
     def policy(self) -> RetryPolicy:

@@ -342,3 +342,13 @@ def test_figures_that_are_not_finite_numbers_are_na() -> None:
     assert cost_latency(Usage([1e308, 1e308], [1.0], []), priced).cost is None
     assert cost_latency(Usage([], [], [1.5, 2.5, 3.0]), local) == CostLatency(0.0, 2.33, 0.76,
                                                                              2.95)
+
+
+def test_batched_cases_cost_half() -> None:
+    """The cost column prices the tokens of batched lines at the batch price (half)."""
+    info = ModelInfo("m", input_price=2.0, output_price=8.0)
+    live = Usage([500_000, 500_000], [250_000], [1.0, 3.0])
+    batched = Usage([500_000, 500_000], [250_000], [1.0, 3.0],
+                    batched_input_tokens=[500_000], batched_output_tokens=[250_000])
+    assert cost_latency(live, info).cost == 4.0
+    assert cost_latency(batched, info).cost == round(4.0 - 0.5 - 1.0, 2)

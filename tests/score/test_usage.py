@@ -61,3 +61,28 @@ def test_a_number_past_a_floats_range_is_skipped_like_a_non_number(tmp_path: Pat
     lines = [fast_json.dumps(entry) for entry in entries]
     path.write_text("\n".join([lines[0], '{"torn": ', "[1]", lines[2]]) + "\n")
     assert usage_from_result_files([path]) == one_by_one([entries[0], entries[2]])
+
+
+def test_batched_tokens_are_priced_at_the_batch_price(tmp_path: Path) -> None:
+    """A line answered through a batch API (`"batch"`) counts its tokens at half the live
+    price; the usage file keeps that through a later evaluation of another model."""
+    from fcbench.models.batch import BATCH_PRICE
+    from fcbench.score.usage import load_usage, save_usage
+
+    entries: list[dict[str, Any]] = [
+        {"input_token_count": 1000, "output_token_count": 100, "latency": 0.0, "batch": "b1"},
+        {"input_token_count": 300, "output_token_count": 30, "latency": 1.5},
+        {"input_token_count": 50, "output_token_count": 7, "batch": ""},  # not batched
+    ]
+    usage = Usage()
+    usage.extend(entries)
+    assert usage == one_by_one(entries)
+    assert usage.batched_input_tokens == [1000] and usage.batched_output_tokens == [100]
+    assert usage.priced_tokens() == (1350 - (1 - BATCH_PRICE) * 1000,
+                                      137 - (1 - BATCH_PRICE) * 100)
+    assert BATCH_PRICE == 0.5
+    path = tmp_path / "usage.json"
+    save_usage(path, usage)
+    assert load_usage(path) == usage
+    path.write_text('{"input_tokens": [1], "output_tokens": [2], "latencies": [3]}')
+    assert load_usage(path) == Usage([1], [2], [3])  # a file of an earlier version

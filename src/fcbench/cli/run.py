@@ -180,6 +180,17 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                  help="Seconds an endpoint may fail without one answer (refused, DNS, TLS, "
                       "timeouts, 401/403/404, 5xx) before it is set aside; the run stops "
                       "when every --base-url is (0: never)."),
+        _control("--batch", is_flag=True, default=retries.batch,
+                 help="Ask single-turn and format-sensitivity cases through the provider's "
+                      "batch API (OpenAI, Anthropic, Gemini: half the price, up to 24 h; "
+                      "multi-turn and agentic cases are asked live). A rerun picks submitted "
+                      "batches up."),
+        _control("--batch-poll", type=POSITIVE, default=retries.batch_poll, show_default=True,
+                 help="Seconds between two questions about a batch's progress."),
+        _control("--batch-timeout", type=NON_NEGATIVE, default=retries.batch_timeout,
+                 show_default=True,
+                 help="Seconds of waiting for batches before the run stops (the same "
+                      "command then resumes without submitting again)."),
         _control("--no-preflight", "no_preflight", is_flag=True,
                  help="Skip the check (endpoint reachable, key accepted, model served) made "
                       "before the first case."),
@@ -406,6 +417,8 @@ def _never_stops(report: GenerateReport) -> str:
     """The flag that would have let the run go on."""
     if report.stopped is not None and report.stopped.startswith("no answer from"):
         return "--down-after 0 never stops."
+    if report.stopped is not None and "(--batch-timeout)" in report.stopped:
+        return "a longer --batch-timeout waits longer."
     return "--stop-after 0 never stops."
 
 

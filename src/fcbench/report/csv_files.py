@@ -123,9 +123,10 @@ def _cost(usage: Usage, info: ModelInfo) -> float | None:
     if info.input_price is not None and info.output_price is not None:
         if not (usage.input_tokens and usage.output_tokens):
             return None
+        priced_input, priced_output = usage.priced_tokens()  # batched cases at half price
         dollars = (
-            sum(usage.input_tokens) * info.input_price / 1_000_000
-            + sum(usage.output_tokens) * info.output_price / 1_000_000
+            priced_input * info.input_price / 1_000_000
+            + priced_output * info.output_price / 1_000_000
         )
         return round(dollars, 2)
     if not usage.latencies:

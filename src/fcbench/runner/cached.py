@@ -353,6 +353,11 @@ class CachedBackend:
             used.append((key, True))
         return raw if body == raw.body else RawReply(body, raw.latency, raw.endpoint)
 
+    def kept(self, request: dict[str, Any]) -> bool:
+        """Whether a reply to `request` is kept (`--batch` submits only what is not)."""
+        key = raw_key(self.raw_identity, request) if self.cache is not None else None
+        return key is not None and self._stored_raw(key) is not None
+
     def _stored_raw(self, key: str) -> RawReply | None:
         """A kept reply as received; anything else under the key (a damaged row) is a miss."""
         assert self.cache is not None

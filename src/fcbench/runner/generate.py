@@ -34,10 +34,11 @@ from typing import Any
 from fcbench.core.categories import Category
 from fcbench.core.model import TestCase
 from fcbench.dataset.prompt_texts import PromptTexts, load_texts
-from fcbench.layout import result_path
+from fcbench.layout import batch_state_path, result_path
 from fcbench.models.base import Backend, Mode, Response, unwrapped
 from fcbench.models.limits import DEFAULT_CONCURRENCY
 from fcbench.results.store import ERROR_PREFIX, CategoryStore, to_ask_again
+from fcbench.runner.batch import BatchSettings, Collected
 from fcbench.runner.failures import DEFAULT_STOP_AFTER, Outcomes, Wait, merged
 from fcbench.runner.health import DEFAULT_DOWN_AFTER, Health, duration
 from fcbench.runner.queue import WorkQueue, dependencies
@@ -209,6 +210,8 @@ class GenerateSettings:
     describe_run: Callable[[], dict[str, Any]] | None = None
     """More fields for the manifest, asked at the end of the run (e.g. who answered web
     searches, with counts)."""
+    batch: BatchSettings | None = None
+    """Ask the single-request cases through the provider's batch API first (`runner.batch`)."""
 
 
 async def run_jobs(
@@ -345,6 +348,16 @@ def _health(
     return health
 
 
+async def _batched(backend: Backend, report: GenerateReport, settings: BatchSettings,
+                   texts: PromptTexts, mode: Mode) -> Collected:
+    """The batch phase of a `--batch` run (`runner.batch.collect`)."""
+    from fcbench.runner.batch import collect, requests_for
+
+    cases = [case for job in report.jobs for case in job.cases]
+    return await collect(backend, cases, settings, report.model_dir,
+                         requests_for(backend, mode, texts))
+
+
 def _sync_all(jobs: Sequence[GenerationJob]) -> None:
     for job in jobs:
         job.store.sync()
@@ -475,10 +488,12 @@ def generate(
         if overwrite:
             for category, _ in cases_by_category:
                 result_path(model_dir, category).unlink(missing_ok=True)
+            batch_state_path(model_dir).unlink(missing_ok=True)  # starting over: asked afresh
         interrupted = False
         try:
             _run(backend, report, cases_by_category, settings, rerun, progress,
-                 solver or _default_solver(backend, settings, release, model_dir))
+                 solver or _default_solver(backend, settings, release, model_dir),
+                 (settings.texts or load_texts(release)) if settings.batch else None)
         except KeyboardInterrupt:  # Ctrl-C: the run log says so, then the caller hears it
             report.stopped, interrupted = INTERRUPTED, True
         if settings.describe_run is not None:
@@ -513,16 +528,27 @@ def _run(
     rerun: dict[str, set[str]] | None,
     progress: ProgressSink | None,
     solve: Solver,
+    batch_texts: PromptTexts | None = None,
 ) -> None:
     start = time.perf_counter()
     report.jobs = plan(report.model_dir, cases_by_category, rerun,
                        retry_permanent=settings.retry_permanent)
 
     async def main() -> None:
+        collected = None
         try:
-            report.stopped = await run_jobs(report.jobs, solve, settings, progress,
-                                            report.warnings, backend=backend)
+            if settings.batch is not None and batch_texts is not None:
+                collected = await _batched(backend, report, settings.batch, batch_texts,
+                                           settings.mode)
+                report.stopped = collected.stopped
+                report.extra["batch"] = collected.summary
+            if report.stopped is None:
+                report.stopped = await run_jobs(
+                    report.jobs, collected.solver(solve) if collected else solve, settings,
+                    progress, report.warnings, backend=backend)
         finally:
+            if collected is not None:
+                collected.restore()
             await backend.aclose()
 
     try:

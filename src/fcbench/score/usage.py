@@ -19,18 +19,36 @@ class Usage:
     input_tokens: list[float] = field(default_factory=list)
     output_tokens: list[float] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
+    batched_input_tokens: list[float] = field(default_factory=list)
+    """Of `input_tokens`, those of cases asked through a batch API (`"batch"` in the line),
+    priced at `models.batch.BATCH_PRICE` of the live price."""
+    batched_output_tokens: list[float] = field(default_factory=list)
 
     def add(self, entry: Mapping[str, Any]) -> None:
         """Take one result-file entry's `input_token_count`, `output_token_count`, `latency`."""
         _collect(entry.get("input_token_count"), self.input_tokens)
         _collect(entry.get("output_token_count"), self.output_tokens)
         _collect(entry.get("latency"), self.latencies)
+        if entry.get("batch"):
+            _collect(entry.get("input_token_count"), self.batched_input_tokens)
+            _collect(entry.get("output_token_count"), self.batched_output_tokens)
 
     def extend_from(self, other: Usage) -> None:
         """Add another usage's figures (per-category usages summed into a model's)."""
         self.input_tokens.extend(other.input_tokens)
         self.output_tokens.extend(other.output_tokens)
         self.latencies.extend(other.latencies)
+        self.batched_input_tokens.extend(other.batched_input_tokens)
+        self.batched_output_tokens.extend(other.batched_output_tokens)
+
+    def priced_tokens(self) -> tuple[float, float]:
+        """(input, output) tokens as the price applies to them: a batched token counts
+        `BATCH_PRICE` of a live one."""
+        from fcbench.models.batch import BATCH_PRICE
+
+        off = 1 - BATCH_PRICE
+        return (sum(self.input_tokens) - off * sum(self.batched_input_tokens),
+                sum(self.output_tokens) - off * sum(self.batched_output_tokens))
 
     def extend(self, entries: Iterable[Mapping[str, Any]]) -> None:
         """`add` for each entry, one field at a time (each list gets the same values in the
@@ -42,6 +60,10 @@ class Usage:
             ("latency", self.latencies),
         ):
             _collect_all([entry.get(key) for entry in entries], into)
+        for entry in entries:
+            if entry.get("batch"):
+                _collect(entry.get("input_token_count"), self.batched_input_tokens)
+                _collect(entry.get("output_token_count"), self.batched_output_tokens)
 
 
 _NUMBER_OR_NONE = frozenset((int, float, type(None)))
@@ -133,7 +155,8 @@ def save_usage(path: Path, usage: Usage) -> None:
     from fcbench._json import dumps_total
 
     data = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
-            "latencies": usage.latencies}
+            "latencies": usage.latencies, "batched_input_tokens": usage.batched_input_tokens,
+            "batched_output_tokens": usage.batched_output_tokens}
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     text = dumps_total(data, separators=(",", ":"))  # any number a result line held
     replace_file(Path(path), text.encode())
@@ -153,4 +176,7 @@ def load_usage(path: Path) -> Usage | None:
         if not isinstance(values, list):
             return None
         numbers.append([x for x in values if type(x) in (int, float)])
+    batched = [data.get(key) for key in ("batched_input_tokens", "batched_output_tokens")]
+    numbers += [[x for x in values if type(x) in (int, float)] if isinstance(values, list)
+                else [] for values in batched]  # absent in files of earlier versions
     return Usage(*numbers)
