@@ -23,6 +23,7 @@ from typing import Any, Literal, TypedDict
 from fcbench.core.defaults import EXEC_BACKEND, RESULT_DIR, SCORE_DIR
 from fcbench.dataset.custom import DataDirs
 from fcbench.dataset.selection import Selection
+from fcbench.dataset.shards import Shard
 from fcbench.models.base import Mode, Sampling
 from fcbench.models.limits import DEFAULT_CONCURRENCY, DEFAULT_MAX_REPLY_BYTES, DEFAULT_TIMEOUT
 from fcbench.runner.cached import CacheSettings
@@ -94,6 +95,8 @@ class RunOptions(TypedDict, total=False):
     sample: int | None
     seed: int | None
     ids: Sequence[str] | str | None
+    shard: Shard | str | None
+    """`K/N`, `auto` or `auto/N` (`dataset.shards`), or a `Shard`."""
     serve: str | None
     serve_cmd: str | None
     serve_args: str | None
@@ -154,6 +157,8 @@ class SelectionConfig:
     seed: int | None = None
     """The seed of `sample` (not the model's: that is `Sampling.seed`)."""
     ids: Sequence[str] | str | None = None
+    shard: Shard | None = None
+    """Ask one shard of the cases (`dataset.shards`), into a folder of its own."""
 
     @property
     def cases(self) -> Selection:
@@ -328,6 +333,12 @@ def _normalized(option: str, value: Any) -> Any:
         return (value,) if isinstance(value, str) else tuple(value)
     if option == "extra_body":
         return dict(value or {})
+    if option == "shard" and isinstance(value, str):
+        import os
+
+        from fcbench.dataset.shards import parse_shard
+
+        return parse_shard(value, os.environ)
     return value
 
 

@@ -93,6 +93,19 @@ def _checked_base_urls(
         raise RunError(str(exc)) from None
 
 
+def _checked_shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
+    """`--shard K/N`, `auto` or `auto/N` read as it is parsed (`dataset.shards`): a bad value
+    or a scheduler variable missing is one line."""
+    import os
+
+    from fcbench.dataset.shards import ShardError, parse_shard
+
+    try:
+        return parse_shard(value, os.environ)
+    except ShardError as exc:
+        raise RunError(str(exc)) from None
+
+
 def _options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The flags shared by `generate` and `run`, by section; defaults from `DEFAULTS`."""
     endpoint, sampling, retries = DEFAULTS.endpoint, DEFAULTS.sampling, DEFAULTS.retries
@@ -151,6 +164,11 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                    multiple=True,
                    help="A custom dataset (a folder with fcbench.json), or a folder laid out "
                         "like the official data/ (replaces the release's); repeatable."),
+        _selection("--shard", callback=_checked_shard, default=None,
+                   help="Ask one deterministic part of the cases, K/N (K from 0), into the "
+                        "folder NAME.shard-K-of-N; auto: from a Slurm array or a Kubernetes "
+                        "Indexed Job (auto/N or $FCBENCH_SHARD_COUNT gives the count). "
+                        "`fcbench merge` puts the shards together."),
         _sampling("--temperature", type=NON_NEGATIVE, default=sampling.temperature,
                   show_default=True),
         _sampling("--top-p", type=PROBABILITY, default=sampling.top_p),

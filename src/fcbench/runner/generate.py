@@ -205,6 +205,8 @@ class GenerateSettings:
     describe_run: Callable[[], dict[str, Any]] | None = None
     """More fields for the manifest, asked at the end of the run (e.g. who answered web
     searches, with counts)."""
+    shard: dict[str, int] | None = None
+    """The run asks one shard of the cases (`dataset.shards`): recorded in the manifest."""
 
 
 async def run_jobs(
@@ -455,6 +457,7 @@ def generate(
             model_dir, model=settings.model_name, mode=settings.mode, backend=backend,
             dataset=run_identity(release, settings.data_dir, names),
             categories=names, started_at=report.started_at, overwrite=overwrite,
+            shard=settings.shard,
         )
         if overwrite:
             for category, _ in cases_by_category:
