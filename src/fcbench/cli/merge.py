@@ -1,7 +1,7 @@
 """`fcbench merge SHARD_FOLDERS... --into FOLDER`: flags and what is shown; the merge is
-`results.merge`'s. Exit status: 0 when every case of the run is in the merged folder, 1 when
-some are missing (the folder is written all the same: a resume into it asks them), 2 when the
-shards are refused (nothing written)."""
+`results.merge`'s. Exit status: 0 when every case of the run is finished in the merged
+folder, 1 when some are missing or errored (the folder is written all the same: a resume into
+it asks them), 2 when the shards are refused (nothing written)."""
 
 from __future__ import annotations
 

@@ -19,10 +19,11 @@ also has is replaced by the shard's unless the shard's is an error and the folde
 so merging again after a shard is re-run, or after a resume filled the gaps, loses nothing.
 Every file is replaced atomically (`_atomic`).
 
-Reported, not refused: cases missing (in a shard's list, in no result file; and the cases of
-shards not given, counted from the run's totals), cases recorded as errors (a resume asks
-them again), and duplicates: an id written by two shards keeps the entry of the shard that
-owns it (its shard.json lists it).
+Reported, not refused (the folder is written, the exit status says it is not complete):
+cases missing (in a shard's list, in no result file; and the cases of shards not given,
+counted from the run's totals), cases recorded as errors a resume asks again, and
+duplicates: an id written by two shards keeps the entry of the shard that owns it (its
+shard.json lists it).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from fcbench.results.store import (
     FolderLock,
     StoreBusyError,
     is_error,
+    to_ask_again,
     write_entries,
     write_json_atomic,
 )
@@ -107,13 +109,14 @@ class MergeReport:
     """Cases of the shards not given (from the run's totals)."""
     absent_shards: list[int] = field(default_factory=list)
     errored: list[str] = field(default_factory=list)
+    """Ids recorded with an error a resume asks again (a final one is a finished case)."""
     duplicated: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     """Other files two shards hold with different bytes (the first shard's kept)."""
 
     @property
     def complete(self) -> bool:
-        return not (self.missing or self.unlisted or self.absent_shards)
+        return not (self.missing or self.errored or self.unlisted or self.absent_shards)
 
 
 def read_shard(path: Path) -> ShardFolder:
@@ -276,7 +279,7 @@ def _merge_category(
                 merged[test_id] = entry
     expected = {i for s in shards for i in s.ids.get(category, [])}
     report.missing += sorted(expected - merged.keys(), key=id_order)
-    report.errored += sorted((i for i, e in merged.items() if is_error(e)), key=id_order)
+    report.errored += sorted((i for i, e in merged.items() if to_ask_again(e)), key=id_order)
     if merged or expected:
         target.parent.mkdir(parents=True, exist_ok=True)
         write_entries(target, merged.values())
