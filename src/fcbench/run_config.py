@@ -102,6 +102,11 @@ class RunOptions(TypedDict, total=False):
     serve_args: str | None
     tool_call_parser: str | None
     serve_timeout: float
+    tensor_parallel: int | None
+    pipeline_parallel: int | None
+    data_parallel: int | None
+    serve_nodes: int | None
+    serve_dist_init_addr: str | None
     cache: Literal["auto", "always", "off"] | None
     cache_dir: str | Path | None
     cache_scope: Literal["endpoint", "model"]
@@ -282,6 +287,8 @@ _RENAMED: dict[str, tuple[str, str]] = {
     "serve_args": ("serve", "extra_args"),
     "tool_call_parser": ("serve", "parser"),
     "serve_timeout": ("serve", "start_timeout"),
+    "serve_nodes": ("serve", "nodes"),
+    "serve_dist_init_addr": ("serve", "dist_init_addr"),
     "cache": ("cache", "policy"),
     "cache_dir": ("cache", "folder"),
     "cache_scope": ("cache", "scope"),

@@ -232,6 +232,22 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
         _serve("--tool-call-parser", default=None,
                help="--serve: the engine's tool-call parser (default: from the model "
                     "family)."),
+        _serve("--tensor-parallel", type=AT_LEAST_ONE, default=None,
+               help="--serve: GPUs one model copy is split across (vLLM "
+                    "--tensor-parallel-size, SGLang --tp)."),
+        _serve("--pipeline-parallel", type=AT_LEAST_ONE, default=None,
+               help="--serve: pipeline stages of one copy (vLLM --pipeline-parallel-size, "
+                    "SGLang --pp-size)."),
+        _serve("--data-parallel", type=AT_LEAST_ONE, default=None,
+               help="--serve: model copies behind the one address (vLLM "
+                    "--data-parallel-size, SGLang --dp)."),
+        _serve("--serve-nodes", type=AT_LEAST_ONE, default=None,
+               help="--serve: machines the engine spans: vLLM on this machine's Ray cluster "
+                    "(--distributed-executor-backend ray), SGLang with --nnodes and "
+                    "--serve-dist-init-addr."),
+        _serve("--serve-dist-init-addr", default=None,
+               help="--serve sglang --serve-nodes N: HOST:PORT of this machine (rank 0), "
+                    "where the other nodes meet it."),
         _serve("--serve-timeout", type=click.FloatRange(1),
                default=DEFAULTS.serve.start_timeout, show_default=True,
                help="Seconds the server may take to start answering."),
