@@ -188,3 +188,29 @@ def test_a_shard_folder_takes_only_its_shard(work: Path) -> None:
                  str(work / "shards"), "--quiet")
     assert result.exit_code == 2
     assert "shard:" in result.stderr and "another configuration" in result.stderr
+
+
+def test_custom_datasets_a_shard_had_no_case_of_are_not_a_difference(tmp_path: Path) -> None:
+    """A shard records the custom datasets it asked cases of: shards differing only there are
+    one run (the merged folder names every one of them); another release is not."""
+    from fcbench.results.merge import ShardFolder, identity_differences, merged_manifest
+
+    custom = {"name": "mine", "checksum": "sha256:1"}
+
+    def folder(k: int, dataset: dict[str, Any]) -> ShardFolder:
+        manifest = {"model": "m", "mode": "fc", "dataset": dataset, "categories": ["a"],
+                    "shard": {"index": k, "count": 2}, "runs": [], "started_at": "t",
+                    "finished_at": "u"}
+        record = {"index": k, "count": 2, "categories": ["a", "mine_x"], "selection": "",
+                  "totals": {}, "ids": {}}
+        return ShardFolder(tmp_path / str(k), manifest, record)
+
+    with_custom = folder(0, {"release": "r1", "custom": [custom]})
+    without = folder(1, {"release": "r1"})
+    assert identity_differences(with_custom, without) == []
+    other_release = folder(1, {"release": "r2"})
+    assert identity_differences(with_custom, other_release) == [
+        'dataset: {"release": "r1"} -> {"release": "r2"}', 'release: "r1" -> "r2"']
+    merged = merged_manifest([without, with_custom], tmp_path / "into")
+    assert merged["dataset"] == {"release": "r1", "custom": [custom]}
+    assert merged["categories"] == ["a", "mine_x"]  # the run's, not only those with results

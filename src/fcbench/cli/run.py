@@ -334,6 +334,10 @@ def run(**kwargs: Any) -> None:
     _print_generation(result.generation, result.folder)
     print_evaluation(result.evaluation, planned.release, planned.data_dir, output.score_dir)
     _print_smoke_note(planned)
+    shard = config.selection.shard
+    if shard is not None:
+        click.echo(f"Shard {shard}: the scores above cover this shard's cases; `fcbench merge` "
+                   "the shards' folders, then evaluate the merged one.", err=True)
     if html and scored(result.evaluation):
         write_html_report(output.score_dir, output.result_dir, config.selection.release,
                           config.selection.data_dir, result.evaluation)

@@ -172,7 +172,9 @@ def identity_differences(first: ShardFolder, other: ShardFolder) -> list[str]:
 
     def identity(shard: ShardFolder) -> dict[str, Any]:
         found = {k: v for k, v in _configuration(shard.manifest).items() if k != "shard"}
-        found["dataset"] = shard.manifest.get("dataset")
+        dataset = shard.manifest.get("dataset")
+        found["dataset"] = ({k: v for k, v in dataset.items() if k != "custom"}
+                            if isinstance(dataset, dict) else dataset)
         for name in ("categories", "selection", "totals"):
             found[name] = shard.record.get(name)
         return found
@@ -366,7 +368,8 @@ def merged_manifest(shards: Sequence[ShardFolder], into: Path) -> dict[str, Any]
     existing = read_manifest(into)
     manifest = {k: v for k, v in first.items() if k not in ("shard", "runs", "web_search")}
     manifest["categories"] = sorted({str(c) for m in [existing, *(s.manifest for s in shards)]
-                                     for c in m.get("categories", [])})
+                                     for c in m.get("categories", [])} | set(_categories(shards)))
+    manifest["dataset"] = _merged_dataset([s.manifest.get("dataset") for s in shards])
     starts = [str(s.manifest.get("started_at") or "") for s in shards]
     ends = [s.manifest.get("finished_at") for s in shards]
     manifest["started_at"] = min(starts)
@@ -381,6 +384,21 @@ def merged_manifest(shards: Sequence[ShardFolder], into: Path) -> dict[str, Any]
         manifest["web_search"] = web
     manifest["merged_from"] = [{"shard": s.label, "folder": s.path.name} for s in shards]
     return manifest
+
+
+def _merged_dataset(datasets: Sequence[Any]) -> Any:
+    """The shards' dataset identity (equal but for the custom datasets a shard had cases
+    of): the first's, with every shard's custom datasets, once each."""
+    first = datasets[0]
+    if not isinstance(first, dict):
+        return first
+    custom: list[Any] = []
+    for dataset in datasets:
+        for item in dataset.get("custom", []) if isinstance(dataset, dict) else []:
+            if item not in custom:
+                custom.append(item)
+    merged = {k: v for k, v in first.items() if k != "custom"}
+    return {**merged, "custom": custom} if custom else merged
 
 
 def merged_web_search(described: Sequence[Any], into: Path) -> dict[str, Any] | None:
