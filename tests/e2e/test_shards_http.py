@@ -12,6 +12,7 @@ same way whichever process asks it, so any difference is the sharding's.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -87,6 +88,15 @@ def cli(*args: str) -> Any:
     return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
+def web_record(folder: Path) -> dict[str, bytes]:
+    """A folder's web record: each request key -> the answer file's bytes it names."""
+    record = folder / "agentic" / "web_record"
+    entries = [json.loads(line) for line in (record / "index.jsonl").read_text().splitlines()]
+    keys = [e["key"] for e in entries]
+    assert len(keys) == len(set(keys)), "a request indexed twice"
+    return {e["key"]: (record / f"{e['sha256']}.json.gz").read_bytes() for e in entries}
+
+
 def score_files(score_dir: Path) -> dict[str, bytes]:
     return {str(p.relative_to(score_dir)): p.read_bytes()
             for p in sorted(score_dir.rglob("BFCL_v4_*_score.json"))}
@@ -132,6 +142,8 @@ def test_shards_in_processes_killed_resumed_merged_equal_one_run(
 
     merged = cli("merge", *map(str, shards), "--into", str(tmp_path / "merged" / NAME))
     assert merged.exit_code == 0, merged.output
+    records = {name: web_record(tmp_path / name / NAME) for name in ("whole", "merged")}
+    assert records["merged"] == records["whole"] and records["whole"]  # replayable as one
     for result_dir, score_dir in (("whole", "s1"), ("merged", "s2")):
         scored = cli("evaluate", "--result-dir", str(tmp_path / result_dir), "--score-dir",
                      str(tmp_path / score_dir))
