@@ -115,8 +115,8 @@ def test_missing_errored_and_duplicated_cases_are_listed(work: Path) -> None:
     # now the owner has it too: the owner's entry wins, the copy is listed as a duplicate
     path_one.write_bytes(lines[0] + path_one.read_bytes())
     again = cli("merge", *(str(shard(work, k)) for k in range(COUNT)), "--into", str(into))
-    assert f"1 case(s) duplicated (written by two shards; the owner's entry kept): " \
-           f"{first['id']}" in again.stderr
+    assert "1 case(s) duplicated (written by two shards; a finished entry kept, the owning " \
+           f"shard's first): {first['id']}" in again.stderr
     entries = {json.loads(line)["id"]: json.loads(line)
                for line in result_path(into, "simple_python").read_text().splitlines()}
     assert entries[first["id"]]["result"] == first["result"]

@@ -32,7 +32,8 @@ def merge(shard_folders: tuple[Path, ...], into: Path) -> None:
         sys.exit(2)
     click.echo(f"{into}: merged shard(s) {', '.join(report.shards)} of {report.count}: "
                f"{report.written} case(s) written", err=True)
-    _listed("duplicated (written by two shards; the owner's entry kept)", report.duplicated)
+    _listed("duplicated (written by two shards; a finished entry kept, the owning "
+            "shard's first)", report.duplicated)
     _listed("recorded as errors (a resume into the folder asks them again)", report.errored)
     _listed("conflicting files (the first shard's kept)", report.conflicts)
     _listed("missing (in a shard's list, in no result file)", report.missing)

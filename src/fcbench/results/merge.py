@@ -22,8 +22,8 @@ Every file is replaced atomically (`_atomic`).
 Reported, not refused (the folder is written, the exit status says it is not complete):
 cases missing (in a shard's list, in no result file; and the cases of shards not given,
 counted from the run's totals), cases recorded as errors a resume asks again, and
-duplicates: an id written by two shards keeps the entry of the shard that owns it (its
-shard.json lists it).
+duplicates: an id written by two shards keeps a finished entry over an error, and among
+finished ones the entry of the shard that owns it (its shard.json lists it).
 """
 
 from __future__ import annotations
@@ -259,33 +259,43 @@ def _categories(shards: Sequence[ShardFolder]) -> list[str]:
 def _merge_category(
     category: str, shards: Sequence[ShardFolder], into: Path, report: MergeReport
 ) -> int:
-    """One category's result file: the folder's entries, then each shard's (the owner's
-    entry for an id two shards hold). Returns the number of entries written."""
+    """One category's result file: the folder's entries and every shard's, one per id
+    (`chosen`). Returns the number of entries written."""
     target = result_path(into, category)
     merged = CategoryStore(target).entries()
-    owner: dict[str, int] = {}
+    owner = {test_id: shard.index for shard in shards for test_id in shard.ids.get(category, [])}
+    found: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     for shard in shards:
-        for test_id in shard.ids.get(category, []):
-            owner[test_id] = shard.index
-    taken: dict[str, int] = {}
-    for shard in shards:
-        path = result_path(shard.path, category)
-        for test_id, entry in CategoryStore(path).entries().items():
-            if test_id in taken:
-                report.duplicated.append(test_id)
-                if owner.get(test_id) != shard.index:
-                    continue
-            taken[test_id] = shard.index
-            old = merged.get(test_id)
-            if old is None or not is_error(entry) or is_error(old):
-                merged[test_id] = entry
-    expected = {i for s in shards for i in s.ids.get(category, [])}
+        for test_id, entry in CategoryStore(result_path(shard.path, category)).entries().items():
+            found.setdefault(test_id, []).append((shard.index, entry))
+    for test_id, candidates in found.items():
+        if len(candidates) > 1:
+            report.duplicated.append(test_id)
+        merged[test_id] = chosen(candidates, owner.get(test_id), merged.get(test_id))
+    expected = set(owner)
     report.missing += sorted(expected - merged.keys(), key=id_order)
     report.errored += sorted((i for i, e in merged.items() if to_ask_again(e)), key=id_order)
+    report.duplicated.sort(key=id_order)
     if merged or expected:
         target.parent.mkdir(parents=True, exist_ok=True)
         write_entries(target, merged.values())
     return len(merged)
+
+
+def chosen(
+    candidates: Sequence[tuple[int, dict[str, Any]]], owner: int | None,
+    existing: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The entry kept for an id the shards (`(shard index, entry)`, in shard order) hold:
+    a finished one before an error (a written answer is never lost to an error), among
+    those the owning shard's, else the first; the target folder's own entry stays only when
+    it is finished and every shard's is an error."""
+    finished = [c for c in candidates if not is_error(c[1])]
+    pool = finished or list(candidates)
+    entry = next((e for index, e in pool if index == owner), pool[0][1])
+    if existing is not None and is_error(entry) and not is_error(existing):
+        return existing
+    return entry
 
 
 def _other_files(folder: Path) -> Iterator[Path]:
