@@ -22,8 +22,11 @@ and printed apart from fcbench's serve log). Also the time requests were in flig
 of the result lines' `latency`) over the wall time: the concurrency the engine actually saw.
 
 What was measured here, and what was not: this machine has no GPU and neither engine; the
-script was run with `--stand-in` only (2 shared cores), which measures the harness against a
-zero-latency server, i.e. an upper bound on the harness's share; the figures for a real
+script was run with `--stand-in` only, on 2 cores shared with other work, which measures the
+harness against a zero-latency server, i.e. an upper bound on the harness's share (every FC
+category, `--limit 2`: 70 cases; generate 17.4 s wall of which 4.5 s harness CPU, 26%, the
+rest mostly the processes' start-up and data loading on the loaded machine; evaluate 3.0 s,
+0.85 s CPU). The figures for a real
 engine (its throughput, the harness's share when the engine is the bottleneck, tensor or data
 parallel scaling) have not been measured and are what this script is for.
 
