@@ -151,3 +151,21 @@ def test_the_flags_reach_the_engine(
     assert alone.stderr.strip().splitlines() == [
         "fcbench: error: --tensor-parallel, --pipeline-parallel, --data-parallel and "
         "--serve-nodes size a server fcbench starts: add --serve vllm or --serve sglang"]
+
+
+def test_serve_log_lists_the_other_nodes_commands(tmp_path: Path) -> None:
+    """A multi-node SGLang server's log starts with the command each other node runs."""
+    from fcbench.runner.serve import ServePlan, Server
+
+    command = (sys.executable, "-c", "pass", "--tp", "2", "--nnodes", "3", "--node-rank", "0",
+               "--dist-init-addr", "h:1")
+    server = Server(ServePlan("sglang", command, "http://127.0.0.1:1/v1"), tmp_path / "s.log")
+    server.stop(grace=1)
+    head = (tmp_path / "s.log").read_text().splitlines()
+    assert head[1].startswith("# fcbench: node 1 runs: ") and head[1].endswith(
+        "--node-rank 1 --dist-init-addr h:1")
+    assert head[2].startswith("# fcbench: node 2 runs: ") and "--node-rank 2" in head[2]
+    single = Server(ServePlan("vllm", (sys.executable, "-c", "pass"), "http://127.0.0.1:1/v1"),
+                    tmp_path / "v.log")
+    single.stop(grace=1)
+    assert "runs:" not in (tmp_path / "v.log").read_text()

@@ -14,7 +14,8 @@ over N machines the engine's own way: vLLM on the Ray cluster this machine belon
 (`--distributed-executor-backend ray`; `ray start` beforehand, as vLLM's multi-node guide
 says), SGLang with `--nnodes N --node-rank 0 --dist-init-addr HOST:PORT` (this machine is rank
 0 and serves HTTP; the other nodes run the same command with their own `--node-rank`, which
-`follower_command` writes). fcbench schedules nothing itself.
+serve.log lists at its top: start them while rank 0 waits, within `--serve-timeout`).
+fcbench schedules nothing itself.
 
 The server runs as a child process in a session of its own (so a Ctrl-C in the terminal
 reaches fcbench, which then stops it in order) with its output in a log file in the result
@@ -203,6 +204,16 @@ def follower_command(plan: ServePlan, rank: int) -> tuple[str, ...]:
     return tuple(words)
 
 
+def followers(plan: ServePlan) -> list[tuple[int, tuple[str, ...]]]:
+    """An SGLang multi-node plan's other ranks and their commands (none otherwise): written
+    at the top of serve.log, for the launcher of the other machines."""
+    words = plan.command
+    if "--nnodes" not in words or "--node-rank" not in words:
+        return []
+    nodes = int(words[words.index("--nnodes") + 1])
+    return [(rank, follower_command(plan, rank)) for rank in range(1, nodes)]
+
+
 def plan_engine(
     engine: str,
     model: str,
@@ -348,6 +359,8 @@ class Server:
         for secret in engine_secrets(plan.command, environment):
             redact.add_secret(secret)  # masked here and wherever else the engine's reply goes
         header = f"# fcbench: {time.strftime('%Y-%m-%d %H:%M:%S')}: {shlex.join(plan.command)}\n"
+        header += "".join(f"# fcbench: node {rank} runs: {shlex.join(command)}\n"
+                          for rank, command in followers(plan))
         self._log.write(redact.text(header).encode())
         self._log.flush()
         try:
