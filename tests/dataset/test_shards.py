@@ -162,3 +162,15 @@ def test_memory_scenarios_are_units() -> None:
     keys = unit_keys([prereq, question, other])
     assert keys[prereq.id] == keys[question.id] == "memory_kv:finance"
     assert keys[other.id] == "memory_vector:finance"
+
+
+def test_the_library_takes_the_same_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`fcbench.generate(..., shard="K/N")`, `shard="auto"` or a Shard, like the flag."""
+    from fcbench.run_config import RunConfig
+
+    assert RunConfig.of({"shard": "1/3"}).selection.shard == Shard(1, 3)
+    assert RunConfig.of({"shard": Shard(0, 2)}).selection.shard == Shard(0, 2)
+    monkeypatch.setenv("JOB_COMPLETION_INDEX", "4")
+    assert RunConfig.of({"shard": "auto/5"}).selection.shard == Shard(4, 5)
+    with pytest.raises(ShardError):
+        RunConfig.of({"shard": "5/5"})
