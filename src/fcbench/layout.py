@@ -57,6 +57,20 @@ def run_folder_name(model: str, mode: str, name: str | None = None) -> str:
     return model_dir_name(folder)
 
 
+SHARD_RECORD = "shard.json"
+"""A shard's folder (`--shard K/N`): which shard, the run's categories and selection, the ids
+the shard asks (what `fcbench merge` checks the shards against)."""
+
+
+def shard_folder_name(folder: str, index: int, count: int) -> str:
+    """Shard `index` of `count` of a run's folder: `<folder>.shard-<K>-of-<N>`."""
+    return f"{folder}.shard-{index}-of-{count}"
+
+
+def shard_record_path(model_dir: Path) -> Path:
+    return model_dir / SHARD_RECORD
+
+
 def category_dir(category: Category | str) -> Path:
     """Where a category's result and score files go below a model folder."""
     row = _row(category)

@@ -83,6 +83,9 @@ class RunPlan:
     web_search: Any = None
     """The web-search services, checked, when a real model is asked web-search cases
     (`envs.web_search`); None otherwise."""
+    shard_run: dict[str, Any] | None = None
+    """With `--shard`: the shard's record (`dataset.shards.shard_run`), written to the
+    folder's shard.json before the first case."""
 
     @property
     def model_dir(self) -> Path:
@@ -231,9 +234,16 @@ def plan(model: ModelLike, config: RunConfig) -> RunPlan:
                              endpoints=[served_identity(serve)] if serve is not None else None)
     folder = run_folder_name(name, mode, config.output.name)
     cases = _load_cases(generated, config.release_name, data_dir, selection)
+    shard, shard_run = config.selection.shard, None
+    if shard is not None:
+        from fcbench.dataset.shards import shard_run as record_of
+        from fcbench.layout import shard_folder_name
+
+        folder = shard_folder_name(folder, shard.index, shard.count)
+        cases, shard_run = record_of(cases, shard, selection.describe())
     check = web_api_check(config, [category for category, _ in cases], data_dir)
     planned = RunPlan(config, given, name, folder, backend, mode, data_dir, selection,
-                      tuple(chosen), cases, serve, check)
+                      tuple(chosen), cases, serve, check, shard_run=shard_run)
     check_configuration(planned)  # before the web record is opened
     return replace(planned, web_search=web_services(planned))
 
@@ -276,9 +286,15 @@ def generation_settings(
         model_name=planned.model_name, concurrency=retries.concurrency,
         policy=retries.policy, max_rps=retries.max_rps, stop_after=retries.stop_after,
         down_after=retries.down_after, retry_permanent=planned.config.output.retry_permanent,
-        describe_run=describe_run,
+        describe_run=describe_run, shard=_shard_fields(planned),
         batch=BatchSettings(retries.batch_poll, retries.batch_timeout) if retries.batch else None,
     )
+
+
+def _shard_fields(planned: RunPlan) -> dict[str, int] | None:
+    """The manifest's `shard` entry (compared on resume), or None for a whole run."""
+    run = planned.shard_run
+    return {"index": run["index"], "count": run["count"]} if run is not None else None
 
 
 def _generate(planned: RunPlan) -> GenerateReport:
@@ -313,6 +329,12 @@ def _generate(planned: RunPlan) -> GenerateReport:
         if config.retries.preflight and pending:
             with key_hint(key_variable(config.endpoint.backend, config.endpoint.api_key_env)):
                 check_backend(planned.backend)
+        if planned.shard_run is not None:
+            from fcbench.layout import shard_record_path
+            from fcbench.results.store import write_json_atomic
+
+            model_dir.mkdir(parents=True, exist_ok=True)
+            write_json_atomic(shard_record_path(model_dir), planned.shard_run)
         report = run_generation(
             planned.backend, model_dir, planned.cases, settings,
             rerun=rerun, overwrite=output.overwrite, progress=output.progress,
@@ -367,7 +389,8 @@ def check_configuration(planned: RunPlan) -> None:
     names = [category.name for category in planned.categories]
     check_resumable(planned.model_dir, model=planned.model_name, mode=planned.mode,
                     backend=planned.backend,
-                    dataset=run_identity(planned.release, planned.data_dir, names))
+                    dataset=run_identity(planned.release, planned.data_dir, names),
+                    shard=_shard_fields(planned))
 
 
 def check_embeddings(cases: Cases) -> None:

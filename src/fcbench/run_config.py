@@ -23,6 +23,7 @@ from typing import Any, Literal, TypedDict
 from fcbench.core.defaults import EXEC_BACKEND, RESULT_DIR, SCORE_DIR
 from fcbench.dataset.custom import DataDirs
 from fcbench.dataset.selection import Selection
+from fcbench.dataset.shards import Shard
 from fcbench.models.base import Mode, Sampling
 from fcbench.models.limits import DEFAULT_CONCURRENCY, DEFAULT_MAX_REPLY_BYTES, DEFAULT_TIMEOUT
 from fcbench.runner.batch import DEFAULT_POLL as DEFAULT_BATCH_POLL
@@ -99,11 +100,18 @@ class RunOptions(TypedDict, total=False):
     sample: int | None
     seed: int | None
     ids: Sequence[str] | str | None
+    shard: Shard | str | None
+    """`K/N`, `auto` or `auto/N` (`dataset.shards`), or a `Shard`."""
     serve: str | None
     serve_cmd: str | None
     serve_args: str | None
     tool_call_parser: str | None
     serve_timeout: float
+    tensor_parallel: int | None
+    pipeline_parallel: int | None
+    data_parallel: int | None
+    serve_nodes: int | None
+    serve_dist_init_addr: str | None
     cache: Literal["auto", "always", "off"] | None
     cache_dir: str | Path | None
     cache_scope: Literal["endpoint", "model"]
@@ -159,6 +167,8 @@ class SelectionConfig:
     seed: int | None = None
     """The seed of `sample` (not the model's: that is `Sampling.seed`)."""
     ids: Sequence[str] | str | None = None
+    shard: Shard | None = None
+    """Ask one shard of the cases (`dataset.shards`), into a folder of its own."""
 
     @property
     def cases(self) -> Selection:
@@ -288,6 +298,8 @@ _RENAMED: dict[str, tuple[str, str]] = {
     "serve_args": ("serve", "extra_args"),
     "tool_call_parser": ("serve", "parser"),
     "serve_timeout": ("serve", "start_timeout"),
+    "serve_nodes": ("serve", "nodes"),
+    "serve_dist_init_addr": ("serve", "dist_init_addr"),
     "cache": ("cache", "policy"),
     "cache_dir": ("cache", "folder"),
     "cache_scope": ("cache", "scope"),
@@ -339,6 +351,12 @@ def _normalized(option: str, value: Any) -> Any:
         return (value,) if isinstance(value, str) else tuple(value)
     if option == "extra_body":
         return dict(value or {})
+    if option == "shard" and isinstance(value, str):
+        import os
+
+        from fcbench.dataset.shards import parse_shard
+
+        return parse_shard(value, os.environ)
     return value
 
 

@@ -93,6 +93,19 @@ def _checked_base_urls(
         raise RunError(str(exc)) from None
 
 
+def _checked_shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
+    """`--shard K/N`, `auto` or `auto/N` read as it is parsed (`dataset.shards`): a bad value
+    or a scheduler variable missing is one line."""
+    import os
+
+    from fcbench.dataset.shards import ShardError, parse_shard
+
+    try:
+        return parse_shard(value, os.environ)
+    except ShardError as exc:
+        raise RunError(str(exc)) from None
+
+
 def _options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The flags shared by `generate` and `run`, by section; defaults from `DEFAULTS`."""
     endpoint, sampling, retries = DEFAULTS.endpoint, DEFAULTS.sampling, DEFAULTS.retries
@@ -151,6 +164,11 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                    multiple=True,
                    help="A custom dataset (a folder with fcbench.json), or a folder laid out "
                         "like the official data/ (replaces the release's); repeatable."),
+        _selection("--shard", callback=_checked_shard, default=None,
+                   help="Ask one deterministic part of the cases, K/N (K from 0), into the "
+                        "folder NAME.shard-K-of-N; auto: from a Slurm array or a Kubernetes "
+                        "Indexed Job (auto/N or $FCBENCH_SHARD_COUNT gives the count). "
+                        "`fcbench merge` puts the shards together."),
         _sampling("--temperature", type=NON_NEGATIVE, default=sampling.temperature,
                   show_default=True),
         _sampling("--top-p", type=PROBABILITY, default=sampling.top_p),
@@ -225,6 +243,22 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
         _serve("--tool-call-parser", default=None,
                help="--serve: the engine's tool-call parser (default: from the model "
                     "family)."),
+        _serve("--tensor-parallel", type=AT_LEAST_ONE, default=None,
+               help="--serve: GPUs one model copy is split across (vLLM "
+                    "--tensor-parallel-size, SGLang --tp)."),
+        _serve("--pipeline-parallel", type=AT_LEAST_ONE, default=None,
+               help="--serve: pipeline stages of one copy (vLLM --pipeline-parallel-size, "
+                    "SGLang --pp-size)."),
+        _serve("--data-parallel", type=AT_LEAST_ONE, default=None,
+               help="--serve: model copies behind the one address (vLLM "
+                    "--data-parallel-size, SGLang --dp)."),
+        _serve("--serve-nodes", type=AT_LEAST_ONE, default=None,
+               help="--serve: machines the engine spans: vLLM on this machine's Ray cluster "
+                    "(--distributed-executor-backend ray), SGLang with --nnodes and "
+                    "--serve-dist-init-addr."),
+        _serve("--serve-dist-init-addr", default=None,
+               help="--serve sglang --serve-nodes N: HOST:PORT of this machine (rank 0), "
+                    "where the other nodes meet it."),
         _serve("--serve-timeout", type=click.FloatRange(1),
                default=DEFAULTS.serve.start_timeout, show_default=True,
                help="Seconds the server may take to start answering."),
@@ -311,6 +345,10 @@ def run(**kwargs: Any) -> None:
     _print_generation(result.generation, result.folder)
     print_evaluation(result.evaluation, planned.release, planned.data_dir, output.score_dir)
     _print_smoke_note(planned)
+    shard = config.selection.shard
+    if shard is not None:
+        click.echo(f"Shard {shard}: the scores above cover this shard's cases; `fcbench merge` "
+                   "the shards' folders, then evaluate the merged one.", err=True)
     if html and scored(result.evaluation):
         write_html_report(output.score_dir, output.result_dir, config.selection.release,
                           config.selection.data_dir, result.evaluation)

@@ -27,11 +27,12 @@ class ManifestError(ValueError):
 
 CONFIGURATION = ("model", "backend", "served_model", "mode", "fc_names", "fc_args", "family",
                  "prompt_format", "official_handler", "output_format", "sampling",
-                 "max_tokens", "family_settings", "device", "corrections")
+                 "max_tokens", "family_settings", "device", "corrections", "shard")
 """The manifest fields that decide what a model answers or how its answers are read: a
 folder's results are one configuration's, so a run differing in any of them is refused. Not
 among them: endpoints (replicas, a local server's port), timeouts, batch sizes, the
-categories, fcbench's version; the dataset's release is compared apart (`dataset.release`)."""
+categories, fcbench's version; the dataset's release is compared apart (`dataset.release`).
+`shard` (`{"index", "count"}` of `--shard K/N`): a shard's folder takes that shard only."""
 SHOWN_DIFFERENCES = 3
 
 
@@ -69,12 +70,14 @@ def start_manifest(
     categories: Sequence[str],
     started_at: str,
     overwrite: bool = False,
+    shard: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """Write the manifest at the start of a run (the run history of earlier runs kept);
     ManifestError when the folder records another configuration, unless `overwrite` (the
     run discards its categories' results: the manifest takes the new configuration)."""
     old = read_manifest(model_dir)
-    fields = planned_fields(model=model, mode=mode, backend=backend, dataset=dataset)
+    fields = planned_fields(model=model, mode=mode, backend=backend, dataset=dataset,
+                            shard=shard)
     clash = None if overwrite else configuration_clash(old, fields)
     if clash is not None:
         raise ManifestError(refusal(model_dir, clash))
@@ -94,21 +97,26 @@ def start_manifest(
 
 
 def planned_fields(
-    *, model: str, mode: Mode, backend: Backend, dataset: dict[str, Any]
+    *, model: str, mode: Mode, backend: Backend, dataset: dict[str, Any],
+    shard: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    """What a run's manifest will say of its configuration (before anything is written)."""
+    """What a run's manifest will say of its configuration (before anything is written);
+    `shard`: the run asks one shard of the cases (`dataset.shards`)."""
     from fcbench.corrections import active_profile
 
     return {**encoding_fields(mode, backend), "model": model, **backend.describe(),
-            "corrections": active_profile(), "dataset": dataset}
+            "corrections": active_profile(), "dataset": dataset,
+            **({"shard": dict(shard)} if shard is not None else {})}
 
 
 def check_resumable(
-    model_dir: Path, *, model: str, mode: Mode, backend: Backend, dataset: dict[str, Any]
+    model_dir: Path, *, model: str, mode: Mode, backend: Backend, dataset: dict[str, Any],
+    shard: dict[str, int] | None = None,
 ) -> None:
     """ManifestError (one line: what differs, the ways out) when the folder's manifest records
     another configuration; called before a run asks or writes anything."""
-    fields = planned_fields(model=model, mode=mode, backend=backend, dataset=dataset)
+    fields = planned_fields(model=model, mode=mode, backend=backend, dataset=dataset,
+                            shard=shard)
     clash = configuration_clash(read_manifest(model_dir), fields)
     if clash is not None:
         raise ManifestError(refusal(model_dir, clash))

@@ -104,13 +104,16 @@ class CategoryStore:
             entries[test_id] = entry
         return entries, clean
 
+    def entries(self) -> dict[str, dict[str, Any]]:
+        """The entries by id as a resume reads them (a finished entry beats an errored one),
+        without repairing or opening the file (`fcbench merge` reads shards with it)."""
+        return self._read()[0]
+
     def _rewrite(self, entries: Iterable[dict[str, Any]]) -> None:
         """Atomically replace the file with these entries, sorted by id."""
-        ordered = sorted(entries, key=lambda e: id_order(str(e["id"])))
-        payload = b"".join(_dumps(e) for e in ordered)
         reopen = self._fd is not None
         self.close()
-        replace_file(self.path, payload)  # a fresh temporary: no planted `.tmp` is followed
+        write_entries(self.path, entries)
         if reopen:
             self._fd = open_append(self.path)
 
@@ -154,6 +157,14 @@ class CategoryStore:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def write_entries(path: Path, entries: Iterable[dict[str, Any]]) -> None:
+    """Atomically replace `path` with these entries in the official id order, each line as
+    `append` writes it: the bytes a finished run leaves."""
+    ordered = sorted(entries, key=lambda e: id_order(str(e["id"])))
+    payload = b"".join(_dumps(e) for e in ordered)
+    replace_file(path, payload)  # a fresh temporary: no planted `.tmp` is followed
 
 
 class FolderLock:

@@ -212,6 +212,8 @@ class GenerateSettings:
     searches, with counts)."""
     batch: BatchSettings | None = None
     """Ask the single-request cases through the provider's batch API first (`runner.batch`)."""
+    shard: dict[str, int] | None = None
+    """The run asks one shard of the cases (`dataset.shards`): recorded in the manifest."""
 
 
 async def run_jobs(
@@ -484,6 +486,7 @@ def generate(
             model_dir, model=settings.model_name, mode=settings.mode, backend=backend,
             dataset=run_identity(release, settings.data_dir, names),
             categories=names, started_at=report.started_at, overwrite=overwrite,
+            shard=settings.shard,
         )
         if overwrite:
             for category, _ in cases_by_category:

@@ -7,6 +7,16 @@ family (`--tool-call-parser` overrides it, `--serve-args` adds anything else). `
 "..."` runs any server command instead; `{port}` and `{model}` in it are replaced by the port
 fcbench picked and the model name.
 
+Scale (`Parallelism`): `--tensor-parallel`, `--pipeline-parallel` and `--data-parallel` are
+passed to the engine in its own words (vLLM `--tensor-parallel-size`, `--pipeline-parallel-size`,
+`--data-parallel-size`; SGLang `--tp`, `--pp-size`, `--dp`), and `--serve-nodes N` spreads it
+over N machines the engine's own way: vLLM on the Ray cluster this machine belongs to
+(`--distributed-executor-backend ray`; `ray start` beforehand, as vLLM's multi-node guide
+says), SGLang with `--nnodes N --node-rank 0 --dist-init-addr HOST:PORT` (this machine is rank
+0 and serves HTTP; the other nodes run the same command with their own `--node-rank`, which
+serve.log lists at its top: start them while rank 0 waits, within `--serve-timeout`).
+fcbench schedules nothing itself.
+
 The server runs as a child process in a session of its own (so a Ctrl-C in the terminal
 reaches fcbench, which then stops it in order) with its output in a log file in the result
 folder. fcbench waits until it answers on its model list (or exits, or the start-up time
@@ -127,6 +137,83 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+@dataclass(frozen=True)
+class Parallelism:
+    """How big the served engine is: GPUs per model copy (tensor x pipeline), copies (data
+    parallel), machines (`nodes`; SGLang's rendezvous `dist_init_addr`). None: the engine's
+    default."""
+
+    tensor: int | None = None
+    pipeline: int | None = None
+    data: int | None = None
+    nodes: int | None = None
+    dist_init_addr: str | None = None
+
+    def arguments(self, engine: str) -> list[str]:
+        """The engine's own flags for these sizes (ServeError when they do not fit)."""
+        if engine == "sglang":
+            if (self.nodes or 1) > 1 and not self.dist_init_addr:
+                raise ServeError("--serve sglang --serve-nodes N needs --serve-dist-init-addr "
+                                 "HOST:PORT (this machine's address the other nodes reach)")
+            if self.dist_init_addr and (self.nodes or 1) < 2:
+                raise ServeError("--serve-dist-init-addr applies to --serve-nodes 2 or more")
+            return _sizes((("--tp", self.tensor), ("--pp-size", self.pipeline),
+                           ("--dp", self.data))) + (
+                ["--nnodes", str(self.nodes), "--node-rank", "0", "--dist-init-addr",
+                 str(self.dist_init_addr)] if (self.nodes or 1) > 1 else [])
+        if self.dist_init_addr:
+            raise ServeError("--serve-dist-init-addr is SGLang's; vLLM's nodes meet in a Ray "
+                             "cluster (ray start on each, then --serve-nodes N)")
+        return _sizes((("--tensor-parallel-size", self.tensor),
+                       ("--pipeline-parallel-size", self.pipeline),
+                       ("--data-parallel-size", self.data))) + (
+            ["--distributed-executor-backend", "ray"] if (self.nodes or 1) > 1 else [])
+
+    @property
+    def given(self) -> bool:
+        return any(v is not None for v in (self.tensor, self.pipeline, self.data, self.nodes,
+                                           self.dist_init_addr))
+
+
+def _sizes(pairs: Sequence[tuple[str, int | None]]) -> list[str]:
+    found: list[str] = []
+    for flag, value in pairs:
+        if value is not None:
+            if value < 1:
+                raise ServeError(f"{flag} must be at least 1 (got {value})")
+            found += [flag, str(value)]
+    return found
+
+
+def _check_not_twice(generated: Sequence[str], extra: Sequence[str]) -> None:
+    """A size given by a flag and again in --serve-args: one line, not the engine's error."""
+    given = {word.split("=")[0] for word in extra if word.startswith("--")}
+    twice = [flag for flag in generated if flag.startswith("--") and flag in given]
+    if twice:
+        raise ServeError(f"--serve-args repeats {', '.join(twice)}, which fcbench's own "
+                         "flag already sets; give it once")
+
+
+def follower_command(plan: ServePlan, rank: int) -> tuple[str, ...]:
+    """An SGLang multi-node command for another node: the same, with its `--node-rank`
+    (fcbench starts rank 0 only: a launcher starts these on the other machines)."""
+    words = list(plan.command)
+    if "--node-rank" not in words:
+        raise ServeError("not a multi-node SGLang command")
+    words[words.index("--node-rank") + 1] = str(rank)
+    return tuple(words)
+
+
+def followers(plan: ServePlan) -> list[tuple[int, tuple[str, ...]]]:
+    """An SGLang multi-node plan's other ranks and their commands (none otherwise): written
+    at the top of serve.log, for the launcher of the other machines."""
+    words = plan.command
+    if "--nnodes" not in words or "--node-rank" not in words:
+        return []
+    nodes = int(words[words.index("--nnodes") + 1])
+    return [(rank, follower_command(plan, rank)) for rank in range(1, nodes)]
+
+
 def plan_engine(
     engine: str,
     model: str,
@@ -135,8 +222,10 @@ def plan_engine(
     parser: str | None = None,
     extra_args: str | None = None,
     start_timeout: float = DEFAULT_START_TIMEOUT,
+    parallel: Parallelism | None = None,
 ) -> ServePlan:
-    """The command that serves `model` with vLLM or SGLang on a free loopback port."""
+    """The command that serves `model` with vLLM or SGLang on a free loopback port, as
+    big as `parallel` says."""
     port = free_port()
     weights = str(model_path) if model_path is not None else model
     chosen = parser or tool_call_parser(engine, model)
@@ -157,7 +246,10 @@ def plan_engine(
                    "--tool-call-parser", chosen]
     else:
         raise ServeError(f"--serve: unknown engine {engine!r} (one of {', '.join(ENGINES)})")
-    command += _split(extra_args, "--serve-args")
+    sizes = (parallel or Parallelism()).arguments(engine)
+    extra = _split(extra_args, "--serve-args")
+    _check_not_twice(sizes, extra)
+    command += sizes + extra
     return ServePlan(engine, tuple(command), f"http://127.0.0.1:{port}/v1", start_timeout)
 
 
@@ -193,6 +285,21 @@ class ServeOptions:
     parser: str | None = None
     """The engine's tool-call parser (default: from the model family)."""
     start_timeout: float = DEFAULT_START_TIMEOUT
+    tensor_parallel: int | None = None
+    """GPUs one model copy is split across, layer by layer (the engine's tensor parallel)."""
+    pipeline_parallel: int | None = None
+    """Pipeline stages one model copy is split into (across GPUs or nodes)."""
+    data_parallel: int | None = None
+    """Model copies the engine serves behind its one address."""
+    nodes: int | None = None
+    """Machines the engine spans (vLLM: a Ray cluster; SGLang: `dist_init_addr`)."""
+    dist_init_addr: str | None = None
+    """SGLang multi-node: HOST:PORT of this machine, where the other nodes meet it."""
+
+    @property
+    def parallel(self) -> Parallelism:
+        return Parallelism(self.tensor_parallel, self.pipeline_parallel, self.data_parallel,
+                           self.nodes, self.dist_init_addr)
 
 
 def plan_server(
@@ -207,6 +314,10 @@ def plan_server(
     when the options do not fit together)."""
     engine, command = options.engine, options.command
     if engine is None and command is None:
+        if options.parallel.given:
+            raise ServeError("--tensor-parallel, --pipeline-parallel, --data-parallel and "
+                             "--serve-nodes size a server fcbench starts: add --serve vllm "
+                             "or --serve sglang")
         return None
     if engine is not None and command is not None:
         raise ServeError("--serve and --serve-cmd cannot be combined; pick one")
@@ -214,12 +325,16 @@ def plan_server(
         raise ServeError("--serve and --serve-cmd start an OpenAI-compatible server: they "
                          "apply to a model name with --backend openai")
     if command is not None:
+        if options.parallel.given:
+            raise ServeError("--serve-cmd runs your command as written: put the parallel "
+                             "sizes in it (--tensor-parallel and the like go with --serve)")
         return plan_command(command, model, base_url=base_urls[0] if base_urls else None,
                             start_timeout=options.start_timeout)
     if base_urls:
         raise ServeError("--serve picks the server's address itself: drop --base-url")
     return plan_engine(str(engine), model, model_path=model_path, parser=options.parser,
-                       extra_args=options.extra_args, start_timeout=options.start_timeout)
+                       extra_args=options.extra_args, start_timeout=options.start_timeout,
+                       parallel=options.parallel)
 
 
 def _split(text: str | None, flag: str) -> list[str]:
@@ -244,6 +359,8 @@ class Server:
         for secret in engine_secrets(plan.command, environment):
             redact.add_secret(secret)  # masked here and wherever else the engine's reply goes
         header = f"# fcbench: {time.strftime('%Y-%m-%d %H:%M:%S')}: {shlex.join(plan.command)}\n"
+        header += "".join(f"# fcbench: node {rank} runs: {shlex.join(command)}\n"
+                          for rank, command in followers(plan))
         self._log.write(redact.text(header).encode())
         self._log.flush()
         try:
