@@ -85,8 +85,11 @@ def test_the_config_is_frozen() -> None:
 
 def _flag_defaults(command: click.Command) -> dict[str, Any]:
     """What the command's flags hold when none is given (repeatable ones left out: they
-    default to nothing, which RunConfig spells its own way)."""
-    context = command.make_context(command.name, ["--model", "m"], resilient_parsing=True)
+    default to nothing, which RunConfig spells its own way). The app's help names are passed
+    as the CLI group passes them: click caches a command's help option at its first context,
+    and a bare `--help` cached here broke `run --help`'s listing in later tests."""
+    context = command.make_context(command.name, ["--model", "m"], resilient_parsing=True,
+                                   help_option_names=["-h", "--help"])
     repeatable = {p.name for p in command.params if getattr(p, "multiple", False)}
     return {name: value for name, value in context.params.items() if name not in repeatable}
 
