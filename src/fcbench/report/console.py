@@ -37,7 +37,9 @@ def console_for(*, stderr: bool = False, piped_width: int = 200) -> Console:
 
 _SUBJECT = re.compile(r"^((?:[^\s:]+: )+)")
 """The leading `model: category: ` (or `path: `) of a problem: names without spaces."""
-_NUMBER = re.compile(r"\d+")
+_NUMBER = re.compile(r"(?<![\w.-])\d+(?![\w-]|\.\d)")
+"""A count in a message: digits standing alone, not part of a name (`community-2026`,
+`gpt-3.5`, `v2`), whose digits must be printed as given, never summed."""
 
 
 @dataclass
