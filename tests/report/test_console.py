@@ -61,4 +61,5 @@ def test_numbers_inside_names_are_printed_as_given() -> None:
     assert "[2 similar warnings: a, b]" in group.line()
     counted = [f"{m}: {n} cases of v2 skipped (exec-2026)." for m, n in (("a", 3), ("b", 4))]
     (group,) = group_problems(counted)
-    assert group.line() == "7 cases of v2 skipped (exec-2026). [2 similar warnings, counts added up: a, b]"
+    assert group.line() == ("7 cases of v2 skipped (exec-2026). [2 similar warnings, counts "
+                            "added up: a, b]")

@@ -31,13 +31,12 @@ from fcbench.report.table import (
     INCOMPLETE_MARK,
     NOTHING_RUN,
     SHOWN,
-    V1_ONLY,
     displayed_summaries,
     incomplete_note_lines,
     summary_marks,
 )
 from fcbench.score.aggregate import CategoryScore, with_missing
-from fcbench.score.completeness import Completeness
+from fcbench.score.completeness import Completeness, shows_v1
 from fcbench.score.disputed import Disputed, accuracy_without
 from fcbench.score.formulas import summary_rows, v1_rows
 from fcbench.score.intervals import mcnemar_exact
@@ -237,13 +236,14 @@ def _accuracy_without(run: CategoryRun, disputed: Disputed, shared: set[str]) ->
 
 
 def _summary_values(
-    scores: Mapping[str, CategoryScore], sizes: Mapping[str, int]
+    scores: Mapping[str, CategoryScore], sizes: Mapping[str, int], v1: bool | None = None,
 ) -> dict[str, float | None]:
-    """The summaries as `evaluate` shows them: the 2024 ones only when a 2024-only category
-    was run (as `evaluate` and the report), None where nothing under one was run or judged."""
+    """The summaries as `evaluate` shows them: the 2024 ones when `v1`
+    (`completeness.shows_v1` of both sides, as `evaluate` and the report decide), None where
+    nothing under one was run or judged."""
     complete = with_missing(scores, reg.ALL_SCORING, sizes)
     labels = [label for label, _ in summary_rows(complete)]
-    if any(n in V1_ONLY for n in scores):
+    if shows_v1([scores]) if v1 is None else v1:
         labels += [label for label, _ in v1_rows(complete)]
     values = displayed_summaries(scores, complete, labels)
     empty = {label for label, gap in summary_marks(scores, labels).items() if gap.nothing_run}
@@ -253,8 +253,10 @@ def _summary_values(
 def _summaries(
     a: ModelRun, b: ModelRun, sizes: Mapping[str, int]
 ) -> list[tuple[str, float | None, float | None]]:
-    ra = _summary_values({n: c.score for n, c in a.categories.items()}, sizes)
-    rb = _summary_values({n: c.score for n, c in b.categories.items()}, sizes)
+    sa = {n: c.score for n, c in a.categories.items()}
+    sb = {n: c.score for n, c in b.categories.items()}
+    v1 = shows_v1([sa, sb])
+    ra, rb = _summary_values(sa, sizes, v1), _summary_values(sb, sizes, v1)
     return [(name, ra.get(name), rb.get(name)) for name in dict.fromkeys([*ra, *rb])]
 
 
@@ -267,8 +269,9 @@ def _upstream_summaries(
              for run in (a, b)]
     if not any(sides):
         return []
+    v1 = shows_v1([{n: c.score for n, c in run.categories.items()} for run in (a, b)])
     ra, rb = (_summary_values(upstream_scores({n: c.score for n, c in run.categories.items()},
-                                              side), sizes)
+                                              side), sizes, v1)
               for run, side in zip((a, b), sides, strict=True))
     return [(name, ra.get(name), rb.get(name)) for name in dict.fromkeys([*ra, *rb])]
 
