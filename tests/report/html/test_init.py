@@ -282,11 +282,15 @@ def test_placement_on_the_published_board_in_the_report(
                             ".map(r => [...r.cells].map(c => c.textContent))")
     by_model = {row[0]: row[1:] for row in rows}
     assert by_model["perfect"][0] == "100.00 #1/110"
-    assert by_model["half !"][0].endswith("/110 ~")  # V4 Overall: categories not run
+    # V4 Overall and Non-Live: categories not run, no rank; the rest: nothing run
+    assert by_model["half"][2:] == ["—, not run"] * 3
+    assert all(re.fullmatch(r"\d+\.\d\d‡ not ranked", cell) for cell in by_model["half"][:2])
     text = browser.evaluate("document.getElementById('published').innerText")
     assert "109 published models" in text
-    assert "half: not comparable: 21 categories not run (count 0)" in text
-    assert "perfect: not comparable" not in text
+    assert "‡ half: Non-Live not ranked: missing 5 of 6 categories" in text
+    assert "half: no rank comparable with the published rows" in text
+    assert "perfect: comparable: V4 Overall #1/110, Non-Live #1/110" in text
+    assert "! perfect" not in text
     browser.screenshot(shots(tmp_path) / "report-published.png", full_page=True)
 
 
