@@ -307,3 +307,14 @@ def test_summaries_say_v4_overall_mark_incomplete_and_zero_judged_is_na(tmp_path
     assert "V4 Overall" in text and all(line in text for line in expected)
     row = next(line for line in text.splitlines() if line.strip().startswith("multiple"))
     assert "0.00" not in row and row.split().count("N/A") >= 4, row
+
+
+def test_report_links_are_relative_to_the_compare_page(tmp_path: Path) -> None:
+    """compare.html's links were absolute `file:///.../report.html` and broke once shared."""
+    from fcbench.report.compare import relative_link
+
+    report = (tmp_path / "runs a" / "score" / "report.html").resolve()
+    link = {"uri": report.as_uri(), "model": "m"}
+    assert relative_link(link, tmp_path / "out" / "compare.html") == {
+        "uri": "../runs%20a/score/report.html", "model": "m"}
+    assert relative_link(link, tmp_path / "compare.html")["uri"] == "runs%20a/score/report.html"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fcbench.core import categories as reg
@@ -196,6 +197,21 @@ def report_link(run: ModelRun) -> dict[str, str] | None:
     return {"uri": page.resolve().as_uri(), "model": run.model}
 
 
+def relative_link(report: Mapping[str, str], page: Path) -> dict[str, str]:
+    """`report_link`'s record with its address relative to the folder of `page` (the compare
+    page): an absolute `file:///...` link broke once the folders were shared or moved
+    together. Where no relative path exists (another drive) the absolute URI stays."""
+    import os
+    from urllib.parse import quote, unquote, urlparse
+
+    target = Path(unquote(urlparse(report["uri"]).path))
+    try:
+        relative = os.path.relpath(target, Path(page).resolve().parent)
+    except ValueError:
+        return dict(report)
+    return {**report, "uri": quote(Path(relative).as_posix())}
+
+
 def short_names(a: ModelRun, b: ModelRun) -> tuple[str, str]:
     """What the columns are headed by: the model names; for two runs of one model, their
     score folders' names; A and B only when those are the same too (a reader should not
@@ -329,16 +345,18 @@ def summary_intervals(
 # -- Output -----------------------------------------------------------------------------------
 
 
-def as_json(comparison: Comparison) -> dict[str, Any]:
+def as_json(comparison: Comparison, page: Path | None = None) -> dict[str, Any]:
     """Everything `compare` found, for scripts (`fcbench compare --json`); `corrections`
-    only when a side was scored under a profile."""
+    only when a side was scored under a profile; `page`: the compare page the data goes
+    into, whose report links are then relative to it (`relative_link`)."""
     profiles = ({"corrections": {"a": comparison.corrections[0], "b": comparison.corrections[1]}}
                 if compare_line(*comparison.corrections) is not None else {})
     return {
         "a": comparison.a,
         "b": comparison.b,
         "names": list(comparison.names),
-        "reports": list(comparison.reports),
+        "reports": [report if report is None or page is None else relative_link(report, page)
+                    for report in comparison.reports],
         **profiles,
         "test": TEST_NAME,
         "categories": [
