@@ -204,6 +204,7 @@ def test_the_footnote_states_the_rule_the_table_applies() -> None:
            "Detection, Multi-Turn, Agentic; missing from the rest: simple_java," in note
     assert "‡ incomplete: Live" not in note  # nothing run: `—`, no line needed
     assert "Non-Live, Irrelevance Detection, Relevance Detection, Web Search, Memory and the v1 " \
-           "summaries are N/A when any category under them has no results" in note
-    assert "Overall, Live, Multi-Turn and Agentic count such a category as 0" in note
+           "AST and Exec summaries are N/A when any category under them has no results" in note
+    assert "Overall, Live, Multi-Turn, Agentic and v1 Overall count such a category as 0" \
+        in note
     assert "nothing under a summary was run" not in note

@@ -63,8 +63,9 @@ NOT_SCORED = "N/A (not scored)"
 """The cell of a category whose results were kept but not scored (sql, chatable)."""
 FORMULA_NOTE = (
     "Summaries follow the official formulas: Non-Live, Irrelevance Detection, Relevance "
-    "Detection, Web Search, Memory and the v1 summaries are N/A when any category under them "
-    "has no results; V4 Overall, Live, Multi-Turn and Agentic count such a category as 0. "
+    "Detection, Web Search, Memory and the v1 AST and Exec summaries are N/A when any "
+    "category under them has no results; V4 Overall, Live, Multi-Turn, Agentic and v1 "
+    "Overall count such a category as 0. "
     f"{INCOMPLETE_MARK} marks a summary not every category of which was run (see above), "
     f"{NOTHING_RUN} one none of which was. Per-category detail: fcbench report."
 )
