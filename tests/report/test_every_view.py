@@ -173,6 +173,7 @@ def report(folder: Path, ids: Mapping[str, list[str]], sizes: Mapping[str, int]
                 said[model["name"], row[0]] = state_of(str(row[2]))
         for name, score in model["scores"].items():
             cells[f"{model['name']}/{name}"] = score["text"]
+    cells["ranked_by"] = document["ranked_by"]
     return said, cells, summary_markdown(document)
 
 
@@ -283,6 +284,7 @@ def test_every_view_says_the_same(picked: Board) -> None:
     # Which Overall ranks, and the order: the ranked table, leaderboard.json, the export.
     by = rule.ranking_summary(scores.values())
     assert ranked_by == written["ranked_by"] == exported["ranked_by"] == SHOWN.get(by, by)
+    assert page_cells["ranked_by"] == by  # the key; the page names it by summary_names
     assert order == [m["model"] for m in written["models"]] == [
         m["model"] for m in exported["models"]]
     assert [m["rank"] for m in written["models"]] == list(range(1, len(models) + 1))

@@ -33,7 +33,7 @@ from fcbench.report.table import (
 )
 from fcbench.results.score_files import error_type_of, iter_score_files
 from fcbench.score.aggregate import CategoryScore, with_missing
-from fcbench.score.completeness import shows_v1
+from fcbench.score.completeness import ranking_summary, shows_v1
 from fcbench.score.disputed import Disputed, accuracy_without
 from fcbench.score.formulas import format_percent, summary_rows, v1_rows
 from fcbench.score.intervals import wilson
@@ -155,7 +155,8 @@ def collect(
     labels = _labels(runs)
     names = [c.name for c in reg.all_categories() if any(c.name in r.categories for r in runs)]
     _add_cases(doc, names, release, data_dir)
-    v1 = shows_v1([{n: c.score for n, c in run.categories.items()} for run in runs])
+    boards = [{n: c.score for n, c in run.categories.items()} for run in runs]
+    v1 = shows_v1(boards)
     models = [
         _model(index, run, labels[index], sources, sizes, disputed, doc, v1)
         for index, run in enumerate(runs)
@@ -177,6 +178,9 @@ def collect(
         "disputed": {c.id: [c.source, c.claim] for c in disputed.cases},
         "problems": doc.problems,
         "summary_names": SHOWN,
+        # The summary the page ranks and charts by (`completeness.ranking_summary`, a
+        # `summaries` label): v1 Overall for a board of 2024 runs, as `leaderboard` ranks it.
+        "ranked_by": ranking_summary(boards),
         "incomplete": _incomplete_notes(models),
         "skipped": [note for index, run in enumerate(runs)
                     for note in _skipped_notes(labels[index], run)],
