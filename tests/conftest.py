@@ -237,6 +237,13 @@ def _private_response_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 @pytest.fixture(autouse=True)
+def _no_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Piped output is laid out in `$COLUMNS` when set (`report.console.console_for`): a
+    terminal's exported COLUMNS must not change what the tests read; tests set it to try it."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _forget_custom_datasets() -> Iterator[None]:
     """Custom datasets a test registers (`--data-dir`) are forgotten after it, so that the
     category registry every other test sees is the built-in one."""

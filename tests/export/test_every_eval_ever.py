@@ -69,7 +69,7 @@ def test_the_numbers_are_the_csvs_as_its_bfcl_adapter_reads_them(scored: Scored)
 def test_the_configuration_and_marks_travel_as_strings(scored: Scored) -> None:
     details = export(build_document(scored))["model_info"]["additional_details"]
     assert json.loads(details["configuration"])["sampling"]["seed"] == 7
-    assert details["partial_categories"] == "exec_simple, live_simple"
+    assert details["partial_categories"] == "live_simple"  # exec_simple's 1 is skipped
     assert details["skipped_cases"] == "1"
 
 
@@ -100,3 +100,13 @@ def test_a_corrected_score_carries_its_upstream_side(scored: Scored, tmp_path: P
     assert "details" not in by_name["bfcl.non_live.multiple_ast_accuracy"]
     assert "details" in by_name["bfcl.overall.overall_accuracy"]
     assert log["eval_library"]["additional_details"]["corrections_profile"] == "community-2026"
+
+
+def test_a_category_with_every_case_skipped_has_no_result(scored: Scored) -> None:
+    """Skipped is never 0.00: a category none of whose cases was judged is N/A (no result)."""
+    document = build_document(scored)
+    names = {r["evaluation_name"] for r in export(document)["evaluation_results"]}
+    (record,) = document["models"]
+    record["categories"]["multiple"].update(correct=0, total=0, accuracy=0.0, skipped=200)
+    after = {r["evaluation_name"] for r in export(document)["evaluation_results"]}
+    assert names - after == {"bfcl.non_live.multiple_ast_accuracy"}

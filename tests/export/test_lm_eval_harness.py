@@ -78,3 +78,14 @@ def test_the_harness_prints_it(scored: Scored) -> None:
     assert "0.5000" in table  # live_simple's acc, as the harness formats it
     groups = make_table(results, "groups")
     assert f"{results['groups']['bfcl']['acc,none']:.4f}" in groups
+
+
+def test_a_category_with_every_case_skipped_is_no_task(scored: Scored) -> None:
+    """Skipped is never 0.00: a category none of whose cases was judged has no accuracy."""
+    document = build_document(scored)
+    (record,) = document["models"]
+    record["categories"]["multiple"].update(correct=0, total=0, accuracy=0.0, skipped=200)
+    results = exporter("lm-eval").export(document, None)
+    assert "bfcl_multiple" not in results["results"]
+    assert "bfcl_multiple" not in results["n-samples"]
+    assert "bfcl_simple_python" in results["results"]

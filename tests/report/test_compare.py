@@ -219,10 +219,10 @@ def test_summary_deltas_get_an_interval_from_their_categories_flips(tmp_path: Pa
         assert (low + high) / 2 == pytest.approx(vb - va), name
         assert (high - low) / 2 == pytest.approx(abs(weight) * category_half, rel=1e-5), name
         checked += 1
-    # V4 Overall (Non-Live is N/A, the rest of it not run; no 2024-only category was run, so
-    # no v1 Overall is shown, as evaluate and the report do not show one).
-    assert checked == 1
-    assert "v1 Overall (2024)" not in [name for name, _, _ in result.summaries]
+    # V4 Overall and v1 Overall (Non-Live is N/A, the rest not run; 2024 categories only:
+    # v1 Overall ranks such runs, so every view shows it, `completeness.shows_v1`).
+    assert checked == 2
+    assert "v1 Overall (2024)" in [name for name, _, _ in result.summaries]
     first = as_json(result)["summaries"][0]
     assert first["interval"] == result.intervals[first["summary"]]
     out = io.StringIO()
@@ -288,7 +288,8 @@ def test_summaries_say_v4_overall_mark_incomplete_and_zero_judged_is_na(tmp_path
     result = compare(runs[0], runs[1], defaultdict(lambda: 4), load_disputed())
     data = as_json(result)
     summaries = {s["label"]: s for s in data["summaries"]}
-    assert "Overall" not in summaries and "v1 Overall (2024)" not in summaries
+    assert "Overall" not in summaries
+    assert summaries["v1 Overall (2024)"]["text"][0].endswith("‡")  # 2024 only: shown, marked
     assert summaries["V4 Overall"]["text"][0].endswith("‡")
     assert summaries["Live"]["text"] == ["—", "—"] and summaries["Live"]["a"] is None
     multiple = next(c for c in data["categories"] if c["category"] == "multiple")
@@ -306,3 +307,14 @@ def test_summaries_say_v4_overall_mark_incomplete_and_zero_judged_is_na(tmp_path
     assert "V4 Overall" in text and all(line in text for line in expected)
     row = next(line for line in text.splitlines() if line.strip().startswith("multiple"))
     assert "0.00" not in row and row.split().count("N/A") >= 4, row
+
+
+def test_report_links_are_relative_to_the_compare_page(tmp_path: Path) -> None:
+    """compare.html's links were absolute `file:///.../report.html` and broke once shared."""
+    from fcbench.report.compare import relative_link
+
+    report = (tmp_path / "runs a" / "score" / "report.html").resolve()
+    link = {"uri": report.as_uri(), "model": "m"}
+    assert relative_link(link, tmp_path / "out" / "compare.html") == {
+        "uri": "../runs%20a/score/report.html", "model": "m"}
+    assert relative_link(link, tmp_path / "compare.html")["uri"] == "runs%20a/score/report.html"

@@ -49,3 +49,17 @@ def test_top_error_types_per_category_over_models() -> None:
     print_top_errors(errors, console)
     lines = console.export_text().splitlines()
     assert [line.split(":")[0].strip() for line in lines[1:]] == ["simple_python", "irrelevance"]
+
+
+def test_numbers_inside_names_are_printed_as_given() -> None:
+    """`--corrections community-2026` on two models read 'community-4,052' (issue 32): only
+    a number standing alone is a count to add up."""
+    problems = [f"{m}: generated with --corrections none, judged with --corrections "
+                "community-2026 (pass --corrections none to match)" for m in ("a", "b")]
+    (group,) = group_problems(problems)
+    assert "--corrections community-2026 (" in group.line()
+    assert "[2 similar warnings: a, b]" in group.line()
+    counted = [f"{m}: {n} cases of v2 skipped (exec-2026)." for m, n in (("a", 3), ("b", 4))]
+    (group,) = group_problems(counted)
+    assert group.line() == ("7 cases of v2 skipped (exec-2026). [2 similar warnings, counts "
+                            "added up: a, b]")

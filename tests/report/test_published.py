@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -183,28 +184,34 @@ def test_placed_from_the_command_line(
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert f"{PUBLISHED_MODELS} published models ({site.url}, fetched " in out
-    assert "100.00 #1/110" in out and "not comparable" not in out
+    assert "100.00 #1/110" in out and "! ground-truth" not in out
+    assert "ground-truth: comparable: V4 Overall #1/110, Non-Live #1/110," in out
     assert "ground-truth: V4 Overall 100.00, #1 of 110 (below: Claude-Opus-4-5-20251101 (FC)" \
            " (77.47))" in out
 
-    # A smoke run: partial, most categories not run; the flags say so.
+    # A smoke run: partial, most categories not run: no group is ranked, each says why.
     run("ground-truth", categories=["simple_python"], limit=3,
         result_dir=tmp_path / "result", score_dir=tmp_path / "smoke")
     result = runner.invoke(main, ["leaderboard", str(tmp_path / "smoke"), "--published"])
     assert result.exit_code == 0, result.output
-    assert "not comparable: partial run: simple_python judged on fewer cases" in result.stdout
-    assert "not comparable: 21 categories not run (count 0)" in result.stdout
+    assert re.search(r"^  ground-truth-FC: V4 Overall \d+\.\d\d‡ not ranked; Non-Live "
+                     r"\d+\.\d\d‡ not ranked; Live —, not run; Multi-Turn —, not run; "
+                     r"Agentic —, not run$", result.stdout, re.MULTILINE), result.stdout
+    assert "ground-truth-FC: no rank comparable with the published rows" in result.stdout
+    assert "‡ ground-truth-FC: Non-Live not ranked: missing 5 of 6 categories" in result.stdout
 
     # The two v4 corpus models, from the cache (the site is gone).
     site.stop()
     result = runner.invoke(main, ["leaderboard", str(v4_scores), "--published"])
     assert result.exit_code == 0, result.output
     board = pub.load_published(BOARD)
-    published = [pub.percent(r["Overall Acc"]) for r in board.tables["data_overall.csv"]]
+    published = [pub.percent(r["Non-Live Overall Acc"])
+                 for r in board.tables["data_non_live.csv"]]
     for line in result.stdout.splitlines():
-        if ": V4 Overall " in line and line.startswith("openai_gpt-oss"):
-            value = float(line.split("V4 Overall ")[1].split(",")[0])
-            rank = int(line.split("#")[1].split(" ")[0])
+        if line.startswith("  openai_gpt-oss"):  # V4 Overall: multi_turn_long_context not run
+            assert "V4 Overall " in line and "‡ not ranked; Non-Live " in line, line
+            value = float(line.split("Non-Live ")[1].split(" ")[0])
+            rank = int(line.split("Non-Live ")[1].split("#")[1].split("/")[0])
             assert rank == 1 + sum(v is not None and v > value for v in published), line
             break
     else:
@@ -306,6 +313,95 @@ def test_at_a_terminal_the_placements_table_fits_or_becomes_lines(
         rows = [name for line in shown.splitlines() for name in order if f" {name} " in line
                 and "V4 Overall" not in line]
         lines = [name for line in shown.splitlines() for name in order
-                 if line.startswith(f"  {name} !: V4 Overall ")]
+                 if line.startswith(f"  {name}: V4 Overall ")]
         assert (rows if as_table else lines) == order, shown
         assert (lines if as_table else rows) == [], shown
+
+
+def test_a_2024_run_ranks_only_the_groups_it_ran(
+    fetched_home: Path, v1_scores: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 32's gpt-4-0613 example, on the corpus' 14 models of 2024 (its 7 categories
+    and the exec/REST ones, web cases skipped offline): Live, Multi-Turn and Agentic read
+    `—, not run` (they were `0.00 #108/110`), V4 Overall is not ranked, Non-Live is ranked
+    (as the site would rank its score) and said comparable, and the skipped exec/REST cases
+    (in no V4 group) are no reason; piped, each model's line names it, in the ranked order."""
+    monkeypatch.setenv("FCBENCH_HOME", str(fetched_home))
+    monkeypatch.setenv("COLUMNS", "200")  # piped: respected (names whole in the table too)
+    result = CliRunner().invoke(main, ["leaderboard", str(v1_scores), "--published-from",
+                                       str(BOARD)])
+    assert result.exit_code == 0, result.output
+    ranked, placed = _ranked_and_placed(result.stdout)
+    assert len(ranked) == 14 and placed == ranked, result.stdout
+    notes = result.stdout.partition("on the published leaderboard:")[2]
+    board = pub.load_published(BOARD)
+    published = [pub.percent(r["Non-Live Overall Acc"])
+                 for r in board.tables["data_non_live.csv"]]
+    for model in ranked:
+        (line,) = [x for x in notes.splitlines() if x.startswith(f"  {model}: ")]
+        assert line.endswith("; Live —, not run; Multi-Turn —, not run; Agentic —, not run")
+        assert re.match(rf"  {re.escape(model)}: V4 Overall \d+\.\d\d‡ not ranked; ", line)
+        found = re.search(r"Non-Live (\d+\.\d\d) #(\d+)/110(?: =\d+)?;", line)
+        assert found is not None, line
+        value, rank = float(found.group(1)), int(found.group(2))
+        assert rank == 1 + sum(v is not None and v > value for v in published)
+        assert f"{model}: comparable: Non-Live #{rank}/110\n" in notes
+        assert f"‡ {model}: V4 Overall not ranked: 2 of 5 groups run" in notes
+    assert "skipped" not in notes and "! " not in notes, notes
+
+
+def _complete_entry(model: str, skipped: dict[str, int]) -> ModelEntry:
+    """Every V4 category run whole, `skipped` cases of some left unjudged."""
+    from fcbench.api import dataset_sizes
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+
+    sizes = dataset_sizes(DEFAULT_RELEASE, None)
+    scores = {n: CategoryScore(n, 0, sizes[n] - skipped.get(n, 0), sizes[n])
+              for n in (*reg.ALL_SCORING, "exec_simple")}
+    return ModelEntry(model, unknown_model(model), with_missing(scores, reg.ALL_SCORING, sizes),
+                      skipped=skipped)
+
+
+def test_the_reasons_list_only_what_touches_each_group(fetched_home: Path) -> None:
+    """Skipped live_simple cases make Live and V4 Overall not comparable, nothing else;
+    skipped exec cases (in no V4 group) make nothing so; another release touches all."""
+    board = pub.load_published(BOARD)
+    entry = _complete_entry("m", {"live_simple": 3, "exec_simple": 40})
+    (placed,) = pub.place([entry], board, release="2026.3.23")
+    reasons = {q.group: q.reasons for q in placed.places}
+    assert reasons == {"V4 Overall": ("3 cases skipped (not judged) in live_simple",),
+                       "Non-Live": (), "Live": ("3 cases skipped (not judged) in live_simple",),
+                       "Multi-Turn": (), "Agentic": ()}
+    assert all(q.rank is not None for q in placed.places)  # skipped is not partial
+    assert [q.group for q in placed.places if q.comparable] == ["Non-Live", "Multi-Turn",
+                                                                "Agentic"]
+    (other,) = pub.place([entry], board, release="2025.1.1")
+    assert all(q.reasons[0].startswith("scored on release 2025.1.1") for q in other.places)
+    (web,) = pub.place([_complete_entry("m", {})], board, release="2026.3.23",
+                       header_flags={"m": [("web search answered by ddg, not SerpAPI",
+                                            ("web_search_base",))]})
+    assert [q.group for q in web.places if q.reasons] == ["V4 Overall", "Agentic"]
+
+
+@pytest.mark.parametrize("width", [60, 90, 250])
+def test_no_placement_cell_is_ever_cut(fetched_home: Path, v4_scores: Path, width: int) -> None:
+    """At any terminal width every cell reaches the screen whole (`12.87 #105/110…` lost
+    its mark): the table where it fits, else one line per model and group naming it."""
+    from rich.console import Console
+
+    from fcbench.api import dataset_sizes
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+    from fcbench.report import leaderboard as board
+
+    board_ = pub.load_published(BOARD)
+    entries = board.merge_entries([v4_scores], dataset_sizes(DEFAULT_RELEASE, None))
+    placements = pub.place(entries, board_, release=DEFAULT_RELEASE)
+    console = Console(force_terminal=True, width=width, record=True, color_system=None)
+    pub.print_placements(console, placements, board_, board.board_order(entries))
+    shown = console.export_text()
+    for p in placements:
+        for q in p.places:
+            assert pub.place_cell(q) in shown, (q, shown)
+            assert any(f"{p.model}" in line and pub.place_cell(q) in line
+                       for line in shown.splitlines()) or width >= 90, (q, shown)
+    assert "…" not in shown

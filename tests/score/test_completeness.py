@@ -13,7 +13,10 @@ from fcbench.score.completeness import (
     V4_OVERALL,
     completeness,
     incomplete,
+    is_partial,
+    partial_summaries,
     ranking_summary,
+    shows_v1,
 )
 
 SIZES = {name: 10 for name in (*reg.ALL_SCORING, *reg.V1)}
@@ -79,3 +82,34 @@ def test_a_board_of_2024_runs_ranks_by_v1_overall_any_v4_only_category_by_v4() -
     assert ranking_summary([skipped_live]) == V1_OVERALL  # judged nothing: not run
     assert ranking_summary([]) == V4_OVERALL
     assert ranking_summary([{}]) == V4_OVERALL
+
+
+def test_skipped_cases_are_not_a_partial_run() -> None:
+    """An offline exec category (cases skipped) is a whole run: no `*` (the terminal marked
+    it, the report did not); fewer judged and skipped than it holds is partial."""
+    exec_simple = CategoryScore("exec_simple", 5, 7, 10)
+    assert not is_partial(exec_simple, 3) and is_partial(exec_simple, 2)
+    assert is_partial(exec_simple) and not is_partial(None)
+    scores = {"exec_simple": exec_simple}
+    assert partial_summaries(scores, {"exec_simple": 3}) == set()
+    assert partial_summaries(scores) == {"v1 Overall (2024)", "v1 Exec Summary (2024)"}
+
+
+def test_v4_overall_is_its_five_groups_and_the_v1_summaries_their_groups() -> None:
+    """live_relevance is under no Overall (table.UNDERNEATH counted it under V4 Overall)."""
+    v4 = {n for _, names in SUMMARY_PARTS["Overall"] for n in names}
+    assert "live_relevance" not in v4 and v4 == set(reg.ALL_SCORING) - {"live_relevance"}
+    assert partial_summaries({"live_relevance": CategoryScore("live_relevance", 1, 2, 10)}) \
+        == {"Relevance Detection"}
+    ast = completeness(run("simple_python", "multiple"), "v1 AST Summary (2024)")
+    assert ast.describe() == ("2 of 4 groups run; not run: Parallel AST, Parallel Multiple "
+                              "AST; missing from the rest: simple_java, simple_javascript")
+    assert completeness(run("irrelevance"), "v1 Relevance (2024)").complete
+    assert completeness(run("rest"), "v1 Exec Summary (2024)").groups_run == ("Simple Exec",)
+
+
+def test_the_2024_summaries_are_shown_when_a_2024_only_category_ran_or_v1_ranks() -> None:
+    assert shows_v1([run("exec_simple", "live_simple")])  # a 2024-only category
+    assert shows_v1([run("simple_python"), run("multiple")])  # ranked by v1 Overall
+    assert not shows_v1([run("simple_python"), run("live_simple")])  # a V4 board
+    assert not shows_v1([run("exec_simple")], asked=False) and shows_v1([], asked=True)

@@ -57,7 +57,8 @@ def _summary(key: str) -> Getter:
 def _category(name: str) -> Getter:
     def get(m: Record) -> Any:
         score = m["categories"].get(name)
-        return score["accuracy"] if score and score["evaluated"] else None
+        judged = score and score["evaluated"] and score["total"] > 0  # all skipped: N/A
+        return score["accuracy"] if judged else None
 
     return get
 

@@ -50,7 +50,10 @@ V1_GROUP = "bfcl_v1"
 def export(document: Document, model: str | None) -> dict[str, Any]:
     """The harness's results document for one model (`--model` when there are several)."""
     record = one_model(document, model)
-    tasks = {name: score for name, score in record["categories"].items() if score["evaluated"]}
+    # A category every case of which was skipped judged nothing: no task (it has no
+    # accuracy; skipped never reads 0.00, `score.completeness`).
+    tasks = {name: score for name, score in record["categories"].items()
+             if score["evaluated"] and score["total"] > 0}
     groups = _groups(record, tasks)
     names = [*(TASK_PREFIX + n for n in tasks), *groups]
     version = f"{document['format']}-v{document['schema_version']}"

@@ -24,8 +24,9 @@ from typing import Any
 from fcbench.core import categories as reg
 from fcbench.report.corrections import corrections_json
 from fcbench.report.csv_files import ModelEntry, ModelInfo, unknown_model
+from fcbench.report.leaderboard import partial_categories
 from fcbench.score.aggregate import CategoryScore
-from fcbench.score.completeness import incomplete
+from fcbench.score.completeness import SUMMARY_PARTS, incomplete, is_partial
 from fcbench.score.formulas import (
     V1_GROUPS,
     V1_GROUPS_AST,
@@ -61,7 +62,7 @@ V4_PARTS: dict[str, tuple[str, ...]] = {
     "web_search": reg.WEB_SEARCH,
     "memory": reg.MEMORY,
     "agentic": reg.AGENTIC,
-    "overall": reg.ALL_SCORING,
+    "overall": tuple(n for _, names in SUMMARY_PARTS["Overall"] for n in names),
 }
 CONFIGURATION_FIELDS = ("model", "backend", "served_model", "mode", "fc_names", "fc_args",
                         "family", "prompt_format", "official_handler", "output_format",
@@ -91,14 +92,14 @@ def build(
                                   model_info=model_info, models=models)
     headers = _headers(score_dirs)
     manifests = _manifests(result_dirs)
-    ranked = sorted(sorted(entries, key=lambda e: e.model),
-                    key=lambda e: e.v4.overall.accuracy, reverse=True)
+    ranked_by, ranked = board.ranked(entries)
     return {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
         "fcbench_version": __version__,
         "reimplements": REIMPLEMENTS,
         "release": release,
+        "ranked_by": ranked_by,
         "models": [model_record(entry, rank, headers.get(entry.model, {}),
                                 manifests.get(entry.model))
                    for rank, entry in enumerate(ranked, start=1)],
@@ -124,12 +125,12 @@ def model_record(
         **_info(entry.info),
         "configuration": configuration,
         "corrections": _corrections(entry),
-        "categories": {name: _category(score, len(skipped.get(name, [])))
+        "categories": {name: _category(score, entry.skipped.get(name, 0))
                        for name, score in _ordered(entry.scores)},
         "summaries": {key: _summary(s, V4_FLAVOURS[key], _partial(entry, V4_PARTS[key]))
                       for key, s in v4.items()},
         "v1": _v1(entry, v1),
-        "partial_categories": sorted(n for n, s in entry.scores.items() if s.partial),
+        "partial_categories": partial_categories(entry),
         "incomplete": [c.as_json() for c in incomplete(entry.scores)],
         "skipped": [{"category": name, **case} for name, cases in sorted(skipped.items())
                     for case in cases],
@@ -156,7 +157,7 @@ def _ordered(scores: Mapping[str, CategoryScore]) -> list[tuple[str, CategorySco
 def _category(score: CategoryScore, skipped: int) -> dict[str, Any]:
     return {"accuracy": score.accuracy, "correct": score.correct, "total": score.total,
             "dataset_size": score.dataset_size, "evaluated": score.evaluated,
-            "partial": score.partial, "skipped": skipped}
+            "partial": is_partial(score, skipped), "skipped": skipped}
 
 
 def _summary(summary: Summary, flavour: Flavour, partial: bool) -> dict[str, Any]:
@@ -165,7 +166,8 @@ def _summary(summary: Summary, flavour: Flavour, partial: bool) -> dict[str, Any
 
 
 def _partial(entry: ModelEntry, names: Sequence[str]) -> bool:
-    return any(entry.scores[n].partial for n in names if n in entry.scores)
+    return any(is_partial(entry.scores[n], entry.skipped.get(n, 0))
+               for n in names if n in entry.scores)
 
 
 def _v1(entry: ModelEntry, v1: V1Summary) -> dict[str, Any]:

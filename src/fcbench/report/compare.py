@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fcbench.core import categories as reg
@@ -31,13 +32,12 @@ from fcbench.report.table import (
     INCOMPLETE_MARK,
     NOTHING_RUN,
     SHOWN,
-    V1_ONLY,
     displayed_summaries,
     incomplete_note_lines,
     summary_marks,
 )
 from fcbench.score.aggregate import CategoryScore, with_missing
-from fcbench.score.completeness import Completeness
+from fcbench.score.completeness import Completeness, shows_v1
 from fcbench.score.disputed import Disputed, accuracy_without
 from fcbench.score.formulas import summary_rows, v1_rows
 from fcbench.score.intervals import mcnemar_exact
@@ -197,6 +197,21 @@ def report_link(run: ModelRun) -> dict[str, str] | None:
     return {"uri": page.resolve().as_uri(), "model": run.model}
 
 
+def relative_link(report: Mapping[str, str], page: Path) -> dict[str, str]:
+    """`report_link`'s record with its address relative to the folder of `page` (the compare
+    page): an absolute `file:///...` link broke once the folders were shared or moved
+    together. Where no relative path exists (another drive) the absolute URI stays."""
+    import os
+    from urllib.parse import quote, unquote, urlparse
+
+    target = Path(unquote(urlparse(report["uri"]).path))
+    try:
+        relative = os.path.relpath(target, Path(page).resolve().parent)
+    except ValueError:
+        return dict(report)
+    return {**report, "uri": quote(Path(relative).as_posix())}
+
+
 def short_names(a: ModelRun, b: ModelRun) -> tuple[str, str]:
     """What the columns are headed by: the model names; for two runs of one model, their
     score folders' names; A and B only when those are the same too (a reader should not
@@ -237,13 +252,14 @@ def _accuracy_without(run: CategoryRun, disputed: Disputed, shared: set[str]) ->
 
 
 def _summary_values(
-    scores: Mapping[str, CategoryScore], sizes: Mapping[str, int]
+    scores: Mapping[str, CategoryScore], sizes: Mapping[str, int], v1: bool | None = None,
 ) -> dict[str, float | None]:
-    """The summaries as `evaluate` shows them: the 2024 ones only when a 2024-only category
-    was run (as `evaluate` and the report), None where nothing under one was run or judged."""
+    """The summaries as `evaluate` shows them: the 2024 ones when `v1`
+    (`completeness.shows_v1` of both sides, as `evaluate` and the report decide), None where
+    nothing under one was run or judged."""
     complete = with_missing(scores, reg.ALL_SCORING, sizes)
     labels = [label for label, _ in summary_rows(complete)]
-    if any(n in V1_ONLY for n in scores):
+    if shows_v1([scores]) if v1 is None else v1:
         labels += [label for label, _ in v1_rows(complete)]
     values = displayed_summaries(scores, complete, labels)
     empty = {label for label, gap in summary_marks(scores, labels).items() if gap.nothing_run}
@@ -253,8 +269,10 @@ def _summary_values(
 def _summaries(
     a: ModelRun, b: ModelRun, sizes: Mapping[str, int]
 ) -> list[tuple[str, float | None, float | None]]:
-    ra = _summary_values({n: c.score for n, c in a.categories.items()}, sizes)
-    rb = _summary_values({n: c.score for n, c in b.categories.items()}, sizes)
+    sa = {n: c.score for n, c in a.categories.items()}
+    sb = {n: c.score for n, c in b.categories.items()}
+    v1 = shows_v1([sa, sb])
+    ra, rb = _summary_values(sa, sizes, v1), _summary_values(sb, sizes, v1)
     return [(name, ra.get(name), rb.get(name)) for name in dict.fromkeys([*ra, *rb])]
 
 
@@ -267,8 +285,9 @@ def _upstream_summaries(
              for run in (a, b)]
     if not any(sides):
         return []
+    v1 = shows_v1([{n: c.score for n, c in run.categories.items()} for run in (a, b)])
     ra, rb = (_summary_values(upstream_scores({n: c.score for n, c in run.categories.items()},
-                                              side), sizes)
+                                              side), sizes, v1)
               for run, side in zip((a, b), sides, strict=True))
     return [(name, ra.get(name), rb.get(name)) for name in dict.fromkeys([*ra, *rb])]
 
@@ -326,16 +345,18 @@ def summary_intervals(
 # -- Output -----------------------------------------------------------------------------------
 
 
-def as_json(comparison: Comparison) -> dict[str, Any]:
+def as_json(comparison: Comparison, page: Path | None = None) -> dict[str, Any]:
     """Everything `compare` found, for scripts (`fcbench compare --json`); `corrections`
-    only when a side was scored under a profile."""
+    only when a side was scored under a profile; `page`: the compare page the data goes
+    into, whose report links are then relative to it (`relative_link`)."""
     profiles = ({"corrections": {"a": comparison.corrections[0], "b": comparison.corrections[1]}}
                 if compare_line(*comparison.corrections) is not None else {})
     return {
         "a": comparison.a,
         "b": comparison.b,
         "names": list(comparison.names),
-        "reports": list(comparison.reports),
+        "reports": [report if report is None or page is None else relative_link(report, page)
+                    for report in comparison.reports],
         **profiles,
         "test": TEST_NAME,
         "categories": [

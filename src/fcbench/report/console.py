@@ -23,21 +23,33 @@ if TYPE_CHECKING:
 
 def console_for(*, stderr: bool = False, piped_width: int = 200) -> Console:
     """A console on stdout (or stderr): at a terminal its own width; piped, tables laid out
-    in `piped_width` columns and text never wrapped, so that a note reaches a file or a
-    `grep` as one whole line instead of being broken mid-sentence at the table's width."""
+    in `$COLUMNS` (else `piped_width`) columns and text never wrapped, so that a note reaches
+    a file or a `grep` as one whole line instead of being broken mid-sentence at the table's
+    width."""
     import sys
 
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
     terminal = stream.isatty()
-    return Console(stderr=stderr, width=None if terminal else piped_width,
+    return Console(stderr=stderr, width=None if terminal else _columns() or piped_width,
                    soft_wrap=not terminal)
+
+
+def _columns() -> int | None:
+    """`$COLUMNS` when it is a width (a user's `COLUMNS=200 fcbench ... | cat` asks for a
+    wider layout; it was ignored when piped), else None."""
+    import os
+
+    value = os.environ.get("COLUMNS", "").strip()
+    return int(value) if value.isdigit() and 20 <= int(value) <= 10_000 else None
 
 
 _SUBJECT = re.compile(r"^((?:[^\s:]+: )+)")
 """The leading `model: category: ` (or `path: `) of a problem: names without spaces."""
-_NUMBER = re.compile(r"\d+")
+_NUMBER = re.compile(r"(?<![\w.-])\d+(?![\w-]|\.\d)")
+"""A count in a message: digits standing alone, not part of a name (`community-2026`,
+`gpt-3.5`, `v2`), whose digits must be printed as given, never summed."""
 
 
 @dataclass

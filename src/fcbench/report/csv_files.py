@@ -150,6 +150,9 @@ class ModelEntry:
     corrections: Mapping[str, Any] = field(default_factory=dict)
     """The score headers' corrections profile and upstream sides (`report.corrections`);
     empty for the default profile."""
+    skipped: Mapping[str, int] = field(default_factory=dict)
+    """Cases each category's score header lists as skipped (not judged): a category with
+    them is not partial for that (`score.completeness.is_partial`)."""
 
     @property
     def v4(self) -> V4Summary:
@@ -209,6 +212,8 @@ def _entry(model: str, headers: dict[str, Any], dataset_sizes: Mapping[str, int]
         cost_latency(usage, info),
         fs_header,
         corrections_of(headers),
+        {name: len(found) for name, header in headers.items()
+         if isinstance(found := header.get("skipped"), list) and found},
     )
 
 

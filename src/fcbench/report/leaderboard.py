@@ -28,7 +28,7 @@ from fcbench.report.csv_files import (
 )
 from fcbench.report.table import ranked_table
 from fcbench.score.aggregate import with_missing
-from fcbench.score.completeness import incomplete
+from fcbench.score.completeness import SHOWN, incomplete, is_partial, ranking_summary
 from fcbench.score.formulas import Summary, v1_overall
 from fcbench.score.usage import Usage
 
@@ -114,7 +114,8 @@ def _merge(
     fs = dict(earlier.format_sensitivity) or dict(entry.format_sensitivity)
     cost = entry.cost if entry.cost.mean is not None else earlier.cost
     return ModelEntry(entry.model, entry.info, with_missing(scores, reg.ALL_SCORING, dataset_sizes),
-                      cost, fs, merge_corrections(earlier.corrections, entry.corrections))
+                      cost, fs, merge_corrections(earlier.corrections, entry.corrections),
+                      {**earlier.skipped, **entry.skipped})
 
 
 def usage_of(result_dirs: Sequence[Path]) -> dict[str, Usage]:
@@ -148,7 +149,8 @@ def board_table(
 ) -> Table:
     """The ranked terminal table (`table.ranked_table`: by `sort`, N/A last; the cases each
     model skipped in a column when any did)."""
-    return ranked_table({e.model: e.scores for e in entries}, sort=sort, skipped=skipped, v1=v1)
+    return ranked_table({e.model: e.scores for e in entries}, sort=sort, skipped=skipped, v1=v1,
+                        skipped_in={e.model: e.skipped for e in entries})
 
 
 def board_order(entries: Sequence[ModelEntry], *, sort: str | None = None,
@@ -199,9 +201,8 @@ def entry_json(entry: ModelEntry) -> dict[str, Any]:
             }
             for name, s in entry.scores.items()
         },
-        "partial": any(s.evaluated and s.partial for s in entry.scores.values()),
-        "partial_categories": sorted(n for n, s in entry.scores.items()
-                                     if s.evaluated and s.partial),
+        "partial": bool(partial_categories(entry)),
+        "partial_categories": partial_categories(entry),
         # Beside `partial` and distinct from it: the summaries not every category of which
         # was run (score.completeness, the rule the tables and the report follow too).
         "incomplete": [c.as_json() for c in incomplete(entry.scores)],
@@ -221,6 +222,24 @@ def entry_json(entry: ModelEntry) -> dict[str, Any]:
     }
 
 
+def partial_categories(entry: ModelEntry) -> list[str]:
+    """The categories run on fewer cases than they hold (skipped cases do not make one)."""
+    return sorted(n for n, s in entry.scores.items() if is_partial(s, entry.skipped.get(n, 0)))
+
+
+def ranked(entries: Sequence[ModelEntry]) -> tuple[str, list[ModelEntry]]:
+    """(the summary the board ranks by, as shown; the entries in rank order): the ranked
+    table's order (`completeness.ranking_summary`, N/A last, ties by name), which every file
+    of the board follows (leaderboard.json ranked by V4 Overall a 2024 board the table
+    ranked by v1 Overall)."""
+    from fcbench.report.table import ranked_models
+
+    by = ranking_summary(e.scores for e in entries)
+    order = ranked_models({e.model: e.scores for e in entries}, sort=by)
+    found = {e.model: e for e in entries}
+    return SHOWN.get(by, by), [found[model] for model in order]
+
+
 def _custom_json(entry: ModelEntry) -> dict[str, Any]:
     """The custom groups' summaries (`score.custom_groups`), when the model has custom scores."""
     from fcbench.score.custom_groups import custom_summaries
@@ -235,11 +254,11 @@ def _number(value: Any) -> float | None:
 
 
 def write_leaderboard_json(entries: Sequence[ModelEntry], path: Path) -> Path:
-    """`leaderboard.json`: the models ranked by V4 Overall, each with `entry_json`."""
-    ranked = sorted(sorted(entries, key=lambda e: e.model),
-                    key=lambda e: e.v4.overall.accuracy, reverse=True)
-    models = [{"rank": i, **entry_json(e)} for i, e in enumerate(ranked, start=1)]
-    text = json.dumps({"models": models}, indent=2, ensure_ascii=False) + "\n"
+    """`leaderboard.json`: the models in the ranked table's order (`ranked`; `ranked_by`
+    names the summary), each with `entry_json`."""
+    by, order = ranked(entries)
+    models = [{"rank": i, **entry_json(e)} for i, e in enumerate(order, start=1)]
+    text = json.dumps({"ranked_by": by, "models": models}, indent=2, ensure_ascii=False) + "\n"
     return replace_text(Path(path), redact.values(text), errors=UNENCODABLE)
 
 

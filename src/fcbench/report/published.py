@@ -28,9 +28,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from fcbench.core import categories as reg
 from fcbench.report.csv_files import TABLES, ModelEntry, Table
-from fcbench.report.table import UNDERNEATH
+from fcbench.report.table import INCOMPLETE_MARK, NOTHING_RUN
+from fcbench.score.completeness import completeness, is_partial
 from fcbench.score.formulas import format_percent
 
 SITE = "https://gorilla.cs.berkeley.edu"
@@ -43,7 +43,7 @@ GROUPS = (("V4 Overall", "data_overall.csv", "Overall"), ("Non-Live", "data_non_
                                                           "Non-Live"),
           ("Live", "data_live.csv", "Live"), ("Multi-Turn", "data_multi_turn.csv", "Multi-Turn"),
           ("Agentic", "data_agentic.csv", "Agentic"))
-"""(shown name, file, the summary in `table.UNDERNEATH` naming its categories)."""
+"""(shown name, file, the summary in `completeness.SUMMARY_PARTS` naming its categories)."""
 TIMEOUT = 30.0
 """Seconds for one file's whole download (not only each read: a server dripping a byte at a
 time is cut off too)."""
@@ -218,16 +218,29 @@ class Place:
 
     group: str
     value: float | None
-    """The model's score in the table's main column, percent rounded as the site shows it."""
+    """The model's score in the table's main column, percent rounded as the site shows it
+    (None: N/A, or nothing under the group run)."""
     rank: int | None
-    """1 + the published rows scoring strictly more (None: the model has no value)."""
+    """1 + the published rows scoring strictly more; None when the group was not run
+    completely (`score.completeness`: a category not run counts 0, so the rank would place
+    a score nobody made) or the model has no value."""
     of: int
     """The published rows plus this model."""
     ties: int = 0
     above: str | None = None
     below: str | None = None
     missing: tuple[str, ...] = ()
-    """Categories under this group that the model did not run (they count as 0)."""
+    """Categories under this group that the model did not run or judged no case of."""
+    gap: str | None = None
+    """What of the group was not run (`Completeness.describe`); None when complete."""
+    nothing_run: bool = False
+    reasons: tuple[str, ...] = ()
+    """What makes this rank not comparable with the published rows: only what touches the
+    group's own categories (skipped exec/REST cases touch no V4 group)."""
+
+    @property
+    def comparable(self) -> bool:
+        return self.rank is not None and not self.reasons
 
 
 @dataclass(frozen=True)
@@ -235,11 +248,15 @@ class Placement:
     model: str
     places: list[Place]
     flags: list[str]
-    """What makes the placement not comparable with the published rows."""
+    """What makes some rank of the model not comparable (the places' reasons, once each)."""
 
     @property
     def comparable(self) -> bool:
         return not self.flags
+
+
+Limit = tuple[str, tuple[str, ...] | None]
+"""(what limits a comparison, the categories it touches; None: every group)."""
 
 
 def percent(cell: str | None) -> float | None:
@@ -276,47 +293,66 @@ def place(
     board: PublishedBoard,
     *,
     release: str,
-    header_flags: Mapping[str, list[str]] | None = None,
+    header_flags: Mapping[str, Sequence[Limit]] | None = None,
 ) -> list[Placement]:
-    """Each entry placed in every table the board holds, with what limits the comparison."""
+    """Each entry placed in every table the board holds: ranked only where the group was
+    run completely, each rank with what limits its comparison (`header_flags`: per model,
+    what its score headers say, `header_flags()`)."""
     placements = []
     for entry in entries:
-        places = [_place(entry, board, *group) for group in GROUPS if group[1] in board.tables]
-        flags = _flags(entry, release) + list((header_flags or {}).get(entry.model, []))
+        limits = _limits(entry, release) + list((header_flags or {}).get(entry.model, []))
+        places = [_place(entry, board, limits, *group)
+                  for group in GROUPS if group[1] in board.tables]
+        flags = list(dict.fromkeys(r for q in places if q.rank is not None for r in q.reasons))
         placements.append(Placement(entry.model, places, flags))
     return placements
 
 
-def _place(entry: ModelEntry, board: PublishedBoard, group: str, file_name: str,
-           summary: str) -> Place:
+def _place(entry: ModelEntry, board: PublishedBoard, limits: Sequence[Limit], group: str,
+           file_name: str, summary: str) -> Place:
     table = _table(file_name)
     column = table.columns[table.sort_column]
     rows = board.tables[file_name]
     values = [percent(r.get(column)) for r in rows]
-    value = user_value(entry, file_name)
+    gap = completeness(entry.scores, summary)
+    value = None if gap.nothing_run else user_value(entry, file_name)
+    described = None if gap.complete or gap.nothing_run else gap.describe()
+    if not gap.complete:
+        return Place(group, value, None, len(rows) + 1, missing=gap.missing, gap=described,
+                     nothing_run=gap.nothing_run)
     rank, ties = rank_among(value, values)
     ordered = sorted((v, r.get("Model", "")) for v, r in zip(values, rows, strict=True)
                      if v is not None)
     above = next((f"{m} ({v:.2f})" for v, m in ordered if value is not None and v > value), None)
     below = next((f"{m} ({v:.2f})" for v, m in reversed(ordered)
                   if value is not None and v < value), None)
-    names = UNDERNEATH.get(summary, ())
-    missing = tuple(n for n in names if not entry.scores[n].evaluated)
-    return Place(group, value, rank, len(rows) + 1, ties, above, below, missing)
+    reasons = _reasons(entry, gap.categories, limits)
+    return Place(group, value, rank, len(rows) + 1, ties, above, below, reasons=reasons)
 
 
-def _flags(entry: ModelEntry, release: str) -> list[str]:
-    flags = []
-    if release != COMPARABLE_RELEASE:
-        flags.append(f"scored on release {release}; the published board matches "
-                     f"{COMPARABLE_RELEASE}")
-    partial = [n for n in reg.ALL_SCORING if entry.scores[n].partial]
+def _reasons(entry: ModelEntry, names: Sequence[str], limits: Sequence[Limit]
+             ) -> tuple[str, ...]:
+    """What limits a rank made of the categories `names`: the `limits` touching them, the
+    partial ones among them, the cases skipped in them (never another group's: the 2024
+    exec/REST categories' skipped cases are in no V4 group)."""
+    reasons = [text for text, touched in limits
+               if touched is None or not set(names).isdisjoint(touched)]
+    partial = [n for n in names if is_partial(entry.scores.get(n), entry.skipped.get(n, 0))]
     if partial:
-        flags.append(f"partial run: {_names(partial)} judged on fewer cases than the data set")
-    missing = [n for n in reg.ALL_SCORING if not entry.scores[n].evaluated]
-    if missing:
-        flags.append(f"{len(missing)} categories not run (count 0): {_names(missing)}")
-    return flags
+        reasons.append(f"partial run: {_names(partial)} judged on fewer cases than the data set")
+    skipped = {n: entry.skipped[n] for n in names if entry.skipped.get(n)}
+    if skipped:
+        reasons.append(f"{sum(skipped.values())} cases skipped (not judged) in "
+                       f"{_names(list(skipped))}")
+    return tuple(reasons)
+
+
+def _limits(entry: ModelEntry, release: str) -> list[Limit]:
+    """What limits the comparison of every rank of the entry: another release."""
+    if release == COMPARABLE_RELEASE:
+        return []
+    return [(f"scored on release {release}; the published board matches "
+             f"{COMPARABLE_RELEASE}", None)]
 
 
 def _names(names: Sequence[str], shown: int = 4) -> str:
@@ -324,42 +360,52 @@ def _names(names: Sequence[str], shown: int = 4) -> str:
     return ", ".join(names[:shown]) + more
 
 
-def header_flags(score_dirs: Sequence[Path]) -> dict[str, list[str]]:
-    """Per model, what its score headers say limits the comparison: searches answered by
-    another provider than SerpAPI, skipped cases."""
+def header_flags(score_dirs: Sequence[Path]) -> dict[str, list[Limit]]:
+    """Per model, what its score headers say limits the comparison, with the categories it
+    touches: searches answered by another provider than SerpAPI."""
     from fcbench.results.score_files import read_score_headers
 
-    found: dict[str, list[str]] = {}
+    found: dict[str, list[Limit]] = {}
     for score_dir in score_dirs:
         for model, headers in read_score_headers(Path(score_dir)).items():
             flags = found.setdefault(model, [])
-            providers = sorted({str(h.get("web_search_provider")) for h in headers.values()
-                                if h.get("web_search_comparable") is False})
-            if providers:
-                flags.append(f"web search answered by {', '.join(providers)}, not SerpAPI")
-            skipped = sum(len(h.get("skipped") or []) for h in headers.values())
-            if skipped:
-                flags.append(f"{skipped} cases skipped (not judged)")
+            other = {name: str(h.get("web_search_provider")) for name, h in headers.items()
+                     if h.get("web_search_comparable") is False}
+            if other:
+                flags.append((f"web search answered by {', '.join(sorted(set(other.values())))}"
+                              ", not SerpAPI", tuple(other)))
     return found
 
 
 def placement_json(placements: Sequence[Placement], board: PublishedBoard) -> dict[str, Any]:
-    """For the HTML report and scripts."""
+    """For the HTML report and scripts: each place with its cell `text` as the terminal
+    shows it, whether it is `comparable`, the `reasons` it is not, and the `gap` of a group
+    not run completely (no rank)."""
     return {
         "source": board.describe(), "sha256": board.sha256,
         "models": [{"model": p.model, "flags": p.flags, "places": [
             {"group": q.group, "value": q.value, "rank": q.rank, "of": q.of, "ties": q.ties,
-             "above": q.above, "below": q.below, "missing": list(q.missing)}
+             "above": q.above, "below": q.below, "missing": list(q.missing),
+             "text": place_cell(q), "comparable": q.comparable, "reasons": list(q.reasons),
+             "gap": q.gap, "nothing_run": q.nothing_run}
             for q in p.places]} for p in placements],
+        "notes": placement_notes(placements),
     }
+
+
+KEY = (f"#rank/rows: among the published rows and this model (ties: =N), only for a group "
+       f"every category of which was run; {INCOMPLETE_MARK} not ranked: some category of the "
+       f"group not run (it would count 0); {NOTHING_RUN}, not run: none was; !: the rank is "
+       "not comparable (why below).")
+"""The placements' key, printed under them."""
 
 
 def print_placements(console: Any, placements: Sequence[Placement], board: PublishedBoard,
                      order: Sequence[str] = ()) -> None:
-    """The terminal form: one row per model, `#rank/of` per group, then what limits each.
-    Rows follow `order` (the ranked table's, so both tables read alike; models not in it
-    last). Piped, or where the table would not fit, each model is one line naming it: a
-    table squeezed to the width folds the names into pieces no reader or `grep` finds."""
+    """The terminal form: one row per model naming it, `#rank/of` per group, then what
+    limits each rank. Rows follow `order` (the ranked table's, so both tables read alike;
+    models not in it last). A cell is never cut (no_wrap): piped, or where the table would
+    not fit the width, each model becomes one line naming it, wrapped between cells."""
     from rich import box
     from rich.markup import escape
     from rich.table import Table as RichTable
@@ -374,7 +420,7 @@ def print_placements(console: Any, placements: Sequence[Placement], board: Publi
         table.add_column(group, justify="right", no_wrap=True)
     rows = []
     for p in placements:
-        cells = {q.group: _place_cell(q) for q in p.places}
+        cells = {q.group: place_cell(q) for q in p.places}
         rows.append((p.model + ("" if p.comparable else " !"),
                      [cells.get(g, "N/A") for g in groups]))
         table.add_row(escape(rows[-1][0]), *rows[-1][1])
@@ -383,27 +429,44 @@ def print_placements(console: Any, placements: Sequence[Placement], board: Publi
     else:
         console.print(title, highlight=False)
         for name, shown in rows:
-            line = "; ".join(f"{g} {cell}" for g, cell in zip(groups, shown, strict=True))
-            console.print(f"  {name}: {line}", highlight=False, markup=False)
+            pairs = [f"{g} {cell}" for g, cell in zip(groups, shown, strict=True)]
+            # Piped: one line per model (never wrapped); a narrow terminal: one short line
+            # per group, each naming the model, so no cell is ever broken.
+            for line in pairs if console.is_terminal else ["; ".join(pairs)]:
+                console.print(f"  {name}: {line}", highlight=False, markup=False)
     _print_placement_notes(console, placements)
 
 
 def _print_placement_notes(console: Any, placements: Sequence[Placement]) -> None:
-    """Under the placements: the marks' key, each model's V4 Overall neighbours, its flags."""
-    console.print("#rank/rows: among the published rows and this model (ties: =N); "
-                  "~: categories under the group not run (counted 0).", highlight=False,
-                  markup=False)
+    for line in placement_notes(placements):
+        console.print(line, highlight=False, markup=False,
+                      style="yellow" if line.startswith("! ") else None)
+
+
+def placement_notes(placements: Sequence[Placement]) -> list[str]:
+    """Under the placements (terminal and report alike): the key; per model its comparable
+    ranks, its V4 Overall neighbours, each group not ranked and why, each rank's reasons."""
+    lines = [KEY]
     for p in placements:
+        comparable = [f"{q.group} #{q.rank}/{q.of}" for q in p.places if q.comparable]
+        lines.append(f"{p.model}: comparable: {', '.join(comparable)}" if comparable
+                     else f"{p.model}: no rank comparable with the published rows")
         overall = next((q for q in p.places if q.group == "V4 Overall"), None)
-        if overall is not None and overall.rank is not None:
+        if overall is not None and overall.rank is not None and overall.value is not None:
             near = "; ".join(x for x in (f"above: {overall.above}" if overall.above else "",
                                          f"below: {overall.below}" if overall.below else "")
                              if x)
-            console.print(f"{p.model}: V4 Overall {overall.value:.2f}, #{overall.rank} of "
-                          f"{overall.of} ({near})", highlight=False, markup=False)
-        for flag in p.flags:
-            console.print(f"! {p.model}: not comparable: {flag}", highlight=False, markup=False,
-                          style="yellow")
+            lines.append(f"{p.model}: V4 Overall {overall.value:.2f}, #{overall.rank} of "
+                         f"{overall.of} ({near})")
+        lines.extend(f"{INCOMPLETE_MARK} {p.model}: {q.group} not ranked: {q.gap}"
+                     for q in p.places if q.gap is not None)
+        by_reasons: dict[tuple[str, ...], list[str]] = {}
+        for q in p.places:
+            if q.rank is not None and q.reasons:
+                by_reasons.setdefault(q.reasons, []).append(q.group)
+        lines.extend(f"! {p.model}: {', '.join(named)} not comparable: {'; '.join(reasons)}"
+                     for reasons, named in by_reasons.items())
+    return lines
 
 
 def _too_wide(console: Any, table: Any) -> bool:
@@ -414,8 +477,15 @@ def _too_wide(console: Any, table: Any) -> bool:
     return bool(Measurement.get(console, unbounded, table).maximum > console.width)
 
 
-def _place_cell(q: Place) -> str:
+def place_cell(q: Place) -> str:
+    """`88.08 #21/110` (`=N` ties, ` !` not comparable), `12.87‡ not ranked` for a group not
+    run completely, `—, not run` for one with nothing run."""
+    if q.nothing_run:
+        return f"{NOTHING_RUN}, not run"
+    if q.gap is not None or q.missing:
+        shown = "N/A" if q.value is None else f"{q.value:.2f}"
+        return f"{shown}{INCOMPLETE_MARK} not ranked"
     if q.rank is None or q.value is None:
         return "N/A"
     tie = f" ={q.ties}" if q.ties else ""
-    return f"{q.value:.2f} #{q.rank}/{q.of}{tie}" + (" ~" if q.missing else "")
+    return f"{q.value:.2f} #{q.rank}/{q.of}{tie}" + ("" if q.comparable else " !")

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from fcbench.core import categories
+from fcbench.score import completeness as rule
 from fcbench.score.aggregate import CategoryScore
 from fcbench.score.completeness import SUMMARY_PARTS, Completeness, completeness
 from fcbench.score.custom_groups import NOTE as CUSTOM_NOTE
@@ -28,9 +29,8 @@ SUMMARIES = ("Overall", "Non-Live", "Live", "Irrelevance Detection", "Multi-Turn
 V1_LABEL = "v1 Overall (2024)"
 V1_SUMMARIES = (V1_LABEL, "v1 AST Summary (2024)", "v1 Exec Summary (2024)",
                 "v1 Relevance (2024)")
-V1_ONLY = tuple(n for n in categories.V1 if n not in categories.ALL_SCORING)
-"""The 2024-only categories (executable, REST): the 2024 summaries are shown when one of
-them was run (or when asked); for any other run the 2024 Overall only repeats a V4 subset."""
+V1_ONLY = rule.V1_ONLY
+"""The 2024-only categories (executable, REST)."""
 SHOWN = {"Overall": "V4 Overall"}
 """Display names where the summary's key does not say its formula: every Overall does."""
 HEADERS = {
@@ -41,20 +41,12 @@ HEADERS = {
     "v1 Exec Summary (2024)": "Exec\nSummary", "v1 Relevance (2024)": "Rele-\nvance",
 }
 UNDERNEATH: dict[str, tuple[str, ...]] = {
-    # The categories each summary is made of: with none of them evaluated it shows N/A.
-    "Overall": categories.ALL_SCORING,
-    "Non-Live": ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
-                 "parallel_multiple"),
-    "Live": ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple"),
-    "Irrelevance Detection": ("irrelevance", "live_irrelevance"),
-    "Multi-Turn": categories.MULTI_TURN,
-    "Agentic": (*categories.WEB_SEARCH, *categories.MEMORY),
-    V1_LABEL: categories.V1,
-    "v1 AST Summary (2024)": ("simple_python", "simple_java", "simple_javascript", "multiple",
-                              "parallel", "parallel_multiple"),
-    "v1 Exec Summary (2024)": categories.EXECUTABLE,
-    "v1 Relevance (2024)": ("irrelevance",),
+    label: tuple(name for _, names in groups for name in names)
+    for label, groups in SUMMARY_PARTS.items()
 }
+"""The categories each summary is made of (`score.completeness`, the one rule): with none of
+them judged it shows N/A (or — where it is marked); V4 Overall's are its five groups'
+(live_relevance is not one of them)."""
 SKIPPED_NOTE = ("skipped: cases not judged (a web service the exec backend cannot reach); "
                 "they count in neither correct nor total (†k beside a category: k of its "
                 "cases).")
@@ -71,8 +63,9 @@ NOT_SCORED = "N/A (not scored)"
 """The cell of a category whose results were kept but not scored (sql, chatable)."""
 FORMULA_NOTE = (
     "Summaries follow the official formulas: Non-Live, Irrelevance Detection, Relevance "
-    "Detection, Web Search, Memory and the v1 summaries are N/A when any category under them "
-    "has no results; V4 Overall, Live, Multi-Turn and Agentic count such a category as 0. "
+    "Detection, Web Search, Memory and the v1 AST and Exec summaries are N/A when any "
+    "category under them has no results; V4 Overall, Live, Multi-Turn, Agentic and v1 "
+    "Overall count such a category as 0. "
     f"{INCOMPLETE_MARK} marks a summary not every category of which was run (see above), "
     f"{NOTHING_RUN} one none of which was. Per-category detail: fcbench report."
 )
@@ -104,16 +97,18 @@ def print_scores(
     names = [c.name for c in categories.all_categories()
              if any(c.name in s for s in per_model.values())
              or any(c.name in u for u in unscored.values())]
-    labels = _labels(names, v1)
+    labels = _labels(rule.shows_v1(per_model.values(), v1))
     custom = {model: custom_summaries(per_model[model]) for model in per_model}
     labels += list(dict.fromkeys(label for values in custom.values() for label in values))
     summaries = {model: {**displayed_summaries(per_model[model], complete[model], labels),
                          **custom[model]} for model in per_model}
-    partial = {model: partial_summaries(per_model[model]) for model in per_model}
+    skipped_in = skipped_in or {}
+    partial = {model: partial_summaries(per_model[model], skipped_in.get(model))
+               for model in per_model}
     marks = {model: summary_marks(per_model[model], labels) for model in per_model}
     shown_skipped = skipped if skipped and any(skipped.values()) else None
     table = _by_category(per_model, names, labels, summaries, shown_skipped, unscored,
-                         partial, skipped_in or {}, marks)
+                         partial, skipped_in, marks)
     if not _too_wide(console, table):
         console.print(table)
     else:
@@ -128,7 +123,7 @@ def print_scores(
                                     partial=partial, marks=marks))
     for line in incomplete_notes(marks, labels):
         console.print(line, highlight=False, markup=False)
-    _print_notes(console, per_model, shown_skipped is not None, unscored)
+    _print_notes(console, per_model, shown_skipped is not None, unscored, skipped_in)
     if any(custom.values()):
         console.print(f"[yellow]custom:[/] {CUSTOM_NOTE}", highlight=False)
 
@@ -148,13 +143,15 @@ def ranked_table(
     sort: str | None = None,
     skipped: Mapping[str, int] | None = None,
     v1: bool | None = None,
+    skipped_in: Mapping[str, Mapping[str, int]] | None = None,
 ) -> Table:
     """Models ranked by a summary (`sort`, a `SORT_KEYS` value; N/A last, ties by name), one
-    row each, summary columns only. By default a board of 2024 categories only ranks by the
-    2024 Overall (the V4 one would count every V4-only category as 0) and any other by V4
-    Overall."""
+    row each, summary columns only. By default the board ranks by
+    `completeness.ranking_summary` (2024 categories only: the 2024 Overall, since the V4 one
+    would count every V4-only category as 0; any other board: V4 Overall); `skipped_in`:
+    model -> category -> cases skipped (not a partial run, so no `*`)."""
     order, labels, sort, summaries = _ranking(complete, sort, v1)
-    partial = {m: partial_summaries(s) for m, s in complete.items()}
+    partial = {m: partial_summaries(s, (skipped_in or {}).get(m)) for m, s in complete.items()}
     marks = {m: summary_marks(s, labels) for m, s in complete.items()}
     shown_skipped = skipped if skipped and any(skipped.values()) else None
     by = "name" if sort == "name" else SHOWN.get(sort, sort)
@@ -179,12 +176,10 @@ def ranked_models(complete: Scores, *, sort: str | None = None,
 def _ranking(complete: Scores, sort: str | None, v1: bool | None,
              ) -> tuple[list[str], list[str], str, dict[str, dict[str, float | None]]]:
     """(models in rank order, summary labels shown, the summary ranked by, summaries)."""
-    names = [c.name for c in categories.all_categories()
-             if any(c.name in s and s[c.name].evaluated for s in complete.values())]
-    only_2024 = bool(names) and all(n in categories.V1 for n in names)
-    labels = [label for label in _labels(names, v1 or only_2024 or sort == V1_LABEL)
-              if label in (*SUMMARIES, V1_LABEL)]
-    sort = sort or (V1_LABEL if only_2024 else "Overall")
+    boards = list(complete.values())
+    sort = sort or rule.ranking_summary(boards)
+    shown = rule.shows_v1(boards, True if sort == V1_LABEL else v1)
+    labels = [label for label in _labels(shown) if label in (*SUMMARIES, V1_LABEL)]
     summaries = {m: displayed_summaries(s, s, labels) for m, s in complete.items()}
     order = sorted(complete, key=str.casefold)
     if sort != "name":
@@ -238,18 +233,17 @@ def _models(models: Sequence[str]) -> str:
     return listed + (f" and {len(models) - 3} more models" if len(models) > 3 else "")
 
 
-def partial_summaries(evaluated: Mapping[str, CategoryScore]) -> set[str]:
-    """The summaries made (in part) of partial categories: shown with `*` like them."""
-    return {label for label, names in UNDERNEATH.items()
-            if any(n in evaluated and evaluated[n].evaluated and evaluated[n].partial
-                   for n in names)}
+def partial_summaries(
+    evaluated: Mapping[str, CategoryScore], skipped: Mapping[str, int] | None = None,
+) -> set[str]:
+    """The summaries made (in part) of partial categories: shown with `*` like them
+    (`completeness.partial_summaries`; `skipped`: category -> cases skipped)."""
+    return rule.partial_summaries(evaluated, skipped)
 
 
-def _labels(names: Sequence[str], v1: bool | None = None) -> list[str]:
-    """The summaries shown: V4's, and the 2024 ones when asked (`v1`) or, by default, when a
-    2024-only category was run."""
-    include_v1 = any(n in V1_ONLY for n in names) if v1 is None else v1
-    return list(SUMMARIES) + (list(V1_SUMMARIES) if include_v1 else [])
+def _labels(v1: bool) -> list[str]:
+    """The summaries shown: V4's, and the 2024 ones when `v1` (`completeness.shows_v1`)."""
+    return list(SUMMARIES) + (list(V1_SUMMARIES) if v1 else [])
 
 
 def displayed_summaries(
@@ -264,8 +258,8 @@ def displayed_summaries(
         relevance = complete.get("irrelevance")
         values["v1 Relevance (2024)"] = relevance.accuracy if relevance is not None else None
     for label, names in UNDERNEATH.items():
-        if not any(n in evaluated and evaluated[n].evaluated for n in names):
-            values[label] = None
+        if not any(rule.judged(evaluated.get(n)) for n in names):
+            values[label] = None  # nothing judged under it: no number (skipped is not 0.00)
     return values
 
 
@@ -299,7 +293,8 @@ def _by_category(
     for name in names:
         table.add_row(escape(name), *(
             NOT_SCORED if name in unscored.get(m, ()) else
-            _cell(per_model[m].get(name)) + skip_mark(skipped_in.get(m, {}).get(name, 0))
+            _cell(per_model[m].get(name), skipped_in.get(m, {}).get(name, 0))
+            + skip_mark(skipped_in.get(m, {}).get(name, 0))
             for m in per_model
         ))
     table.add_section()
@@ -354,6 +349,7 @@ def _by_model(
 def _print_notes(
     console: Console, per_model: Scores, show_skipped: bool,
     unscored: Mapping[str, set[str]] | None = None,
+    skipped_in: Mapping[str, Mapping[str, int]] | None = None,
 ) -> None:
     kept = sorted({n for names in (unscored or {}).values() for n in names},
                   key=lambda n: _ORDER.get(n, len(_ORDER)))
@@ -365,7 +361,8 @@ def _print_notes(
     if later:
         console.print(f"[yellow]not scored:[/] {', '.join(later)}: results kept, not scored "
                       "by this version of fcbench.")
-    partial = sorted({f"{m}/{n}" for m, s in per_model.items() for n, v in s.items() if v.partial})
+    partial = sorted({f"{m}/{n}" for m, s in per_model.items() for n, v in s.items()
+                      if rule.is_partial(v, (skipped_in or {}).get(m, {}).get(n, 0))})
     if partial:
         shown = ", ".join(partial) if len(partial) <= 6 else f"{len(partial)} model/category pairs"
         console.print(
@@ -383,10 +380,10 @@ def skip_mark(count: int) -> str:
     return f" †{count}" if count else ""
 
 
-def _cell(score: CategoryScore | None) -> str:
+def _cell(score: CategoryScore | None, skipped: int = 0) -> str:
     if score is None or not score.evaluated or score.total == 0:
         return "N/A"  # not run, or every case skipped
-    return _percent(score.accuracy) + ("*" if score.partial else "")
+    return _percent(score.accuracy) + ("*" if rule.is_partial(score, skipped) else "")
 
 
 def summary_cell(value: float | None, partial: bool, gap: Completeness | None = None) -> str:

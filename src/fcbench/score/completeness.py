@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from fcbench.core import categories as reg
 from fcbench.score.aggregate import CategoryScore
-from fcbench.score.formulas import V1_DATASET_SIZES, V1_GROUPS
+from fcbench.score.formulas import V1_DATASET_SIZES, V1_GROUPS, V1_GROUPS_AST, V1_GROUPS_EXEC
 
 Group = tuple[str, tuple[str, ...]]
 """(shown name, the categories it is made of)."""
@@ -43,6 +43,10 @@ def _flat(names: Sequence[str]) -> tuple[Group, ...]:
     return tuple((name, (name,)) for name in names)
 
 
+def _v1_groups(keys: Sequence[str]) -> tuple[Group, ...]:
+    return tuple((label, names) for key, label, names in V1_GROUPS if key in keys)
+
+
 SUMMARY_PARTS: dict[str, tuple[Group, ...]] = {
     "Overall": _V4_GROUPS,
     "Non-Live": _flat(_NON_LIVE),
@@ -52,7 +56,11 @@ SUMMARY_PARTS: dict[str, tuple[Group, ...]] = {
     "Agentic": (("Web Search", reg.WEB_SEARCH), ("Memory", reg.MEMORY)),
     "Web Search": _flat(reg.WEB_SEARCH),
     "Memory": _flat(reg.MEMORY),
+    "Relevance Detection": (("Relevance Detection", ("live_relevance",)),),
     "v1 Overall (2024)": tuple((label, names) for _, label, names in V1_GROUPS),
+    "v1 AST Summary (2024)": _v1_groups(V1_GROUPS_AST),
+    "v1 Exec Summary (2024)": _v1_groups(V1_GROUPS_EXEC),
+    "v1 Relevance (2024)": (("Relevance Detection", ("irrelevance",)),),
 }
 """Each summary (keyed by the label `formulas.summary_rows`/`v1_rows` give it) as the groups
 it averages; a plain average of categories has one group per category."""
@@ -124,6 +132,27 @@ def judged(score: CategoryScore | None) -> bool:
     return score is not None and score.evaluated and score.total > 0
 
 
+def is_partial(score: CategoryScore | None, skipped: int = 0) -> bool:
+    """The category was run on fewer cases than it holds (`--limit`, `--sample`, `--ids`):
+    the cases judged and the `skipped` ones together fall short of its size. Why skipped
+    count: a case skipped because the exec backend cannot reach a service was run and is
+    marked on its own (`†k`); an offline exec category is not a smaller run, so it carries no
+    `*` (the terminal marked it, the report did not: issue 32)."""
+    return (score is not None and score.evaluated
+            and score.total + skipped < score.dataset_size)
+
+
+def partial_summaries(
+    scores: Mapping[str, CategoryScore], skipped: Mapping[str, int] | None = None,
+) -> set[str]:
+    """The summaries (`SUMMARY_PARTS` keys) made in part of partial categories (`is_partial`;
+    `skipped`: category -> cases skipped): every view marks them `*` like those categories."""
+    found = {name for name, score in scores.items()
+             if is_partial(score, (skipped or {}).get(name, 0))}
+    return {summary for summary, groups in SUMMARY_PARTS.items()
+            if any(n in found for _, names in groups for n in names)}
+
+
 def completeness(scores: Mapping[str, CategoryScore], summary: str) -> Completeness:
     """The completeness of `summary` (a `SUMMARY_PARTS` key) for a model's `scores` (absent
     or not-evaluated categories alike are missing)."""
@@ -165,3 +194,22 @@ def ranking_summary(boards: Iterable[Mapping[str, CategoryScore]]) -> str:
     if boards and all(only_2024(scores) for scores in boards):
         return V1_OVERALL
     return V4_OVERALL
+
+
+V1_ONLY = tuple(n for n in V1_DATASET_SIZES if n not in reg.ALL_SCORING)
+"""The 2024-only categories (executable, REST)."""
+
+
+def shows_v1(boards: Iterable[Mapping[str, CategoryScore]], asked: bool | None = None) -> bool:
+    """Whether a view of these models shows the 2024 summaries (`asked`: the user's choice).
+
+    Why: for a run of V4 categories the 2024 Overall only repeats a subset and reads as a
+    second score, so it is hidden; it is shown when a 2024-only category (executable, REST)
+    was run, and whenever it ranks the board (`ranking_summary`), since a board must show
+    the number it is ranked by.
+    """
+    if asked is not None:
+        return asked
+    boards = list(boards)
+    ran_v1_only = any(n in scores and scores[n].evaluated for scores in boards for n in V1_ONLY)
+    return ran_v1_only or ranking_summary(boards) == V1_OVERALL

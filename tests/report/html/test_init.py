@@ -282,11 +282,15 @@ def test_placement_on_the_published_board_in_the_report(
                             ".map(r => [...r.cells].map(c => c.textContent))")
     by_model = {row[0]: row[1:] for row in rows}
     assert by_model["perfect"][0] == "100.00 #1/110"
-    assert by_model["half !"][0].endswith("/110 ~")  # V4 Overall: categories not run
+    # V4 Overall and Non-Live: categories not run, no rank; the rest: nothing run
+    assert by_model["half"][2:] == ["—, not run"] * 3
+    assert all(re.fullmatch(r"\d+\.\d\d‡ not ranked", cell) for cell in by_model["half"][:2])
     text = browser.evaluate("document.getElementById('published').innerText")
     assert "109 published models" in text
-    assert "half: not comparable: 21 categories not run (count 0)" in text
-    assert "perfect: not comparable" not in text
+    assert "‡ half: Non-Live not ranked: missing 5 of 6 categories" in text
+    assert "half: no rank comparable with the published rows" in text
+    assert "perfect: comparable: V4 Overall #1/110, Non-Live #1/110" in text
+    assert "! perfect" not in text
     browser.screenshot(shots(tmp_path) / "report-published.png", full_page=True)
 
 
@@ -364,6 +368,18 @@ def test_a_hundred_models(hundred: tuple[list[str], Path, Path], browser: Browse
     assert browser.console_errors() == []
 
 
+def round_steps(ticks: list[float]) -> bool:
+    """Ticks from 0 on one step of 1, 2, 2.5 or 5 × 10^k, at most 7 of them."""
+    import math
+
+    if len(ticks) < 2 or len(ticks) > 8 or ticks[0] != 0:
+        return False
+    step = ticks[1]
+    mantissa = step / 10 ** math.floor(math.log10(step))
+    return (any(math.isclose(mantissa, m) for m in (1, 2, 2.5, 5))
+            and all(math.isclose(t, i * step) for i, t in enumerate(ticks)))
+
+
 def test_a_flipped_case_links_to_its_drill_down(
     v1_scores: Path, browser: Browser, tmp_path: Path
 ) -> None:
@@ -384,15 +400,32 @@ def test_a_flipped_case_links_to_its_drill_down(
     result = CliRunner().invoke(main, ["compare", f"{scores}:{a}", f"{scores}:{b}",
                                        "--html", str(out)])
     assert result.exit_code == 0, result.output
+    # The links are relative to the page (absolute file:// ones broke once shared): the
+    # page and the score folder moved together still open the case.
+    moved = tmp_path / "shared"
+    shutil.copytree(scores, moved / "scores")
+    shutil.copy(out, moved / "compare.html")
+    shutil.rmtree(scores)
+    out = moved / "compare.html"
     browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
     link = browser.evaluate(
         "(() => { const d = document.querySelector('#flips details:last-of-type');"
         " const a = d.querySelector('a');"
-        " return [d.querySelector('summary').textContent, a.textContent, a.getAttribute('href')];"
-        " })()")
-    kind, case_id, href = link
+        " return [d.querySelector('summary').textContent, a.textContent, a.getAttribute('href'),"
+        " a.href]; })()")
+    kind, case_id, written, href = link
     failing = a if "gained" in kind else b
-    assert href.startswith((scores / "report.html").resolve().as_uri() + "#case=")
+    assert written.startswith("scores/report.html#case="), written
+    # The deltas chart's y-axis on round steps (1, 2, 2.5, 5 × 10^k): it read 3/6/9/13.
+    ticks = browser.evaluate("[...document.querySelectorAll('#chart-deltas .ytick')]"
+                             ".map(t => t.textContent)")
+    assert round_steps([float(t) for t in ticks]), ticks
+    for top in (12.5, 100, 3, 0.07, 47.3):
+        found = browser.evaluate(f"niceTicks({top}).map(tickText)")
+        assert round_steps([float(t) for t in found]) and float(found[-1]) >= top, (top, found)
+    assert browser.evaluate("niceTicks(12.5).map(tickText)") == [
+        "0", "2.5", "5", "7.5", "10", "12.5"]
+    assert href.startswith((moved / "scores" / "report.html").resolve().as_uri() + "#case=")
     opened = "(document.getElementById('detail') || {dataset: {}}).dataset.row !== undefined"
     browser.open(href, opened)
     detail = browser.evaluate("document.getElementById('detail').innerText")

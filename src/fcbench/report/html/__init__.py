@@ -139,4 +139,5 @@ def _report_fault(score_dir: Path, exc: Exception) -> str:
 
 def write_compare_page(comparison: Comparison, out: Path) -> Path:
     """`fcbench compare --html`: the comparison in the report's style."""
-    return write_page(out, render(as_json(comparison), "fcbench compare", kind="compare"))
+    return write_page(out, render(as_json(comparison, page=out), "fcbench compare",
+                                  kind="compare"))

@@ -27,7 +27,6 @@ from fcbench.report.known_models import official_model_info
 from fcbench.report.table import (
     SHOWN,
     UNDERNEATH,
-    V1_ONLY,
     displayed_summaries,
     incomplete_note_lines,
     partial_summaries,
@@ -36,6 +35,7 @@ from fcbench.report.table import (
 )
 from fcbench.results.score_files import error_type_of, iter_score_files
 from fcbench.score.aggregate import CategoryScore, with_missing
+from fcbench.score.completeness import ranking_summary, shows_v1
 from fcbench.score.disputed import Disputed, accuracy_without
 from fcbench.score.formulas import format_percent, summary_rows, v1_rows
 from fcbench.score.intervals import wilson
@@ -158,8 +158,10 @@ def collect(
     names = [c.name for c in reg.all_categories() if any(c.name in r.categories for r in runs)]
     _add_cases(doc, names, release, data_dir)
     facts = official_model_info(release, doc.problems.append)  # prices for the cost
+    boards = [{n: c.score for n, c in run.categories.items()} for run in runs]
+    v1 = shows_v1(boards)
     models = [
-        _model(index, run, labels[index], sources, sizes, disputed, doc, facts(run.model))
+        _model(index, run, labels[index], sources, sizes, disputed, doc, facts(run.model), v1)
         for index, run in enumerate(runs)
     ]
     doc.problems.extend(f"{run.model}: {text}" for run in runs
@@ -179,6 +181,9 @@ def collect(
         "disputed": {c.id: [c.source, c.claim] for c in disputed.cases},
         "problems": doc.problems,
         "summary_names": SHOWN,
+        # The summary the page ranks and charts by (`completeness.ranking_summary`, a
+        # `summaries` label): v1 Overall for a board of 2024 runs, as `leaderboard` ranks it.
+        "ranked_by": ranking_summary(boards),
         "incomplete": _incomplete_notes(models),
         "skipped": [note for index, run in enumerate(runs)
                     for note in _skipped_notes(labels[index], run)],
@@ -328,7 +333,7 @@ def _compact(value: Any) -> str:
 
 def _model(
     index: int, run: ModelRun, label: str, sources: Sources, sizes: Mapping[str, int],
-    disputed: Disputed, doc: _Document, info: ModelInfo,
+    disputed: Disputed, doc: _Document, info: ModelInfo, v1: bool | None = None,
 ) -> dict[str, Any]:
     entries = sources.entries(run.model)
     scores = {name: cat.score for name, cat in run.categories.items()}
@@ -341,7 +346,7 @@ def _model(
         "scores": {n: _score_json(c, disputed) for n, c in run.categories.items()},
         "errors": {n: dict(Counter(error_type_of(r) for r in c.failures.values()))
                    for n, c in run.categories.items()},
-        "summaries": _summaries(scores, sizes, run.categories),
+        "summaries": _summaries(scores, sizes, run.categories, v1),
         "usage": _usage_json(sources.usage(run), info),
     }
     corrected = _corrections(with_missing(scores, reg.ALL_SCORING, sizes), run)
@@ -381,7 +386,7 @@ def _score_json(cat: CategoryRun, disputed: Disputed) -> dict[str, Any]:
 
 def _summaries(
     scores: Mapping[str, CategoryScore], sizes: Mapping[str, int],
-    runs: Mapping[str, CategoryRun],
+    runs: Mapping[str, CategoryRun], v1: bool | None = None,
 ) -> list[Any]:
     """[label, value, text, skipped, incomplete] per summary: the console's values (None
     where nothing under a summary was run or judged), their text formatted once, here, as
@@ -391,10 +396,11 @@ def _summaries(
     nothing was run)."""
     complete = with_missing(scores, reg.ALL_SCORING, sizes)
     labels = [label for label, _ in summary_rows(complete)]
-    if any(name in V1_ONLY for name in scores):
+    # The 2024 summaries: `v1`, the board's `completeness.shows_v1` (None: this model's).
+    if shows_v1([scores]) if v1 is None else v1:
         labels += [label for label, _ in v1_rows(complete)] + ["v1 Relevance (2024)"]
     values = displayed_summaries(scores, complete, labels)
-    partial = partial_summaries(scores)
+    partial = partial_summaries(scores, {n: len(r.skipped) for n, r in runs.items()})
     marks = summary_marks(scores, labels)
     rows = []
     for label in labels:

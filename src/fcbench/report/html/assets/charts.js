@@ -55,6 +55,22 @@ function width(container) {
   return Math.max(320, container.clientWidth || 900);
 }
 
+// The y-axis ticks from 0 to at least `max`, on a round step (1, 2, 2.5 or 5 × 10^k) of at
+// most 6 intervals: a maximum of 12.5 reads 0/2.5/5/7.5/10/12.5, not 3/6/9/13 (issue 32).
+function niceTicks(max) {
+  if (!(max > 0) || !isFinite(max)) return [0, 1];
+  const raw = max / 6;
+  const power = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= raw * (1 - 1e-9));
+  const count = Math.ceil(max / step - 1e-9);
+  return Array.from({length: count + 1}, (_, i) => Number((i * step).toPrecision(12)));
+}
+
+// A tick's label: the round number as written (2.5, 10, 0.25), no spurious decimals.
+function tickText(value) {
+  return String(Number(value.toPrecision(12)));
+}
+
 // Grouped vertical bars: x categories, one series per model; optional [low, high] whiskers.
 // spec: {x: [label], series: [{name, values: [number|null], low?: [..], high?: [..]}],
 //        max: number, unit: string}
@@ -64,13 +80,12 @@ function barChart(container, spec) {
   const plotW = w - left - 12, plotH = h - top - bottom;
   const svg = svgEl("svg", {class: "chart-svg", width: w, height: h, viewBox: "0 0 " + w + " " + h,
     role: "img"});
-  const max = spec.max || Math.max(1, ...spec.series.flatMap((s) => s.values.filter((v) => v !== null)));
+  const ticks = niceTicks(spec.max || Math.max(1, ...spec.series.flatMap((s) => s.values.filter((v) => v !== null))));
+  const max = ticks[ticks.length - 1];
   const y = (v) => top + plotH - (Math.max(0, v) / max) * plotH;
-  for (let t = 0; t <= 4; t++) {
-    const value = (max * t) / 4;
+  for (const value of ticks) {
     svg.append(svgEl("line", {x1: left, x2: w - 12, y1: y(value), y2: y(value), class: "grid"}));
-    svg.append(svgEl("text", {x: left - 4, y: y(value) + 4, class: "ytick"},
-      value.toFixed(max >= 10 ? 0 : 1)));
+    svg.append(svgEl("text", {x: left - 4, y: y(value) + 4, class: "ytick"}, tickText(value)));
   }
   const group = plotW / spec.x.length;
   const bar = Math.max(1, Math.min(28, (group * 0.8) / spec.series.length));

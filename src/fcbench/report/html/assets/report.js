@@ -199,25 +199,15 @@ function drawPublished() {
   const pub = DOC.published;
   if (!pub) return;
   document.getElementById("published").hidden = false;
-  document.getElementById("published-note").textContent = "Placed among " + pub.source +
-    ". #rank/rows: 1 + the published rows scoring more, out of the published rows and this " +
-    "model; =N: ties; ~: categories under the group not run (counted 0). " +
-    "! not comparable (see below).";
+  // Cells and notes as the terminal prints them (report/published.py: place_cell, placement_notes).
+  document.getElementById("published-note").textContent = "Placed among " + pub.source + ".";
   const groups = pub.models.length ? pub.models[0].places.map((q) => q.group) : [];
   const rows = pub.models.map((m) => [m.model + (m.flags.length ? " !" : ""),
-    ...m.places.map((q) => q.rank === null ? "N/A" : q.value.toFixed(2) + " #" + q.rank + "/" +
-      q.of + (q.ties ? " =" + q.ties : "") + (q.missing.length ? " ~" : ""))]);
+    ...m.places.map((q) => q.text)]);
   document.getElementById("published-table").append(byModel(table(["model", ...groups], rows, (i) => i > 0)));
   const flags = document.getElementById("published-flags");
-  for (const m of pub.models) {
-    const overall = m.places.find((q) => q.group === "V4 Overall");
-    if (overall && overall.rank !== null) {
-      flags.append(el("p", {class: "note", text: m.model + ": V4 Overall between " +
-        (overall.above || "(none above)") + " and " + (overall.below || "(none below)")}));
-    }
-    m.flags.forEach((f) => flags.append(el("p", {class: "skipped", text: "! " + m.model +
-      ": not comparable: " + f})));
-  }
+  (pub.notes || []).forEach((line) => flags.append(el("p", {class: line.startsWith("! ") ?
+    "skipped" : "note", text: line})));
 }
 
 // -- Categories -------------------------------------------------------------------------
