@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from fcbench.check.exec_preflight import PreflightReport
+    from fcbench.models.providers import Route
     from fcbench.runner.serve import ServePlan
 
 ModelLike = str | Backend | Callable[..., Any]
@@ -220,7 +221,7 @@ def plan(model: ModelLike, config: RunConfig) -> RunPlan:
     if serve is not None:
         config = replace(config, endpoint=replace(endpoint, base_url=(serve.base_url,)))
     backend, name = make_backend(model, config)
-    given = config.output.name or name
+    given = config.output.name or (model if isinstance(model, str) else name)
     mode = endpoint.mode
     if layout_of(backend) is not None:  # open-model prompt formats run the prompting loop
         mode = "prompt"
@@ -281,7 +282,6 @@ def generation_settings(
 
 def _generate(planned: RunPlan) -> GenerateReport:
     from fcbench.layout import serve_log_path
-    from fcbench.models.registry import key_variable
     from fcbench.runner.generate import generate as run_generation
     from fcbench.runner.preflight import check_backend, has_pending, key_hint
     from fcbench.runner.serve import serving
@@ -305,7 +305,7 @@ def _generate(planned: RunPlan) -> GenerateReport:
         if planned.serve is not None and pending:
             stack.enter_context(serving(planned.serve, serve_log_path(model_dir)))
         if config.retries.preflight and pending:
-            with key_hint(key_variable(config.endpoint.backend, config.endpoint.api_key_env)):
+            with key_hint(hinted_variable(planned)):
                 check_backend(planned.backend)
         report = run_generation(
             planned.backend, model_dir, planned.cases, settings,
@@ -314,6 +314,19 @@ def _generate(planned: RunPlan) -> GenerateReport:
     if report.stopped:
         raise RunStopped(report)
     return report
+
+
+def hinted_variable(planned: RunPlan) -> str | None:
+    """The variable a refused key was read from: `--api-key-env`, else the provider's
+    (`model.json`'s `provider`), else the backend's."""
+    from fcbench.models.providers import PROVIDERS
+    from fcbench.models.registry import key_variable
+
+    endpoint = planned.config.endpoint
+    provider = PROVIDERS.get(str(planned.backend.describe().get("provider")))
+    if provider is not None:
+        return endpoint.api_key_env or provider.key_variable
+    return key_variable(endpoint.backend, endpoint.api_key_env)
 
 
 def describe_web(services: Any, model_dir: Path) -> dict[str, Any]:
@@ -443,6 +456,11 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
         return wrapped, wrapped.name
     endpoint = config.endpoint
     backend_name = GROUND_TRUTH if model == GROUND_TRUTH else endpoint.backend
+    route = provider_route(model, config)
+    if route is not None:  # `mistral/mistral-large-latest`: the provider's backend and URL
+        backend_name, endpoint = route.provider.backend, replace(
+            endpoint, base_url=route.base_urls,
+            api_key_env=endpoint.api_key_env or route.provider.key_variable)
     if endpoint.prompt_format and backend_name == "openai":
         backend_name = "completions"
     spec = BACKENDS.get(backend_name)
@@ -450,18 +468,37 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     redact.add_variable(variable)  # a key named by --api-key-env is masked like the others
     for url in endpoint.base_url:
         redact.add_secrets_of_url(url)
-    if endpoint.api_key_env and not api_key(spec or BACKENDS["openai"], endpoint.api_key_env):
+    if (endpoint.api_key_env and route is None
+            and not api_key(spec or BACKENDS["openai"], endpoint.api_key_env)):
         raise BackendSetupError(f"--api-key-env {endpoint.api_key_env}: the variable is not set")
     options = BackendOptions(
-        model, endpoint.mode, endpoint.base_url,
+        route.model if route else model, endpoint.mode, endpoint.base_url,
         api_key(spec, endpoint.api_key_env) if spec else None,
         config.sampling, endpoint.timeout, endpoint.tool_call_format,
         config.retries.concurrency, endpoint.model_path,
         key_variable=variable if backend_name != GROUND_TRUTH else None,
         prompt_format=endpoint.prompt_format,
         max_reply_bytes=megabytes(endpoint.max_reply_mb),
+        provider=route.provider.name if route else None,
     )
-    return create(backend_name, options), model
+    return create(backend_name, options), route.model if route else model
+
+
+def provider_route(model: str, config: RunConfig) -> Route | None:
+    """`model` read as `provider/model` (`models.providers.resolve`), when it names one and
+    neither `--base-url` nor `--prompt-format` says where it is served; BackendSetupError when
+    the provider cannot do what the run asks (function calling)."""
+    from fcbench.models.providers import resolve
+    from fcbench.models.registry import BackendSetupError
+
+    endpoint = config.endpoint
+    if endpoint.prompt_format:
+        return None
+    route = resolve(model, endpoint.backend, tuple(endpoint.base_url))
+    if route is not None and endpoint.mode == "fc" and not route.provider.fc:
+        raise BackendSetupError(f"{route.provider.name} offers no function calling: "
+                                "--mode prompt")
+    return route
 
 
 def cached_backend(

@@ -32,6 +32,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "failures": ("fcbench.cli.report:failures", "A model's failed cases, in the terminal."),
     "generate": ("fcbench.cli.run:generate", "Ask a model every test case; write result files."),
     "leaderboard": ("fcbench.cli.report:leaderboard", "Official CSVs and a ranked table."),
+    "models": ("fcbench.cli.models:models", "Providers by name (provider/model), key variables."),
     "report": ("fcbench.cli.report:report", "A self-contained HTML report of score folders."),
     "run": ("fcbench.cli.run:run", "Generate, then evaluate, then print the scores."),
 }

@@ -98,7 +98,9 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
     endpoint, sampling, retries = DEFAULTS.endpoint, DEFAULTS.sampling, DEFAULTS.retries
     decorators: list[Decorator] = [
         click.option("--model", required=True,
-                     help=f"Model name sent to the endpoint, or `{GROUND_TRUTH}` (no endpoint)."),
+                     help=f"Model name sent to the endpoint, `provider/model` (openai/gpt-4o, "
+                          f"mistral/..., vllm/...: `fcbench models` lists them; no --base-url "
+                          f"needed), or `{GROUND_TRUTH}` (no endpoint)."),
         _model("--backend",
                      type=RegistryChoice("fcbench.models.registry:names"),
                      default=endpoint.backend, show_default=True,

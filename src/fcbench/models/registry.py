@@ -46,6 +46,9 @@ class BackendOptions:
     """An official open-model prompt format (`models.families`), for `completions`."""
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
     """The cap on one reply's body (`models.limits`); `timeout` is the whole request's."""
+    provider: str | None = None
+    """The provider a `provider/model` name named (`models.providers`): recorded in
+    `model.json` and the response cache's key."""
 
 
 @dataclass(frozen=True)
