@@ -34,12 +34,14 @@ def no_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
     ("openrouter/openai/gpt-4o", "openai", (),
      ("openrouter", "openai/gpt-4o", ("https://openrouter.ai/api/v1",))),
     ("anthropic/claude-x", "anthropic", (), ("anthropic", "claude-x", ())),
+    ("litellm/bedrock/anthropic.claude-3", "litellm", (),
+     ("litellm", "bedrock/anthropic.claude-3", ())),
     # an explicit --base-url wins: the name is the model's name on that server
     ("google/gemma-3-27b-it", "openai", ("http://127.0.0.1:8000/v1",), None),
     ("openai/gpt-oss-20b", "openai", ("http://127.0.0.1:8000/v1",), None),
     # another backend chosen: the name is its own
     ("google/gemma-3-4b-it", "hf", (), None),
-    ("openai/gpt-4o", "anthropic", (), None),
+    ("openai/gpt-4o", "litellm", (), None),
     # not a provider
     ("mistralai/Mistral-7B-Instruct-v0.3", "openai", (), None),
     ("Qwen/Qwen3-8B", "openai", (), None),
@@ -186,3 +188,51 @@ def test_a_refused_key_stops_at_preflight_naming_the_providers_variable(
     assert result.exit_code == 2
     assert "the key is read from GROQ_API_KEY (set)" in result.stderr
     assert asked == 0 and KEY_VALUE not in result.output
+
+
+def test_litellm_is_one_vetted_pin_outside_the_core_and_the_test_install() -> None:
+    """Never a range that admits the compromised 1.82.7 / 1.82.8 (BerriAI/litellm#24518)."""
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    assert extras["litellm"] == ["litellm==1.82.6"]
+    named = [dep for deps in (project["dependencies"], *(v for k, v in extras.items()
+                                                         if k != "litellm")) for dep in deps]
+    assert not [dep for dep in named if "litellm" in dep]
+    assert "not litellm" in tomllib.loads(
+        (Path(__file__).parents[2] / "pyproject.toml").read_text()
+    )["tool"]["pytest"]["ini_options"]["addopts"]
+
+
+def test_without_the_extra_litellm_is_one_line(
+    fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "litellm", None)  # not installed
+    result = CliRunner().invoke(main, ["generate", "--model", "litellm/bedrock/m",
+                                       "--categories", "simple_python", "--result-dir",
+                                       str(tmp_path / "r")])
+    assert result.exit_code == 2
+    assert result.stderr == ("fcbench: error: --backend litellm needs LiteLLM: pip install "
+                             "'fcbench[litellm]'\n")
+
+
+def test_a_litellm_reply_reads_as_a_chat_completion() -> None:
+    from fcbench.models.litellm_backend import chat_completion
+
+    class Response:
+        def model_dump(self) -> dict[str, object]:
+            return {"choices": [{"message": {
+                "role": "assistant", "content": None, "function_call": None,
+                "provider_specific_fields": {"x": 1},
+                "tool_calls": [{"id": "c1", "type": "function", "provider_specific_fields": {},
+                                "function": {"name": "f", "arguments": "{}"}}]}}],
+                "usage": {"prompt_tokens": 3, "completion_tokens": 2}}
+
+    body = chat_completion(Response(), 0.25)
+    assert body["choices"][0]["message"] == {
+        "role": "assistant", "content": None,
+        "tool_calls": [{"id": "c1", "type": "function",
+                        "function": {"name": "f", "arguments": "{}"}}]}
+    assert body["usage"]["cost"] == 0.25
+    assert "cost" not in chat_completion(Response(), None)["usage"]

@@ -108,7 +108,8 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                           "(optional extra: pip install 'fcbench[anthropic]'); google: the "
                           "Gemini API (pip install 'fcbench[google]'); hf: a local transformers "
                           "model, --model-path (pip install 'fcbench[hf]'); completions: "
-                          "/v1/completions with an official open-model prompt format."),
+                          "/v1/completions with an official open-model prompt format; "
+                          "litellm: LiteLLM (pip install 'fcbench[litellm]')."),
         _model("--base-url", "base_url", multiple=True, callback=_checked_base_urls,
                help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 "
                     "(repeat for replicas; default $OPENAI_BASE_URL)."),

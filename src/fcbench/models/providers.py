@@ -66,6 +66,9 @@ PROVIDERS: dict[str, Provider] = {p.name: p for p in (
     Provider("vllm", "openai", "http://localhost:8000/v1", "VLLM_API_KEY",
              quirks="a local server (no key on loopback); start it with "
                     "--enable-auto-tool-choice --tool-call-parser NAME, or use --serve vllm"),
+    Provider("litellm", "litellm", "", None,
+             quirks="litellm/<provider>/<model>; LiteLLM reads each provider's own auth "
+                    "(Bedrock, Vertex, Azure, ...); the litellm extra"),
 )}
 """Every provider by name, one line each."""
 

@@ -19,18 +19,23 @@ class Usage:
     input_tokens: list[float] = field(default_factory=list)
     output_tokens: list[float] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
+    costs: list[float] = field(default_factory=list)
+    """Dollars per request as the backend priced it (`cost`: LiteLLM's table), when it did."""
 
     def add(self, entry: Mapping[str, Any]) -> None:
-        """Take one result-file entry's `input_token_count`, `output_token_count`, `latency`."""
+        """Take one result-file entry's `input_token_count`, `output_token_count`, `latency`,
+        `cost`."""
         _collect(entry.get("input_token_count"), self.input_tokens)
         _collect(entry.get("output_token_count"), self.output_tokens)
         _collect(entry.get("latency"), self.latencies)
+        _collect(entry.get("cost"), self.costs)
 
     def extend_from(self, other: Usage) -> None:
         """Add another usage's figures (per-category usages summed into a model's)."""
         self.input_tokens.extend(other.input_tokens)
         self.output_tokens.extend(other.output_tokens)
         self.latencies.extend(other.latencies)
+        self.costs.extend(other.costs)
 
     def extend(self, entries: Iterable[Mapping[str, Any]]) -> None:
         """`add` for each entry, one field at a time (each list gets the same values in the
@@ -40,6 +45,7 @@ class Usage:
             ("input_token_count", self.input_tokens),
             ("output_token_count", self.output_tokens),
             ("latency", self.latencies),
+            ("cost", self.costs),
         ):
             _collect_all([entry.get(key) for entry in entries], into)
 
@@ -133,7 +139,7 @@ def save_usage(path: Path, usage: Usage) -> None:
     from fcbench._json import dumps_total
 
     data = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
-            "latencies": usage.latencies}
+            "latencies": usage.latencies, "costs": usage.costs}
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     text = dumps_total(data, separators=(",", ":"))  # any number a result line held
     replace_file(Path(path), text.encode())
@@ -153,4 +159,7 @@ def load_usage(path: Path) -> Usage | None:
         if not isinstance(values, list):
             return None
         numbers.append([x for x in values if type(x) in (int, float)])
-    return Usage(*numbers)
+    costs = data.get("costs")  # absent from files an older fcbench kept
+    priced = [x for x in costs if type(x) in (int, float)] if isinstance(costs, list) else []
+    tokens_in, tokens_out, latencies = numbers
+    return Usage(tokens_in, tokens_out, latencies, priced)
