@@ -486,15 +486,22 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
 
 def provider_route(model: str, config: RunConfig) -> Route | None:
     """`model` read as `provider/model` (`models.providers.resolve`), when it names one and
-    neither `--base-url` nor `--prompt-format` says where it is served; BackendSetupError when
-    the provider cannot do what the run asks (function calling)."""
+    neither `--base-url` (nor, for the default backend, `$OPENAI_BASE_URL`: a vLLM serving
+    `google/gemma-3-27b-it` there is asked by that name, as before) nor `--prompt-format` says
+    where it is served; BackendSetupError when the provider cannot do what the run asks
+    (function calling)."""
+    import os
+
     from fcbench.models.providers import resolve
     from fcbench.models.registry import BackendSetupError
 
     endpoint = config.endpoint
     if endpoint.prompt_format:
         return None
-    route = resolve(model, endpoint.backend, tuple(endpoint.base_url))
+    given = tuple(endpoint.base_url)
+    if not given and endpoint.backend == "openai" and os.environ.get("OPENAI_BASE_URL"):
+        given = (os.environ["OPENAI_BASE_URL"],)
+    route = resolve(model, endpoint.backend, given)
     if route is not None and endpoint.mode == "fc" and not route.provider.fc:
         raise BackendSetupError(f"{route.provider.name} offers no function calling: "
                                 "--mode prompt")

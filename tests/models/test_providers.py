@@ -117,6 +117,20 @@ def test_a_local_provider_needs_no_key_and_gets_the_local_cap(
     assert described["provider"] == "vllm" and described["default_max_tokens"] == 4096
 
 
+def test_openai_base_url_keeps_names_whole_for_the_default_backend(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A local server named by $OPENAI_BASE_URL is asked `google/gemma-3-27b-it`, as before;
+    another backend chosen still reads the name as a provider's."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8011/v1")
+    backend, name = _plan_backend("google/gemma-3-27b-it")
+    assert name == "google/gemma-3-27b-it"
+    assert backend.describe()["endpoints"] == ["http://127.0.0.1:8011/v1"]  # type: ignore[attr-defined]
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY_VALUE)
+    backend, name = _plan_backend("anthropic/claude-x", backend="anthropic")
+    assert name == "claude-x" and backend.describe()["provider"] == "anthropic"  # type: ignore[attr-defined]
+
+
 def test_a_missing_key_is_one_line_naming_the_variable(
     fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -35,8 +35,9 @@ def models() -> None:
         if provider.quirks:
             click.echo(f"  {provider.name}: {provider.quirks}")
     click.echo("\nExample: fcbench run --model mistral/mistral-large-latest (no --base-url). "
-               "FCBENCH_<PROVIDER>_BASE_URL points a provider elsewhere; with --base-url the "
-               "name is sent whole to that endpoint.")
+               "FCBENCH_<PROVIDER>_BASE_URL points a provider elsewhere; with --base-url (or "
+               "$OPENAI_BASE_URL, for the default backend) the name is sent whole to that "
+               "endpoint.")
 
 
 def _default_endpoint(backend: str) -> str:

@@ -10,7 +10,8 @@ sent). `FCBENCH_<PROVIDER>_BASE_URL` points a provider elsewhere (a proxy, a gat
 loopback stand-in); `register` adds one at run time.
 
 When a name is read as a provider's (`resolve`): its first segment names a provider, the
-backend is the default one (`openai`) or the provider's own, and no `--base-url` is given. An
+backend is the default one (`openai`) or the provider's own, and no `--base-url` is given
+(`pipeline.provider_route` counts `$OPENAI_BASE_URL` as one for the default backend). An
 explicit `--base-url` wins: the name is then sent whole to that endpoint, as before (vLLM
 serving `openai/gpt-oss-20b` or `google/gemma-3-27b-it`, OpenRouter's `openai/gpt-4o`: those
 are the model's names there). `vllm/google/gemma-3-27b-it` reaches a local server by name.
