@@ -214,6 +214,9 @@ def plan(model: ModelLike, config: RunConfig) -> RunPlan:
     selection = config.selection.cases
     chosen = resolved_categories(config.selection, selection)
     endpoint = config.endpoint
+    given_model = model
+    if isinstance(model, str) and (config.serve.engine or config.serve.command):
+        model = model.removeprefix("vllm/")  # `vllm/X --serve vllm`: the started server serves X
     serve = plan_server(
         model if isinstance(model, str) else None, config.serve, backend=endpoint.backend,
         base_urls=endpoint.base_url, model_path=endpoint.model_path,
@@ -221,7 +224,7 @@ def plan(model: ModelLike, config: RunConfig) -> RunPlan:
     if serve is not None:
         config = replace(config, endpoint=replace(endpoint, base_url=(serve.base_url,)))
     backend, name = make_backend(model, config)
-    given = config.output.name or (model if isinstance(model, str) else name)
+    given = config.output.name or (given_model if isinstance(given_model, str) else name)
     mode = endpoint.mode
     if layout_of(backend) is not None:  # open-model prompt formats run the prompting loop
         mode = "prompt"

@@ -250,3 +250,18 @@ def test_a_litellm_reply_reads_as_a_chat_completion() -> None:
                         "function": {"name": "f", "arguments": "{}"}}]}
     assert body["usage"]["cost"] == 0.25
     assert "cost" not in chat_completion(Response(), None)["usage"]
+
+
+def test_a_served_vllm_name_is_the_model_the_server_starts(fetched_home: Path) -> None:
+    """`--model vllm/X --serve-cmd ...`: the started server serves X and is asked X; the
+    result keeps the name given (planned only: nothing is started)."""
+    from fcbench.pipeline import plan
+    from fcbench.run_config import RunConfig
+
+    config = RunConfig.of({"serve_cmd": "my-server --port {port} --model {model}",
+                           "categories": "simple_python", "limit": 1})
+    planned = plan("vllm/Qwen/Qwen3-8B", config)
+    assert planned.serve is not None and "Qwen/Qwen3-8B" in planned.serve.command
+    assert not any("vllm/" in word for word in planned.serve.command)
+    assert (planned.model, planned.model_name, planned.folder) == (
+        "vllm/Qwen/Qwen3-8B", "Qwen/Qwen3-8B", "Qwen_Qwen3-8B-FC")
