@@ -471,9 +471,9 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     redact.add_variable(variable)  # a key named by --api-key-env is masked like the others
     for url in endpoint.base_url:
         redact.add_secrets_of_url(url)
-    if (endpoint.api_key_env and route is None
-            and not api_key(spec or BACKENDS["openai"], endpoint.api_key_env)):
-        raise BackendSetupError(f"--api-key-env {endpoint.api_key_env}: the variable is not set")
+    named = config.endpoint.api_key_env  # as given: a provider's own variable may be unset
+    if named and not api_key(spec or BACKENDS["openai"], named):
+        raise BackendSetupError(f"--api-key-env {named}: the variable is not set")
     options = BackendOptions(
         route.model if route else model, endpoint.mode, endpoint.base_url,
         api_key(spec, endpoint.api_key_env) if spec else None,

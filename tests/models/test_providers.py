@@ -145,6 +145,16 @@ def test_a_missing_key_is_one_line_naming_the_variable(
     assert not (tmp_path / "r").exists()
 
 
+def test_a_named_key_variable_must_be_set_on_a_route_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from fcbench.models.registry import BackendSetupError
+
+    monkeypatch.delenv("FCBENCH_NO_SUCH_KEY", raising=False)
+    with pytest.raises(BackendSetupError, match="FCBENCH_NO_SUCH_KEY: the variable is not set"):
+        _plan_backend("vllm/m", api_key_env="FCBENCH_NO_SUCH_KEY")
+
+
 def test_a_provider_without_function_calling_is_refused_in_fc_mode(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
