@@ -124,3 +124,18 @@ def test_a_refused_key_stops_litellm_at_preflight(
     [line] = result.stderr.splitlines()
     assert line.startswith(f"fcbench: error: {server.base_url} refused the API key (HTTP 401")
     assert asked == 1 and not player.bodies and KEY not in result.output
+
+
+def test_litellms_logs_are_masked(monkeypatch: pytest.MonkeyPatch,
+                                  caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from fcbench.models.litellm_backend import LOGGERS, load_litellm
+
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-secret-canary-0123456789")
+    load_litellm()
+    with caplog.at_level(logging.WARNING):
+        for name in LOGGERS:
+            logging.getLogger(name).warning("signing with aws-secret-canary-0123456789")
+    assert len(caplog.records) == len(LOGGERS)
+    assert "aws-secret-canary" not in caplog.text and "***" in caplog.text

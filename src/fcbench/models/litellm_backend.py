@@ -16,7 +16,8 @@ Trust: LiteLLM is an opt-in extra pinned to one vetted release (its PyPI release
 provider: before its import the remote price-table fetch is switched off
 (`LITELLM_LOCAL_MODEL_COST_MAP=True`) and so is its loading of a `.env` file from the working
 folder (`LITELLM_MODE=PRODUCTION`), unless the user set those variables; its telemetry flag is
-cleared. Its errors subclass the `openai` ones, so the OpenAI path's `classify` maps them.
+cleared; its loggers mask secrets. Its errors subclass the `openai` ones, so the OpenAI
+path's `classify` maps them.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
 QUIET_ENVIRONMENT = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_MODE": "PRODUCTION"}
 """Set (unless already set) before LiteLLM is imported: no price table fetched from GitHub at
 import, no `.env` file read into the process's environment."""
+LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
+"""LiteLLM's loggers: each gets the masking filter (`redact.guarded_logger`), since its
+messages name URLs and, at debug level, request headers."""
 DEFAULT_ENDPOINT = "litellm"
 """The endpoint's name when LiteLLM picks the provider's URL itself (health, the cache)."""
 
@@ -49,6 +53,8 @@ def load_litellm() -> Any:
         os.environ.setdefault(name, value)
     import litellm
 
+    for name in LOGGERS:
+        redact.guarded_logger(name)
     litellm.telemetry = False
     litellm.suppress_debug_info = True
     return litellm
