@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from fcbench.check.exec_preflight import PreflightReport
+    from fcbench.models.providers import Route
     from fcbench.runner.serve import ServePlan
 
 ModelLike = str | Backend | Callable[..., Any]
@@ -217,6 +218,9 @@ def plan(model: ModelLike, config: RunConfig) -> RunPlan:
     selection = config.selection.cases
     chosen = resolved_categories(config.selection, selection)
     endpoint = config.endpoint
+    given_model = model
+    if isinstance(model, str) and (config.serve.engine or config.serve.command):
+        model = model.removeprefix("vllm/")  # `vllm/X --serve vllm`: the started server serves X
     serve = plan_server(
         model if isinstance(model, str) else None, config.serve, backend=endpoint.backend,
         base_urls=endpoint.base_url, model_path=endpoint.model_path,
@@ -224,7 +228,7 @@ def plan(model: ModelLike, config: RunConfig) -> RunPlan:
     if serve is not None:
         config = replace(config, endpoint=replace(endpoint, base_url=(serve.base_url,)))
     backend, name = make_backend(model, config)
-    given = config.output.name or name
+    given = config.output.name or (given_model if isinstance(given_model, str) else name)
     mode = endpoint.mode
     if layout_of(backend) is not None:  # open-model prompt formats run the prompting loop
         mode = "prompt"
@@ -299,7 +303,6 @@ def _shard_fields(planned: RunPlan) -> dict[str, int] | None:
 
 def _generate(planned: RunPlan) -> GenerateReport:
     from fcbench.layout import serve_log_path
-    from fcbench.models.registry import key_variable
     from fcbench.runner.generate import generate as run_generation
     from fcbench.runner.preflight import check_backend, has_pending, key_hint
     from fcbench.runner.serve import serving
@@ -327,7 +330,7 @@ def _generate(planned: RunPlan) -> GenerateReport:
         if planned.serve is not None and pending:
             stack.enter_context(serving(planned.serve, serve_log_path(model_dir)))
         if config.retries.preflight and pending:
-            with key_hint(key_variable(config.endpoint.backend, config.endpoint.api_key_env)):
+            with key_hint(hinted_variable(planned)):
                 check_backend(planned.backend)
         if planned.shard_run is not None:
             from fcbench.layout import shard_record_path
@@ -342,6 +345,19 @@ def _generate(planned: RunPlan) -> GenerateReport:
     if report.stopped:
         raise RunStopped(report)
     return report
+
+
+def hinted_variable(planned: RunPlan) -> str | None:
+    """The variable a refused key was read from: `--api-key-env`, else the provider's
+    (`model.json`'s `provider`), else the backend's."""
+    from fcbench.models.providers import PROVIDERS
+    from fcbench.models.registry import key_variable
+
+    endpoint = planned.config.endpoint
+    provider = PROVIDERS.get(str(planned.backend.describe().get("provider")))
+    if provider is not None:
+        return endpoint.api_key_env or provider.key_variable
+    return key_variable(endpoint.backend, endpoint.api_key_env)
 
 
 def describe_web(services: Any, model_dir: Path) -> dict[str, Any]:
@@ -472,6 +488,11 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
         return wrapped, wrapped.name
     endpoint = config.endpoint
     backend_name = GROUND_TRUTH if model == GROUND_TRUTH else endpoint.backend
+    route = provider_route(model, config)
+    if route is not None:  # `mistral/mistral-large-latest`: the provider's backend and URL
+        backend_name, endpoint = route.provider.backend, replace(
+            endpoint, base_url=route.base_urls,
+            api_key_env=endpoint.api_key_env or route.provider.key_variable)
     if endpoint.prompt_format and backend_name == "openai":
         backend_name = "completions"
     spec = BACKENDS.get(backend_name)
@@ -479,18 +500,44 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
     redact.add_variable(variable)  # a key named by --api-key-env is masked like the others
     for url in endpoint.base_url:
         redact.add_secrets_of_url(url)
-    if endpoint.api_key_env and not api_key(spec or BACKENDS["openai"], endpoint.api_key_env):
-        raise BackendSetupError(f"--api-key-env {endpoint.api_key_env}: the variable is not set")
+    named = config.endpoint.api_key_env  # as given: a provider's own variable may be unset
+    if named and not api_key(spec or BACKENDS["openai"], named):
+        raise BackendSetupError(f"--api-key-env {named}: the variable is not set")
     options = BackendOptions(
-        model, endpoint.mode, endpoint.base_url,
+        route.model if route else model, endpoint.mode, endpoint.base_url,
         api_key(spec, endpoint.api_key_env) if spec else None,
         config.sampling, endpoint.timeout, endpoint.tool_call_format,
         config.retries.concurrency, endpoint.model_path,
         key_variable=variable if backend_name != GROUND_TRUTH else None,
         prompt_format=endpoint.prompt_format,
         max_reply_bytes=megabytes(endpoint.max_reply_mb),
+        provider=route.provider.name if route else None,
     )
-    return create(backend_name, options), model
+    return create(backend_name, options), route.model if route else model
+
+
+def provider_route(model: str, config: RunConfig) -> Route | None:
+    """`model` read as `provider/model` (`models.providers.resolve`), when it names one and
+    neither `--base-url` (nor, for the default backend, `$OPENAI_BASE_URL`: a vLLM serving
+    `google/gemma-3-27b-it` there is asked by that name, as before) nor `--prompt-format` says
+    where it is served; BackendSetupError when the provider cannot do what the run asks
+    (function calling)."""
+    import os
+
+    from fcbench.models.providers import resolve
+    from fcbench.models.registry import BackendSetupError
+
+    endpoint = config.endpoint
+    if endpoint.prompt_format:
+        return None
+    given = tuple(endpoint.base_url)
+    if not given and endpoint.backend == "openai" and os.environ.get("OPENAI_BASE_URL"):
+        given = (os.environ["OPENAI_BASE_URL"],)
+    route = resolve(model, endpoint.backend, given)
+    if route is not None and endpoint.mode == "fc" and not route.provider.fc:
+        raise BackendSetupError(f"{route.provider.name} offers no function calling: "
+                                "--mode prompt")
+    return route
 
 
 def cached_backend(

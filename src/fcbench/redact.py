@@ -69,6 +69,13 @@ MIN_SECRET_LENGTH = 8
 KEY_VARIABLES: tuple[str, ...] = (
     # the backends' key variables (models.registry)
     "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY",
+    # the providers' key variables (models.providers)
+    "MISTRAL_API_KEY", "TOGETHER_API_KEY", "FIREWORKS_API_KEY", "GROQ_API_KEY",
+    "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY", "VLLM_API_KEY",
+    # what LiteLLM reads for the APIs with their own auth (--backend litellm)
+    "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK", "AZURE_API_KEY",
+    "AZURE_OPENAI_API_KEY", "AZURE_AI_API_KEY", "GEMINI_API_KEY", "VERTEXAI_API_KEY",
+    "COHERE_API_KEY", "XAI_API_KEY", "HUGGINGFACE_API_KEY", "LITELLM_API_KEY",
     # the web-search provider (envs.web_search.providers)
     "SERPAPI_API_KEY",
     # the executable categories' web APIs (envs.exec_functions.backends.KEY_VARIABLES)
@@ -85,6 +92,11 @@ URL_VARIABLES: tuple[str, ...] = (
     "ANTHROPIC_VERTEX_BASE_URL", "ANTHROPIC_FOUNDRY_BASE_URL", "ANTHROPIC_AWS_BASE_URL",
     "ANTHROPIC_GOOGLE_CLOUD_BASE_URL", "ANTHROPIC_BEDROCK_MANTLE_BASE_URL",
     "AWS_BEDROCK_BASE_URL", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL",
+    # the providers' base-URL overrides (models.providers.base_url_variable), LiteLLM's
+    "FCBENCH_OPENAI_BASE_URL", "FCBENCH_ANTHROPIC_BASE_URL", "FCBENCH_GOOGLE_BASE_URL",
+    "FCBENCH_MISTRAL_BASE_URL", "FCBENCH_TOGETHER_BASE_URL", "FCBENCH_FIREWORKS_BASE_URL",
+    "FCBENCH_GROQ_BASE_URL", "FCBENCH_DEEPSEEK_BASE_URL", "FCBENCH_OPENROUTER_BASE_URL",
+    "FCBENCH_VLLM_BASE_URL", "FCBENCH_LITELLM_BASE_URL", "AZURE_API_BASE", "LITELLM_API_BASE",
     # proxies: `http://user:password@proxy:3128` is sent as Proxy-Authorization
     "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
 )

@@ -86,3 +86,30 @@ def test_batched_tokens_are_priced_at_the_batch_price(tmp_path: Path) -> None:
     assert load_usage(path) == usage
     path.write_text('{"input_tokens": [1], "output_tokens": [2], "latencies": [3]}')
     assert load_usage(path) == Usage([1], [2], [3])  # a file of an earlier version
+
+
+def test_a_backends_own_prices_are_the_cost_column_when_every_request_has_one(
+    tmp_path: Path,
+) -> None:
+    """LiteLLM's `cost` per request (a number, or per turn and step) sums into the column;
+    a usage where some request has none falls back to the token or GPU-hour estimate."""
+    from fcbench.report.csv_files import cost_latency, unknown_model
+    from fcbench.score.usage import load_usage, save_usage
+
+    priced = [{"latency": 1.0, "cost": 0.5},
+              {"latency": [[1.0, 2.0], [3.0]], "cost": [[0.25, 0.125], [1.0]]}]
+    usage = one_by_one(priced)
+    assert usage.costs == [0.5, 0.25, 0.125, 1.0]
+    bulk = Usage()
+    bulk.extend(priced)
+    assert bulk == usage
+    assert cost_latency(usage, unknown_model("m")).cost == round(1.875, 2)
+    save_usage(tmp_path / "usage.json", usage)
+    assert load_usage(tmp_path / "usage.json") == usage
+    partly = one_by_one([*priced, {"latency": 3600.0}])
+    assert cost_latency(partly, unknown_model("m")).cost != cost_latency(usage, unknown_model(
+        "m")).cost
+    (tmp_path / "old.json").write_text('{"input_tokens": [], "output_tokens": [], '
+                                       '"latencies": [1.0]}')
+    old = load_usage(tmp_path / "old.json")
+    assert old is not None and old.costs == []

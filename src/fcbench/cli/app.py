@@ -33,6 +33,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "generate": ("fcbench.cli.run:generate", "Ask a model every test case; write result files."),
     "leaderboard": ("fcbench.cli.report:leaderboard", "Official CSVs and a ranked table."),
     "merge": ("fcbench.cli.merge:merge", "Put the shards of a run back into one result folder."),
+    "models": ("fcbench.cli.models:models", "Providers by name (provider/model), key variables."),
     "report": ("fcbench.cli.report:report", "A self-contained HTML report of score folders."),
     "run": ("fcbench.cli.run:run", "Generate, then evaluate, then print the scores."),
 }

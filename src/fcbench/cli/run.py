@@ -111,7 +111,9 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
     endpoint, sampling, retries = DEFAULTS.endpoint, DEFAULTS.sampling, DEFAULTS.retries
     decorators: list[Decorator] = [
         click.option("--model", required=True,
-                     help=f"Model name sent to the endpoint, or `{GROUND_TRUTH}` (no endpoint)."),
+                     help=f"Model name sent to the endpoint, `provider/model` (openai/gpt-4o, "
+                          f"mistral/..., vllm/...: `fcbench models` lists them; no --base-url "
+                          f"needed), or `{GROUND_TRUTH}` (no endpoint)."),
         _model("--backend",
                      type=RegistryChoice("fcbench.models.registry:names"),
                      default=endpoint.backend, show_default=True,
@@ -119,7 +121,8 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                           "(optional extra: pip install 'fcbench[anthropic]'); google: the "
                           "Gemini API (pip install 'fcbench[google]'); hf: a local transformers "
                           "model, --model-path (pip install 'fcbench[hf]'); completions: "
-                          "/v1/completions with an official open-model prompt format."),
+                          "/v1/completions with an official open-model prompt format; "
+                          "litellm: LiteLLM (pip install 'fcbench[litellm]')."),
         _model("--base-url", "base_url", multiple=True, callback=_checked_base_urls,
                help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 "
                     "(repeat for replicas; default $OPENAI_BASE_URL)."),

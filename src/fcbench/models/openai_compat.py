@@ -92,6 +92,7 @@ class OpenAICompatBackend:
         concurrency: int = DEFAULT_CONCURRENCY,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
         default_max_tokens: int | None = None,
+        provider: str | None = None,
     ) -> None:
         """`default_max_tokens`: sent when the sampling sets no `max_tokens`
         (`local_max_tokens`)."""
@@ -107,6 +108,8 @@ class OpenAICompatBackend:
         self.concurrency = concurrency
         self.max_reply_bytes = max_reply_bytes
         self.default_max_tokens = default_max_tokens
+        self.provider = provider
+        """The provider named by `provider/model` (`models.providers`), None otherwise."""
         self._clients: list[list[AsyncOpenAI]] | None = None
         self._in_flight = [0] * len(self.base_urls)
         self._aside = [0.0] * len(self.base_urls)
@@ -122,6 +125,7 @@ class OpenAICompatBackend:
             "timeout": self.timeout,
             "output_format": self.output_format,
             "default_max_tokens": self.default_max_tokens,
+            **({"provider": self.provider} if self.provider else {}),
         }
 
     def use_raw_store(self, store: RawStore | None) -> None:
@@ -422,5 +426,5 @@ def from_options(options: BackendOptions) -> OpenAICompatBackend:
         options.model, urls, api_key=options.api_key, sampling=options.sampling,
         timeout=options.timeout, output_format=options.tool_call_format,
         concurrency=options.concurrency, max_reply_bytes=options.max_reply_bytes,
-        default_max_tokens=local_max_tokens(urls),
+        default_max_tokens=local_max_tokens(urls), provider=options.provider,
     )

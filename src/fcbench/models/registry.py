@@ -46,6 +46,9 @@ class BackendOptions:
     """An official open-model prompt format (`models.families`), for `completions`."""
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
     """The cap on one reply's body (`models.limits`); `timeout` is the whole request's."""
+    provider: str | None = None
+    """The provider a `provider/model` name named (`models.providers`): recorded in
+    `model.json` and the response cache's key."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,10 @@ BACKENDS: plugins.Registry[BackendSpec] = plugins.Registry(plugins.BACKENDS, {
         BackendSpec("completions", "fcbench.models.completions:from_options",
                     "an OpenAI-compatible /v1/completions endpoint prompted in an official "
                     "open-model format (--prompt-format)", key_variable="OPENAI_API_KEY"),
+        BackendSpec("litellm", "fcbench.models.litellm_backend:from_options",
+                    "LiteLLM's completion, for the APIs with their own auth (Bedrock, "
+                    "Vertex, Azure, ...): litellm/<provider>/<model>", (), "litellm"),
+        # no `requires`: the factory imports LiteLLM itself, once its phoning home is off
         BackendSpec("ground-truth", "fcbench.ground_truth.backend:from_options",
                     "the benchmark's own answers (a self-check; no endpoint)"),
     )

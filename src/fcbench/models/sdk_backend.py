@@ -37,6 +37,7 @@ class SDKBackend(Generic[ClientT]):
         sampling: Sampling | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+        provider: str | None = None,
     ) -> None:
         self.name = model
         self.model = model
@@ -46,6 +47,8 @@ class SDKBackend(Generic[ClientT]):
         self.timeout = timeout
         """Seconds for a whole request (`models.limits.within_deadline`)."""
         self.max_reply_bytes = max_reply_bytes
+        self.provider = provider
+        """The provider named by `provider/model` (`models.providers`), None otherwise."""
         self._clients: list[ClientT] | None = None
         self._turn = 0
 
@@ -55,6 +58,7 @@ class SDKBackend(Generic[ClientT]):
             "endpoints": [u or self.default_endpoint for u in self.base_urls],
             "sampling": self.sampling.describe(),
             "timeout": self.timeout,
+            **({"provider": self.provider} if self.provider else {}),
         }
 
     def use_raw_store(self, store: RawStore | None) -> None:
@@ -95,4 +99,4 @@ def sdk_from_options(cls: type[SDKBackend[Any]], options: BackendOptions) -> SDK
         raise BackendSetupError(missing)
     return cls(options.model, options.base_urls, api_key=options.api_key,
                sampling=options.sampling, timeout=options.timeout,
-               max_reply_bytes=options.max_reply_bytes)
+               max_reply_bytes=options.max_reply_bytes, provider=options.provider)

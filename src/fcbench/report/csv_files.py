@@ -120,6 +120,10 @@ def _finite(figure: Callable[[], float | None]) -> float | None:
 
 
 def _cost(usage: Usage, info: ModelInfo) -> float | None:
+    """The backend's own prices when every request has one (LiteLLM's: one `cost` per
+    latency), else tokens at the model's prices, else GPU hours."""
+    if usage.costs and len(usage.costs) == len(usage.latencies):
+        return round(sum(usage.costs), 2)
     if info.input_price is not None and info.output_price is not None:
         if not (usage.input_tokens and usage.output_tokens):
             return None

@@ -25,8 +25,8 @@ class ManifestError(ValueError):
     """The folder holds results that cannot be mixed with this run's."""
 
 
-CONFIGURATION = ("model", "backend", "served_model", "mode", "fc_names", "fc_args", "family",
-                 "prompt_format", "official_handler", "output_format", "sampling",
+CONFIGURATION = ("model", "provider", "backend", "served_model", "mode", "fc_names", "fc_args",
+                 "family", "prompt_format", "official_handler", "output_format", "sampling",
                  "max_tokens", "family_settings", "device", "corrections", "shard")
 """The manifest fields that decide what a model answers or how its answers are read: a
 folder's results are one configuration's, so a run differing in any of them is refused. Not

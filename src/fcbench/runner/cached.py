@@ -223,10 +223,13 @@ def raw_identity(
     backend: Backend, scope: CacheScope = DEFAULT_SCOPE, endpoints: Sequence[str] | None = None
 ) -> dict[str, Any]:
     """What a kept reply belongs to besides its request: the backend kind (which API the
-    request went to), and in `endpoint` scope the endpoint identity. Nothing that only
-    changes the reading (an output format, a prompt format's parser) is in it."""
+    request went to), the provider a `provider/model` name named, and in `endpoint` scope the
+    endpoint identity. Nothing that only changes the reading (an output format, a prompt
+    format's parser) is in it."""
     described = backend.describe()
     identity: dict[str, Any] = {"backend": described.get("backend", type(backend).__name__)}
+    if described.get("provider"):  # `provider/model`: one provider's replies, in any scope
+        identity["provider"] = described["provider"]
     if scope == "endpoint":
         urls = endpoints if endpoints is not None else described.get("endpoints") or []
         identity["endpoint_identity"] = endpoint_identity([str(url) for url in urls])

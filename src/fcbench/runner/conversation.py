@@ -160,6 +160,8 @@ class _Record:
     output_tokens: list[list[Any]] = field(default_factory=list)
     latency: list[list[float]] = field(default_factory=list)
     reasoning: list[list[str]] = field(default_factory=list)
+    cost: list[list[Any]] = field(default_factory=list)
+    """Each step's price when the backend gives one (`Reply.extras["cost"]`: LiteLLM)."""
     log: list[Any] = field(default_factory=list)
     attempts: int = 0
     force_quit: bool = False
@@ -167,7 +169,7 @@ class _Record:
     def start_turn(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         """Open a turn; returns its log (`begin_of_turn_query`, then `step_N` lists)."""
         for lists in (self.result, self.input_tokens, self.output_tokens, self.latency,
-                      self.reasoning):
+                      self.reasoning, self.cost):
             lists.append([])
         turn_log: dict[str, Any] = {"begin_of_turn_query": plain_copy(messages)}
         self.log.append(turn_log)
@@ -181,6 +183,7 @@ class _Record:
         self.output_tokens[-1].append(reply.output_tokens)
         self.latency[-1].append(reply.latency)
         self.reasoning[-1].append(reply.reasoning)
+        self.cost[-1].append(reply.extras.get("cost"))
         entry: dict[str, Any] = {"role": "assistant", "content": reply.result}
         if reply.reasoning:
             entry["reasoning_content"] = reply.reasoning
@@ -195,6 +198,8 @@ class _Record:
         }
         if any(text for turn in self.reasoning for text in turn):
             extras["reasoning_content"] = self.reasoning
+        if any(cost is not None for turn in self.cost for cost in turn):
+            extras["cost"] = self.cost
         return Response(
             result=self.result,
             input_tokens=sum(n or 0 for turn in self.input_tokens for n in turn),

@@ -23,15 +23,19 @@ class Usage:
     """Of `input_tokens`, those of cases asked through a batch API (`"batch"` in the line),
     priced at `models.batch.BATCH_PRICE` of the live price."""
     batched_output_tokens: list[float] = field(default_factory=list)
+    costs: list[float] = field(default_factory=list)
+    """Dollars per request as the backend priced it (`cost`: LiteLLM's table), when it did."""
 
     def add(self, entry: Mapping[str, Any]) -> None:
-        """Take one result-file entry's `input_token_count`, `output_token_count`, `latency`."""
+        """Take one result-file entry's `input_token_count`, `output_token_count`, `latency`,
+        `cost`."""
         _collect(entry.get("input_token_count"), self.input_tokens)
         _collect(entry.get("output_token_count"), self.output_tokens)
         _collect(entry.get("latency"), self.latencies)
         if entry.get("batch"):
             _collect(entry.get("input_token_count"), self.batched_input_tokens)
             _collect(entry.get("output_token_count"), self.batched_output_tokens)
+        _collect(entry.get("cost"), self.costs)
 
     def extend_from(self, other: Usage) -> None:
         """Add another usage's figures (per-category usages summed into a model's)."""
@@ -40,6 +44,7 @@ class Usage:
         self.latencies.extend(other.latencies)
         self.batched_input_tokens.extend(other.batched_input_tokens)
         self.batched_output_tokens.extend(other.batched_output_tokens)
+        self.costs.extend(other.costs)
 
     def priced_tokens(self) -> tuple[float, float]:
         """(input, output) tokens as the price applies to them: a batched token counts
@@ -58,6 +63,7 @@ class Usage:
             ("input_token_count", self.input_tokens),
             ("output_token_count", self.output_tokens),
             ("latency", self.latencies),
+            ("cost", self.costs),
         ):
             _collect_all([entry.get(key) for entry in entries], into)
         for entry in entries:
@@ -156,7 +162,7 @@ def save_usage(path: Path, usage: Usage) -> None:
 
     data = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
             "latencies": usage.latencies, "batched_input_tokens": usage.batched_input_tokens,
-            "batched_output_tokens": usage.batched_output_tokens}
+            "batched_output_tokens": usage.batched_output_tokens, "costs": usage.costs}
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     text = dumps_total(data, separators=(",", ":"))  # any number a result line held
     replace_file(Path(path), text.encode())
@@ -176,7 +182,8 @@ def load_usage(path: Path) -> Usage | None:
         if not isinstance(values, list):
             return None
         numbers.append([x for x in values if type(x) in (int, float)])
-    batched = [data.get(key) for key in ("batched_input_tokens", "batched_output_tokens")]
+    optional = [data.get(key) for key in ("batched_input_tokens", "batched_output_tokens",
+                                          "costs")]
     numbers += [[x for x in values if type(x) in (int, float)] if isinstance(values, list)
-                else [] for values in batched]  # absent in files of earlier versions
+                else [] for values in optional]  # absent in files of earlier versions
     return Usage(*numbers)
