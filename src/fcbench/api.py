@@ -230,10 +230,18 @@ def _both_ways(model: str, category: str, accuracy: float, upstream: dict[str, A
     ones that make the difference); a fix that changed no verdict is said so, not listed
     as if it had mattered."""
     changed = [c for c in upstream["cases"] if c["valid"] != c["upstream_valid"]]
-    cases = ", ".join(f"{c['id']} (#{c['upstream'][0]})" for c in changed)
+    cases = ", ".join(f"{c['id']} ({_fix_label(c)})" for c in changed)
     return (f"  {model} {category}: {100 * accuracy:.2f}% corrected, "
             f"{100 * upstream['accuracy']:.2f}% upstream; "
             + (f"verdict changed: {cases}" if changed else "no verdict changed"))
+
+
+def _fix_label(case: Mapping[str, Any]) -> str:
+    """A changed case's reason: its upstream number, else the rule and the parameters given
+    their defaults (`lenient-defaults`, which has no upstream pull request)."""
+    if case["upstream"]:
+        return f"#{case['upstream'][0]}"
+    return f"{case['fix']}: {', '.join(case.get('parameters', []))}"
 
 
 def _print_top_errors(report: Evaluation, console: Console) -> None:
