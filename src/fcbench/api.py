@@ -197,9 +197,29 @@ def print_evaluation(
                   for m in report.models.values()}
     print_scores(console, per_model, complete, skipped, not_scored, skipped_in=skipped_in)
     _print_corrections(report, console, per_model, complete)
+    _print_per_turn(report, console)
     if score_dir is not None:
         _print_top_errors(report, console)
         diagnostics.print(f"Score files and leaderboards written to {score_dir}")
+
+
+def _print_per_turn(report: Evaluation, console: Console) -> None:
+    """Under the table, per model, the multi-turn categories' per-turn accuracy: fcbench's
+    own metric, said so, and in no Overall (`score.per_turn`)."""
+    from fcbench.score.per_turn import METRIC, pooled
+
+    for model in report.models.values():
+        found = [c.per_turn for c in model.categories.values() if c.per_turn is not None]
+        if not found:
+            continue
+        parts = [f"{s.category} {100 * s.accuracy:.2f}% ({s.right}/{s.turns} turns)"
+                 for s in found]
+        everything = pooled(found)
+        if len(found) > 1 and everything is not None:
+            parts.append(f"all {100 * everything.accuracy:.2f}% "
+                         f"({everything.right}/{everything.turns})")
+        console.print(f"  {model.model} {METRIC}, in no Overall: " + "; ".join(parts),
+                      markup=False, highlight=False)
 
 
 def _print_corrections(report: Evaluation, console: Console,

@@ -26,7 +26,7 @@ import math
 import statistics
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from fcbench.dataset.format_sensitivity import config_names
 from fcbench.layout import model_dir_name
 from fcbench.report.corrections import corrections_of
 from fcbench.report.custom_csv import write_custom_csv
+from fcbench.report.per_turn_csv import read_per_turn, write_per_turn_csv
 from fcbench.results.score_files import iter_score_files, read_score_header
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.formulas import (
@@ -47,6 +48,7 @@ from fcbench.score.formulas import (
     v1_overall,
     v4_summary,
 )
+from fcbench.score.per_turn import PerTurn
 from fcbench.score.usage import Usage, numpy_round2, percentile
 
 GPU_PRICE_PER_HOUR = 23.92
@@ -148,6 +150,9 @@ class ModelEntry:
     corrections: Mapping[str, Any] = field(default_factory=dict)
     """The score headers' corrections profile and upstream sides (`report.corrections`);
     empty for the default profile."""
+    per_turn: Mapping[str, PerTurn] = field(default_factory=dict)
+    """Multi-turn categories' per-turn accuracy (fcbench metric, `score.per_turn`), from
+    the files beside their score files; in no official table."""
 
     @property
     def v4(self) -> V4Summary:
@@ -184,6 +189,8 @@ def load_entries(
         try:
             entries.append(_entry(model, headers, dataset_sizes, usage_by_dir.get(model),
                                   model_info))
+            entries[-1] = replace(entries[-1], per_turn=read_per_turn(Path(score_dir) / model,
+                                                                      note))
         except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
             note(f"{Path(score_dir) / model}: left out of the leaderboard files (a score "
                  f"header cannot be counted: {type(exc).__name__}: {exc})")
@@ -414,7 +421,8 @@ def _format_cell(cell: Cell, plain: bool) -> str:
 
 def write_csvs(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
     """Write the six official CSVs and `data_v1.csv` into `out_dir` (and `data_custom.csv`
-    when custom categories were scored); return their paths."""
+    when custom categories were scored, `data_per_turn.csv` when multi-turn ones were);
+    return their paths."""
     ordered = sorted(entries, key=lambda e: e.model)
     paths = []
     for table in TABLES:
@@ -422,5 +430,5 @@ def write_csvs(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
         text = redact.values("\n".join(table_lines(table, ordered)))
         replace_text(path, text, errors=UNENCODABLE, newline="\n")
         paths.append(path)
-    custom = write_custom_csv(ordered, Path(out_dir))
-    return [*paths, custom] if custom is not None else paths
+    extra = [write_custom_csv(ordered, Path(out_dir)), write_per_turn_csv(ordered, Path(out_dir))]
+    return [*paths, *(path for path in extra if path is not None)]

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 CLASSES: dict[str, str] = {
@@ -53,3 +55,22 @@ def reset_process_state() -> None:
         reset = getattr(module, "reset_process_state", None)
         if callable(reset):
             reset()
+
+
+@contextmanager
+def preserved_process_state() -> Iterator[None]:
+    """The process-wide state the backends share (`reset_process_state`) as it was on entry,
+    once the block ends: replays fcbench adds to the official one (per-turn accuracy,
+    `check.turns`) must not change what later cases see. Each module that shares state
+    offers `snapshot_process_state() -> restore`."""
+    restores: list[Callable[[], None]] = []
+    for target in CLASSES.values():
+        module = sys.modules.get(target.partition(":")[0])
+        snapshot = getattr(module, "snapshot_process_state", None)
+        if callable(snapshot):
+            restores.append(snapshot())
+    try:
+        yield
+    finally:
+        for restore in restores:
+            restore()
