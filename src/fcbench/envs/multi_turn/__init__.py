@@ -50,11 +50,8 @@ def reset_process_state() -> None:
     sees. The official evaluator scores each model in a fresh process; fcbench calls this
     before each model's answers to a multi-turn category to start from that same state.
     """
-    for target in CLASSES.values():
-        module = sys.modules.get(target.partition(":")[0])
-        reset = getattr(module, "reset_process_state", None)
-        if callable(reset):
-            reset()
+    for reset in _module_hooks("reset_process_state"):
+        reset()
 
 
 @contextmanager
@@ -63,14 +60,20 @@ def preserved_process_state() -> Iterator[None]:
     once the block ends: replays fcbench adds to the official one (per-turn accuracy,
     `check.turns`) must not change what later cases see. Each module that shares state
     offers `snapshot_process_state() -> restore`."""
-    restores: list[Callable[[], None]] = []
-    for target in CLASSES.values():
-        module = sys.modules.get(target.partition(":")[0])
-        snapshot = getattr(module, "snapshot_process_state", None)
-        if callable(snapshot):
-            restores.append(snapshot())
+    restores = [snapshot() for snapshot in _module_hooks("snapshot_process_state")]
     try:
         yield
     finally:
         for restore in restores:
             restore()
+
+
+def _module_hooks(name: str) -> list[Callable[[], Any]]:
+    """The function `name` of each loaded backend module that has one (a module not imported
+    yet holds no state)."""
+    found = []
+    for target in CLASSES.values():
+        hook = getattr(sys.modules.get(target.partition(":")[0]), name, None)
+        if callable(hook):
+            found.append(hook)
+    return found
