@@ -42,9 +42,9 @@ import official
 from fcbench.api import dataset_sizes
 from fcbench.dataset.fetch import DEFAULT_RELEASE
 from fcbench.layout import USAGE_FILE
-from fcbench.results.per_turn import PREFIX as PER_TURN_PREFIX
 from fcbench.report.csv_files import ModelInfo
 from fcbench.report.leaderboard import write_leaderboard
+from fcbench.results.per_turn import PREFIX as PER_TURN_PREFIX
 from fcbench.score.usage import Usage
 from shared_corpus import V1, V4_RUN, needs_corpus
 
