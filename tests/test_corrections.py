@@ -43,7 +43,8 @@ def test_profiles_are_data_with_upstream_numbers_and_hooks() -> None:
 
 
 def test_unknown_profile_is_refused_in_one_line() -> None:
-    with pytest.raises(corrections.UnknownProfile, match="known: community-2026, none"):
+    known = "known: community-2026, lenient-defaults, none"
+    with pytest.raises(corrections.UnknownProfile, match=known):
         corrections.use_profile("communty")
     from fcbench.cli import main
 

@@ -206,9 +206,29 @@ def print_evaluation(
                   for m in report.models.values()}
     print_scores(console, per_model, complete, skipped, not_scored, skipped_in=skipped_in)
     _print_corrections(report, console, per_model, complete)
+    _print_per_turn(report, console)
     if score_dir is not None:
         _print_top_errors(report, console)
         diagnostics.print(f"Score files and leaderboards written to {score_dir}")
+
+
+def _print_per_turn(report: Evaluation, console: Console) -> None:
+    """Under the table, per model, the multi-turn categories' per-turn accuracy: fcbench's
+    own metric, said so, and in no Overall (`score.per_turn`)."""
+    from fcbench.score.per_turn import METRIC, pooled
+
+    for model in report.models.values():
+        found = [c.per_turn for c in model.categories.values() if c.per_turn is not None]
+        if not found:
+            continue
+        parts = [f"{s.category} {100 * s.accuracy:.2f}% ({s.right}/{s.turns} turns)"
+                 for s in found]
+        everything = pooled(found)
+        if len(found) > 1 and everything is not None:
+            parts.append(f"all {100 * everything.accuracy:.2f}% "
+                         f"({everything.right}/{everything.turns})")
+        console.print(f"  {model.model} {METRIC}, in no Overall: " + "; ".join(parts),
+                      markup=False, highlight=False)
 
 
 def _print_corrections(report: Evaluation, console: Console,
@@ -239,10 +259,18 @@ def _both_ways(model: str, category: str, accuracy: float, upstream: dict[str, A
     ones that make the difference); a fix that changed no verdict is said so, not listed
     as if it had mattered."""
     changed = [c for c in upstream["cases"] if c["valid"] != c["upstream_valid"]]
-    cases = ", ".join(f"{c['id']} (#{c['upstream'][0]})" for c in changed)
+    cases = ", ".join(f"{c['id']} ({_fix_label(c)})" for c in changed)
     return (f"  {model} {category}: {100 * accuracy:.2f}% corrected, "
             f"{100 * upstream['accuracy']:.2f}% upstream; "
             + (f"verdict changed: {cases}" if changed else "no verdict changed"))
+
+
+def _fix_label(case: Mapping[str, Any]) -> str:
+    """A changed case's reason: its upstream number, else the rule and the parameters given
+    their defaults (`lenient-defaults`, which has no upstream pull request)."""
+    if case["upstream"]:
+        return f"#{case['upstream'][0]}"
+    return f"{case['fix']}: {', '.join(case.get('parameters', []))}"
 
 
 def _print_top_errors(report: Evaluation, console: Console) -> None:

@@ -22,6 +22,12 @@ Fidelity, decided from each PR's diff (read at `refs/pull/<n>/merge`):
   `celsius` (live_parallel 3/6/13) to the acceptable units; #1330 removes the dead
   `"all levels"` trophy value of live_multiple_190-84-0 (the rest of both diffs only
   re-escapes unicode, the same values once parsed).
+
+`lenient-defaults` is not an upstream PR but a scoring rule users ask for (inspect_evals made
+it their default): an optional parameter given exactly its documented default counts as
+omitted (`check/ast/defaults.py`). Profiles combine: `community-2026,lenient-defaults`
+applies both (`use_profile` takes a comma-separated list; the name is recorded in
+`PROFILES` order).
 """
 
 from __future__ import annotations
@@ -36,10 +42,13 @@ __all__ = [
     "ANSWER_PATCHES",
     "DEFAULT_PROFILE",
     "DOC_PATCHES",
+    "LENIENT_DEFAULTS",
     "PROFILES",
     "Fix",
     "UnknownProfile",
+    "active_fixes",
     "active_profile",
+    "canonical",
     "describe",
     "enabled",
     "fix_of_case",
@@ -93,11 +102,20 @@ ENUM_TROPHY = Fix(
     "live_multiple_190-84-0 no longer accepts the trophy 'all levels', outside its enum.",
     "fcbench.check.single_turn")
 
+LENIENT_DEFAULTS = Fix(
+    "lenient-defaults", (),
+    "An optional parameter (the ground truth may omit it) given exactly its documented "
+    "`default` is accepted as omitted (fcbench's rule; inspect_evals' default, "
+    "inspect_evals #2004/#2057).",
+    "fcbench.check.ast.checker")
+
 PROFILES: dict[str, tuple[Fix, ...]] = {
     DEFAULT_PROFILE: (),
     "community-2026": (EMPTY_TOOL_CALLS, MEMORY_KEY_PATTERN, MEMORY_EMPTY_SEARCH,
                        DOC_TYPOS, ENUM_UNITS, ENUM_TROPHY),
+    "lenient-defaults": (LENIENT_DEFAULTS,),
 }
+"""Profiles combine: a comma-separated list applies every fix of each (`use_profile`)."""
 
 _UNITS_TIME = ("seconds", "milliseconds")
 _CELSIUS = ("celsius",)
@@ -127,17 +145,29 @@ class UnknownProfile(ValueError):
     """A profile name not in `PROFILES` (the message lists the known ones)."""
 
 
-_active: tuple[str, frozenset[str]] = (DEFAULT_PROFILE, frozenset())
+_active: tuple[str, tuple[Fix, ...]] = (DEFAULT_PROFILE, ())
+
+
+def canonical(name: str | None) -> str:
+    """The recorded name of a profile or a comma-separated combination: its known profiles
+    in `PROFILES` order, once each, `none` dropped beside others (so
+    `lenient-defaults,community-2026` and its reverse record alike). Unknown names raise."""
+    parts = [part.strip() for part in (name or DEFAULT_PROFILE).split(",") if part.strip()]
+    unknown = [part for part in parts if part not in PROFILES]
+    if unknown or not parts:
+        known = ", ".join(sorted(PROFILES))
+        raise UnknownProfile(f"unknown corrections profile {name!r} (known: {known})")
+    chosen = [known for known in PROFILES if known in parts and known != DEFAULT_PROFILE]
+    return ",".join(chosen) or DEFAULT_PROFILE
 
 
 def use_profile(name: str | None) -> None:
-    """Make `name` the process's profile (None: the default). Unknown names raise."""
-    name = name or DEFAULT_PROFILE
-    if name not in PROFILES:
-        known = ", ".join(sorted(PROFILES))
-        raise UnknownProfile(f"unknown corrections profile {name!r} (known: {known})")
+    """Make `name` (a profile, or several comma-separated) the process's profile (None: the
+    default). Unknown names raise."""
+    recorded = canonical(name)
+    fixes = tuple(fix for part in recorded.split(",") for fix in PROFILES[part])
     global _active
-    _active = (name, frozenset(fix.id for fix in PROFILES[name]))
+    _active = (recorded, fixes)
 
 
 def active_profile() -> str:
@@ -145,9 +175,14 @@ def active_profile() -> str:
     return _active[0]
 
 
+def active_fixes() -> tuple[Fix, ...]:
+    """Every fix the active profile (or combination) applies, in profile order."""
+    return _active[1]
+
+
 def enabled(fix_id: str) -> bool:
     """Whether the active profile applies this fix (hooks ask at the point the PR changes)."""
-    return fix_id in _active[1]
+    return any(fix.id == fix_id for fix in _active[1])
 
 
 def possible_answer(case_id: str, answer: Any) -> Any:
@@ -189,9 +224,9 @@ def describe() -> list[str]:
     if name == DEFAULT_PROFILE:
         return []
     lines = [f"Corrections profile {name} (not bfcl-eval 2026.3.23's verdicts):"]
-    for fix in PROFILES[name]:
+    for fix in active_fixes():
         numbers = ", ".join(f"#{n}" for n in fix.upstream)
-        lines.append(f"  {fix.id} ({numbers}): {fix.description}")
+        lines.append(f"  {fix.id}{f' ({numbers})' if numbers else ''}: {fix.description}")
     return lines
 
 
@@ -200,7 +235,7 @@ def suspended() -> Iterator[None]:
     """Upstream's behaviour inside the block (to judge a corrected case the other way too)."""
     global _active
     saved = _active
-    _active = (DEFAULT_PROFILE, frozenset())
+    _active = (DEFAULT_PROFILE, ())
     try:
         yield
     finally:
@@ -212,4 +247,4 @@ def fix_of_case(case_id: str) -> Fix | None:
     patch = ANSWER_PATCHES.get(case_id)
     if patch is None or not enabled(patch[0]):
         return None
-    return next(fix for fix in PROFILES[active_profile()] if fix.id == patch[0])
+    return next(fix for fix in active_fixes() if fix.id == patch[0])

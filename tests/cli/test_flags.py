@@ -110,7 +110,7 @@ def test_a_name_registered_after_the_flags_were_built_is_accepted(
     text_formats.register("late", lambda text: None)
     assert choice.convert("late", None, None) == "late"
     assert RegistryChoice("fcbench.corrections:PROFILES", sort=True).choices == (
-        "community-2026", "none")
+        "community-2026", "lenient-defaults", "none")
 
 
 def test_a_grouped_command_lists_required_flags_first_then_its_sections_in_order() -> None:

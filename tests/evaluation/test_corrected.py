@@ -96,3 +96,47 @@ def test_the_console_says_when_no_verdict_changed(
     shown = capsys.readouterr().out
     assert "m live_simple: 100.00% corrected, 100.00% upstream; no verdict changed\n" in shown
     assert "live_simple_143-95-0" not in shown and "verdict changed:" not in shown
+
+
+def weather(case_id: str, *units: str) -> str:
+    cities = ("Boston, MA", "San Francisco, CA")
+    calls = ", ".join(f"get_current_weather(location='{c}', unit='{u}')"
+                      for c, u in zip(cities, units, strict=True))
+    return json.dumps({"id": case_id, "result": f"[{calls}]"})
+
+
+def test_lenient_defaults_cases_are_scored_both_ways_and_named(
+    fetched_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """live_parallel_5-2-0 allows `unit` 'fahrenheit' or omitted; its doc's default is
+    'celsius'. Combined with community-2026 (whose unit fix edits other cases)."""
+    from fcbench.api import print_evaluation
+    from fcbench.dataset.fetch import DEFAULT_RELEASE
+
+    folder = tmp_path / "result" / "m" / "live"
+    folder.mkdir(parents=True)
+    (folder.parent / "model.json").write_text(json.dumps({"mode": "prompt"}))
+    (folder / "BFCL_v4_live_parallel_result.json").write_text(
+        weather("live_parallel_5-2-0", "celsius", "fahrenheit"))
+    corrections.use_profile("lenient-defaults,community-2026")
+    report = evaluate(tmp_path / "result", score_dir=tmp_path / "score")
+    (path,) = (tmp_path / "score").rglob("BFCL_v4_live_parallel_score.json")
+    first = json.loads(path.read_text().splitlines()[0])
+    assert first["correct_count"] == 1
+    assert first["corrections"] == "community-2026,lenient-defaults"
+    assert first["corrections_upstream"]["cases"] == [
+        {"id": "live_parallel_5-2-0", "fix": "lenient-defaults", "upstream": [],
+         "valid": True, "upstream_valid": False, "parameters": ["unit"]}]
+    assert first["corrections_upstream"]["correct_count"] == 0
+    print_evaluation(report, DEFAULT_RELEASE, None, None)
+    assert ("m live_parallel: 100.00% corrected, 0.00% upstream; verdict changed: "
+            "live_parallel_5-2-0 (lenient-defaults: unit)") in capsys.readouterr().out
+    corrections.use_profile(None)  # the default: the official failure, no both-ways header
+    upstream = json.loads(evaluate_first(tmp_path))
+    assert upstream["correct_count"] == 0 and "corrections_upstream" not in upstream
+
+
+def evaluate_first(root: Path) -> str:
+    evaluate(root / "result", score_dir=root / "score-none")
+    (path,) = (root / "score-none").rglob("BFCL_v4_live_parallel_score.json")
+    return path.read_text().splitlines()[0]

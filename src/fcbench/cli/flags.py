@@ -148,12 +148,25 @@ def _use_corrections(_ctx: click.Context, _param: click.Parameter, value: str | 
     return corrections.active_profile()
 
 
+class ProfileChoice(RegistryChoice):
+    """`--corrections`: one profile or several comma-separated (`community-2026,lenient-
+    defaults`), each checked against the registry as a single choice is."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+                ) -> Any:
+        parts = [part.strip() for part in str(value).split(",")]
+        return ",".join(str(super(ProfileChoice, self).convert(part, param, ctx))
+                        for part in parts)
+
+
 corrections_option = grouped(RUN_CONTROL)(
-    "--corrections", type=RegistryChoice("fcbench.corrections:PROFILES", sort=True), default=None,
+    "--corrections", type=ProfileChoice("fcbench.corrections:PROFILES", sort=True), default=None,
     expose_value=False, callback=_use_corrections, is_eager=True,
-    help="Apply a named set of pending upstream fixes (community-2026: empty tool_calls read "
-         "as text #1316/#1328/#1348/#1351, memory #1327/#1347, ground-truth enums "
-         "#1329/#1330). Default: none, byte-faithful to bfcl-eval 2026.3.23.")
+    help="Apply named sets of fixes, comma-separated to combine (community-2026: pending "
+         "upstream fixes, empty tool_calls read as text #1316/#1328/#1348/#1351, memory "
+         "#1327/#1347, ground-truth enums #1329/#1330; lenient-defaults: an optional "
+         "parameter given exactly its documented default counts as omitted). Default: none, "
+         "byte-faithful to bfcl-eval 2026.3.23.")
 """`--corrections NAME` (see `fcbench.corrections`); recorded in model.json and score headers."""
 
 

@@ -119,7 +119,8 @@ def load_slim_cached(
 
 def slim_doc(doc: Any) -> Any:
     """The parts of a function doc the AST checker reads: name, parameter types (and element
-    types), required list. Keys the doc lacks stay absent, so defects fail as before."""
+    types) and defaults (`--corrections lenient-defaults`), required list. Keys the doc lacks
+    stay absent, so defects fail as before."""
     if not isinstance(doc, dict) or not isinstance(doc.get("parameters"), dict):
         return doc
     params = doc["parameters"]
@@ -139,7 +140,7 @@ def slim_doc(doc: Any) -> Any:
 def _slim_property(prop: Any) -> Any:
     if not isinstance(prop, dict):
         return prop
-    slim = {k: prop[k] for k in ("type",) if k in prop}
+    slim = {k: prop[k] for k in ("type", "default") if k in prop}  # default: lenient-defaults
     items = prop.get("items")
     if isinstance(items, dict) and "type" in items:
         slim["items"] = {"type": items["type"]}

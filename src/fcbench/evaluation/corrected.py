@@ -4,7 +4,9 @@ scores with and without the corrections.
 
 Why a module of its own: the job runner stays kind-agnostic; this asks the same checker
 kind for a fresh session (no memo shared with the corrected verdicts) with the profile
-suspended, for the few corrected cases only.
+suspended, for the few corrected cases only: those whose ground truth a fix edits, and
+those the `lenient-defaults` rule let pass (their verdict names the parameters it accepted;
+the rule only widens what passes, so a case failing with it fails without it too).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from fcbench import corrections
 from fcbench.check import registry
+from fcbench.check.ast.checker import LENIENT
 from fcbench.check.registry import JudgeSettings
 from fcbench.core.categories import Category
 from fcbench.core.model import TestCase, Verdict
@@ -30,10 +33,10 @@ def upstream_side(
     category, each corrected case listed with its fix, upstream numbers and both verdicts;
     None when the profile edits none of the judged cases."""
     corrected = [(case, entry, verdict) for case, entry, verdict in judged
-                 if "skipped" not in verdict.extras and corrections.fix_of_case(case.id)]
+                 if "skipped" not in verdict.extras and _fix(case, verdict) is not None]
     if not corrected:
         return None
-    fixes = {case.id: corrections.fix_of_case(case.id) for case, _, _ in corrected}
+    fixes = {case.id: _fix(case, verdict) for case, _, verdict in corrected}
     kind = registry.get(category.checker)
     with corrections.suspended():
         session = kind.session(category, settings)
@@ -47,8 +50,19 @@ def upstream_side(
     correct = sum(v.valid for v in scored) + sum(
         upstream[case.id] - verdict.valid for case, _, verdict in corrected)
     cases = [{"id": case.id, "fix": fix.id, "upstream": list(fix.upstream),
-              "valid": verdict.valid, "upstream_valid": upstream[case.id]}
+              "valid": verdict.valid, "upstream_valid": upstream[case.id],
+              **({"parameters": list(verdict.extras[LENIENT])} if LENIENT in verdict.extras
+                 else {})}
              for case, _, verdict in corrected
              if (fix := fixes[case.id]) is not None]
     return {"correct_count": correct, "total_count": len(scored),
             "accuracy": correct / len(scored) if scored else 0.0, "cases": cases}
+
+
+def _fix(case: TestCase, verdict: Verdict) -> corrections.Fix | None:
+    """The fix that may have decided this verdict: the ground-truth edit of the case, else
+    `lenient-defaults` when the verdict passed through it (`parameters` lists which)."""
+    found = corrections.fix_of_case(case.id)
+    if found is None and verdict.extras.get(LENIENT):
+        return corrections.LENIENT_DEFAULTS
+    return found

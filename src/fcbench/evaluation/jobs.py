@@ -26,8 +26,10 @@ from fcbench.dataset.selection import Selection
 from fcbench.dataset.slim import SlimCategory
 from fcbench.evaluation.corrected import upstream_side
 from fcbench.evaluation.faults import guarded, internal_record, internal_verdict, unshown_detail
+from fcbench.evaluation.per_turn import per_turn_of
 from fcbench.evaluation.plan import CategoryJob, ModelAnswers
 from fcbench.evaluation.types import CaseVerdict, CategoryEvaluation
+from fcbench.results.per_turn import write_per_turn
 from fcbench.results.read import read_result_file
 from fcbench.score.runs import CategoryRun, from_judged
 from fcbench.score.usage import Usage
@@ -159,11 +161,14 @@ def _judge_file(
     usage.extend(entry for _, entry, _ in judged)
     evaluation.upstream = upstream_side(category, request.settings, judged, answers.encoding,
                                         answers.model)
+    evaluation.per_turn = per_turn_of(category, judged)
     if request.keep_cases:
         evaluation.cases = [CaseVerdict(case.id, verdict) for case, _, verdict in judged]
     if request.score_dir is not None:
         records = _write_score_file(request.score_dir, answers.model, evaluation, judged, data,
                                     session, evaluation.upstream, problems.append)
+        if evaluation.per_turn is not None:  # beside the score file, which stays official
+            write_per_turn(request.score_dir, answers.model, evaluation.per_turn.as_json())
         if request.case_detail is not None:  # the report reads a category it lacks back
             detail = request.case_detail
             evaluation.report_run = guarded(

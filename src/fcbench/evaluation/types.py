@@ -15,6 +15,7 @@ from fcbench.score.formulas import V1Summary, V4Summary, v1_overall, v4_summary
 from fcbench.score.usage import Usage
 
 if TYPE_CHECKING:
+    from fcbench.score.per_turn import PerTurn
     from fcbench.score.runs import CategoryRun
 
 
@@ -42,6 +43,9 @@ class CategoryEvaluation:
     upstream: dict[str, Any] | None = None
     """Under a corrections profile that edits judged cases' ground truth: the category as
     upstream scores it (`evaluation.corrected.upstream_side`), else None."""
+    per_turn: PerTurn | None = None
+    """Multi-turn categories: per-turn accuracy (fcbench metric, `score.per_turn`), in no
+    official score; None elsewhere."""
     report_run: CategoryRun | None = None
     """When asked (`report_cases`, with score files written): the category as the HTML report
     would read it back from its score file, with each failure's detail."""

@@ -36,6 +36,7 @@ from fcbench.score.formulas import (
     V1Summary,
     v1_overall,
 )
+from fcbench.score.per_turn import per_turn_json
 
 FORMAT = "fcbench-results"
 SCHEMA_VERSION = 1
@@ -140,7 +141,9 @@ def model_record(
         },
         "cost": entry.cost.cost,
         "latency": {"mean": entry.cost.mean, "std": entry.cost.std, "p95": entry.cost.p95},
+        **per_turn_json(entry.per_turn),
     }
+
 
 
 def _info(info: ModelInfo) -> dict[str, str]:

@@ -27,7 +27,7 @@ import math
 import statistics
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from fcbench.dataset.format_sensitivity import config_names
 from fcbench.layout import model_dir_name
 from fcbench.report.corrections import corrections_of
 from fcbench.report.custom_csv import write_custom_csv
+from fcbench.report.per_turn_csv import read_per_turn, write_per_turn_csv
 from fcbench.results.score_files import iter_score_files, read_score_header
 from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.formulas import (
@@ -48,6 +49,7 @@ from fcbench.score.formulas import (
     v1_overall,
     v4_summary,
 )
+from fcbench.score.per_turn import PerTurn
 from fcbench.score.usage import Usage, numpy_round2, percentile
 
 GPU_PRICE_PER_HOUR = 23.92
@@ -157,6 +159,9 @@ class ModelEntry:
     skipped: Mapping[str, int] = field(default_factory=dict)
     """Cases each category's score header lists as skipped (not judged): a category with
     them is not partial for that (`score.completeness.is_partial`)."""
+    per_turn: Mapping[str, PerTurn] = field(default_factory=dict)
+    """Multi-turn categories' per-turn accuracy (fcbench metric, `score.per_turn`), from
+    the files beside their score files; in no official table."""
 
     @property
     def v4(self) -> V4Summary:
@@ -193,6 +198,8 @@ def load_entries(
         try:
             entries.append(_entry(model, headers, dataset_sizes, usage_by_dir.get(model),
                                   model_info))
+            entries[-1] = replace(entries[-1], per_turn=read_per_turn(Path(score_dir) / model,
+                                                                      note))
         except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
             note(f"{Path(score_dir) / model}: left out of the leaderboard files (a score "
                  f"header cannot be counted: {type(exc).__name__}: {exc})")
@@ -425,7 +432,8 @@ def _format_cell(cell: Cell, plain: bool) -> str:
 
 def write_csvs(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
     """Write the six official CSVs and `data_v1.csv` into `out_dir` (and `data_custom.csv`
-    when custom categories were scored); return their paths."""
+    when custom categories were scored, `data_per_turn.csv` when multi-turn ones were);
+    return their paths."""
     ordered = sorted(entries, key=lambda e: e.model)
     paths = []
     for table in TABLES:
@@ -433,5 +441,5 @@ def write_csvs(entries: Sequence[ModelEntry], out_dir: Path) -> list[Path]:
         text = redact.values("\n".join(table_lines(table, ordered)))
         replace_text(path, text, errors=UNENCODABLE, newline="\n")
         paths.append(path)
-    custom = write_custom_csv(ordered, Path(out_dir))
-    return [*paths, custom] if custom is not None else paths
+    extra = [write_custom_csv(ordered, Path(out_dir)), write_per_turn_csv(ordered, Path(out_dir))]
+    return [*paths, *(path for path in extra if path is not None)]

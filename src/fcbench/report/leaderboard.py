@@ -30,6 +30,7 @@ from fcbench.report.table import ranked_table
 from fcbench.score.aggregate import with_missing
 from fcbench.score.completeness import SHOWN, incomplete, is_partial, ranking_summary
 from fcbench.score.formulas import Summary, v1_overall
+from fcbench.score.per_turn import per_turn_json
 from fcbench.score.usage import Usage
 
 if TYPE_CHECKING:
@@ -115,7 +116,8 @@ def _merge(
     cost = entry.cost if entry.cost.mean is not None else earlier.cost
     return ModelEntry(entry.model, entry.info, with_missing(scores, reg.ALL_SCORING, dataset_sizes),
                       cost, fs, merge_corrections(earlier.corrections, entry.corrections),
-                      {**earlier.skipped, **entry.skipped})
+                      {**earlier.skipped, **entry.skipped},
+                      {**earlier.per_turn, **entry.per_turn})
 
 
 def usage_of(result_dirs: Sequence[Path]) -> dict[str, Usage]:
@@ -219,6 +221,7 @@ def entry_json(entry: ModelEntry) -> dict[str, Any]:
         },
         **_custom_json(entry),
         **corrections_json(entry.scores, entry.corrections),
+        **per_turn_json(entry.per_turn),
     }
 
 

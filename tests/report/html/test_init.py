@@ -561,3 +561,48 @@ def test_corrections_show_both_ways(fetched_home: Path, browser: Browser, tmp_pa
     browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
     assert browser.evaluate("document.getElementById('corrections').hidden") is True
     assert browser.console_errors() == []
+
+
+def test_per_turn_accuracy_is_shown_as_fcbench_metric(
+        fetched_home: Path, browser: Browser, tmp_path: Path) -> None:
+    """The per-turn files beside a multi-turn score file feed the report's data (`per_turn`,
+    with each case's turns) and a section of their own, named as fcbench's metric; a run
+    without them has no such section. Hand count: base 2 of 2 and 1 of 3 turns (3 of 5),
+    miss_param 1 of 2 (its first turn expects nothing), all 4 of 7."""
+    from fcbench.results.per_turn import write_per_turn
+    from fcbench.results.score_files import write_category_score
+    from fcbench.score.aggregate import CategoryScore
+    from fcbench.score.per_turn import summarise
+
+    failures = [{"id": "multi_turn_base_1", "error_type": "multi_turn:instance_state_mismatch"}]
+    write_category_score(tmp_path / "score", "org/turns-model",
+                         CategoryScore("multi_turn_base", 199, 200, 200), failures)
+    base = summarise("multi_turn_base", [("multi_turn_base_0", [True, True, None]),
+                                         ("multi_turn_base_1", [True, False, False])])
+    assert base is not None
+    write_per_turn(tmp_path / "score", "org/turns-model", base.as_json())
+    write_category_score(tmp_path / "score", "org/turns-model",
+                         CategoryScore("multi_turn_miss_param", 199, 200, 200),
+                         [{"id": "multi_turn_miss_param_0",
+                           "error_type": "multi_turn:empty_turn_model_response"}])
+    miss = summarise("multi_turn_miss_param", [("multi_turn_miss_param_0", [None, True, False])])
+    assert miss is not None
+    write_per_turn(tmp_path / "score", "org/turns-model", miss.as_json())
+    out = tmp_path / "report.html"
+    write_report([tmp_path / "score"], [], out)
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    assert browser.evaluate("document.getElementById('per-turn').hidden") is False
+    heading = browser.evaluate("document.querySelector('#per-turn h2').textContent")
+    assert heading == "Per-turn accuracy (fcbench metric)"
+    rows = browser.evaluate("[...document.querySelectorAll('#per-turn-table tbody tr')]"
+                            ".map(r => [...r.cells].map(c => c.textContent))")
+    assert rows == [["org_turns-model", "multi_turn_base", "60.00", "3", "5"],
+                    ["org_turns-model", "multi_turn_miss_param", "50.00", "1", "2"],
+                    ["org_turns-model", "all turns", "57.14", "4", "7"]]
+    assert browser.console_errors() == []
+    plain = tmp_path / "plain"
+    write_category_score(plain, "plain-model", CategoryScore("multi_turn_base", 199, 200, 200),
+                         failures)
+    write_report([plain], [], out)
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    assert browser.evaluate("document.getElementById('per-turn').hidden") is True

@@ -92,10 +92,16 @@ class MultiTurnSession(CheckSession):
 
     def judge(self, case: TestCase, raw: Any, encoding: Encoding, model: str) -> Verdict:
         from fcbench.check.multi_turn import judge_multi_turn
+        from fcbench.check.turns import TURNS, turn_outcomes
 
-        return judge_multi_turn(
+        verdict = judge_multi_turn(
             case, raw, encoding, model, self.settings.details, self.settings.release
         )
+        # fcbench's per-turn accuracy, after the official replay (which it leaves untouched);
+        # an extra of the verdict, never written into the official score records
+        turns = turn_outcomes(case, raw, encoding, model, self.settings.release)
+        return Verdict(verdict.valid, verdict.error_type, verdict.errors,
+                       {**verdict.extras, TURNS: turns})
 
     def records(self, model: str, category: Category, cases: SlimCategory) -> RecordBuilder:
         def record(

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 CLASSES: dict[str, str] = {
@@ -48,8 +50,30 @@ def reset_process_state() -> None:
     sees. The official evaluator scores each model in a fresh process; fcbench calls this
     before each model's answers to a multi-turn category to start from that same state.
     """
+    for reset in _module_hooks("reset_process_state"):
+        reset()
+
+
+@contextmanager
+def preserved_process_state() -> Iterator[None]:
+    """The process-wide state the backends share (`reset_process_state`) as it was on entry,
+    once the block ends: replays fcbench adds to the official one (per-turn accuracy,
+    `check.turns`) must not change what later cases see. Each module that shares state
+    offers `snapshot_process_state() -> restore`."""
+    restores = [snapshot() for snapshot in _module_hooks("snapshot_process_state")]
+    try:
+        yield
+    finally:
+        for restore in restores:
+            restore()
+
+
+def _module_hooks(name: str) -> list[Callable[[], Any]]:
+    """The function `name` of each loaded backend module that has one (a module not imported
+    yet holds no state)."""
+    found = []
     for target in CLASSES.values():
-        module = sys.modules.get(target.partition(":")[0])
-        reset = getattr(module, "reset_process_state", None)
-        if callable(reset):
-            reset()
+        hook = getattr(sys.modules.get(target.partition(":")[0]), name, None)
+        if callable(hook):
+            found.append(hook)
+    return found

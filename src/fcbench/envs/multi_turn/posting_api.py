@@ -13,6 +13,7 @@ the runner renders with `str()` (Python repr), not JSON.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 _DEFAULT_STATE: dict[str, Any] = {
@@ -42,6 +43,18 @@ def reset_shared_defaults() -> None:
 
 
 reset_process_state = reset_shared_defaults
+
+
+def snapshot_process_state() -> Callable[[], None]:
+    """A restore of the shared default lists' contents as they are now (in place: every
+    tweet holding them keeps the same list object)."""
+    tags, mentions = list(SHARED_DEFAULT_TAGS), list(SHARED_DEFAULT_MENTIONS)
+
+    def restore() -> None:
+        SHARED_DEFAULT_TAGS[:] = tags
+        SHARED_DEFAULT_MENTIONS[:] = mentions
+
+    return restore
 
 
 def _not_authenticated(action: str) -> dict[str, Any]:

@@ -17,6 +17,7 @@ number. Booking always charges the price computed here, whatever the model claim
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from copy import deepcopy
 from datetime import datetime
 from typing import Any
@@ -39,6 +40,20 @@ _FILLER: dict[str, dict[str, Any]] = {}
 def reset_process_state() -> None:
     """Forget the shared filler objects (the state a fresh official process starts from)."""
     _FILLER.clear()
+
+
+def snapshot_process_state() -> Callable[[], None]:
+    """A restore of the shared filler objects as they are now (copies: the replays between
+    may change them in place), for replays the official evaluator does not make."""
+    if not _FILLER:
+        return _FILLER.clear  # nothing loaded: a later load is fresh anyway
+    saved = deepcopy(_FILLER)
+
+    def restore() -> None:
+        _FILLER.clear()
+        _FILLER.update(saved)
+
+    return restore
 
 
 def _filler(name: str, release: str | None) -> Any:

@@ -352,7 +352,24 @@ def _model(
     corrected = _corrections(with_missing(scores, reg.ALL_SCORING, sizes), run)
     if corrected:
         model["corrections"] = corrected
+    model.update(_per_turn(run))
     return model
+
+
+def _per_turn(run: ModelRun) -> dict[str, Any]:
+    """`per_turn`: the multi-turn categories' per-turn accuracy (fcbench metric, in no
+    Overall) with each case's turn outcomes (true, false, null for a turn with nothing
+    expected), from the files beside the score files; nothing when none was judged."""
+    from fcbench.report.per_turn_csv import read_per_turn
+    from fcbench.score.per_turn import per_turn_json
+
+    found = read_per_turn(run.score_dir / run.model)
+    block = per_turn_json(found).get("per_turn_accuracy")
+    if block is None:
+        return {}
+    for name, category in block["categories"].items():
+        category["case_turns"] = {i: list(o) for i, o in found[name].cases.items()}
+    return {"per_turn": block}
 
 
 def _corrections(scores: Mapping[str, CategoryScore], run: ModelRun) -> dict[str, Any]:

@@ -439,6 +439,25 @@ function drawCorrections() {
   () => false)) : el("p", {class: "note", text: "No judged case was corrected."}));
 }
 
+// -- Per-turn accuracy (fcbench metric) ------------------------------------------------------
+
+function drawPerTurn() {
+  const measured = DOC.models.filter((m) => m.per_turn);
+  if (!measured.length) return;
+  document.getElementById("per-turn").hidden = false;
+  const rows = [];
+  for (const m of measured) {
+    const p = m.per_turn;
+    for (const [name, cat] of Object.entries(p.categories)) {
+      rows.push([m.name, name, pct(cat.accuracy), String(cat.turns_right), String(cat.turns)]);
+    }
+    rows.push([m.name, "all turns", pct(p.all_turns.accuracy), String(p.all_turns.turns_right),
+      String(p.all_turns.turns)]);
+  }
+  document.getElementById("per-turn-table").append(byModel(table(["model", "category",
+    "per-turn accuracy", "turns right", "turns"], rows, (i) => i > 1)));
+}
+
 function setUpChartSelection() {
   const top = document.getElementById("chart-top");
   top.value = String(Math.min(TOP_DEFAULT, DOC.models.length));
@@ -661,6 +680,7 @@ async function main() {
   drawErrors();
   drawUsage();
   drawCorrections();
+  drawPerTurn();
   setUpChartSelection();
   document.getElementById("model-filter").addEventListener("input", applyModelFilter);
   for (const id of ["grid-cases", "grid-split"]) {
