@@ -82,6 +82,11 @@ class RunPlan:
     web_search: Any = None
     """The web-search services, checked, when a real model is asked web-search cases
     (`envs.web_search`); None otherwise."""
+    source: Any = None
+    """The model as given to `plan` (name, Backend or function): each repeat of a
+    `--repeats` run is planned again from it, with its own folder and seed."""
+    repeat: int | None = None
+    """This plan's repeat index (from 1) in a `--repeats` run; None for a plain run."""
 
     @property
     def model_dir(self) -> Path:
@@ -159,7 +164,12 @@ def run(model: ModelLike, **options: Unpack[RunOptions]) -> RunResult:
 
 def execute_generation(planned: RunPlan) -> GenerateResult:
     """Carry out a plan's generation (RunStopped when the first cases all failed alike or
-    every endpoint is down)."""
+    every endpoint is down); with `repeats` > 1, each repeat's in turn."""
+    if repeats_of(planned) > 1:
+        done = tuple(execute_generation(repeat_plan(planned, index))
+                     for index in range(1, repeats_of(planned) + 1))
+        return RepeatedGeneration(planned.model, planned.folder, planned.mode,
+                                  done[-1].generation, done)
     return GenerateResult(planned.model, planned.folder, planned.mode, _generate(planned))
 
 
@@ -169,6 +179,8 @@ def execute_run(planned: RunPlan, *, report_cases: bool = False) -> RunResult:
     a report written after the run reads nothing back."""
     from fcbench import api
 
+    if repeats_of(planned) > 1:
+        return _execute_repeats(planned, report_cases=report_cases)
     config = planned.config
     generated = execute_generation(planned)
     evaluation = api.evaluate(
@@ -184,6 +196,68 @@ def execute_run(planned: RunPlan, *, report_cases: bool = False) -> RunResult:
                      evaluation, problems)
 
 
+# --------------------------------------------------------------------------- repeats
+
+
+@dataclass(frozen=True)
+class RepeatedGeneration(GenerateResult):
+    """`generate` with `repeats`: each repeat's result, in order (`generation`: the last
+    one's; `folder`: the run's, whose repeats are `<folder>.repeat-<i>`)."""
+
+    repeats: tuple[GenerateResult, ...] = ()
+
+
+@dataclass(frozen=True)
+class RepeatedRun(RunResult):
+    """`run` with `repeats`: each repeat's result, in order, and the statistics across
+    them (`score_dir/<folder>.repeats.json`, `report.repeats`; None when not written).
+    `generation` and `evaluation` are the last repeat's."""
+
+    repeats: tuple[RunResult, ...] = ()
+    statistics: dict[str, Any] | None = None
+
+
+def repeats_of(planned: RunPlan) -> int:
+    """How many repeats the plan stands for: 1 for a plain run and for one repeat."""
+    return planned.config.output.repeats if planned.repeat is None else 1
+
+
+def repeat_plan(planned: RunPlan, index: int) -> RunPlan:
+    """Repeat `index` (from 1) of a `--repeats` plan: an ordinary run planned again, in
+    folder `<folder>.repeat-<index>` (resumable and checked on its own), seeded with the
+    base seed (`model_seed`, else 0) + index - 1 where the backend takes a seed, the index
+    in its response-cache keys."""
+    from fcbench.layout import repeat_folder_name
+
+    config = planned.config
+    seed = (config.sampling.seed or 0) + index - 1
+    if seed >= 2**63:
+        raise ValueError(f"--model-seed + --repeats passes 2**63 - 1 (repeat {index})")
+    output = replace(config.output, name=repeat_folder_name(planned.folder, index))
+    source = planned.source if planned.source is not None else planned.backend
+    return plan(source, replace(config, output=output,
+                                sampling=replace(config.sampling, seed=seed)), repeat=index)
+
+
+def _execute_repeats(planned: RunPlan, *, report_cases: bool) -> RepeatedRun:
+    """Each repeat generated and scored in turn (a finished one is only scored again),
+    then the statistics across them read back (`api.evaluate` writes them after every
+    repeat's evaluation)."""
+    from fcbench.layout import repeats_path
+
+    done = tuple(execute_run(repeat_plan(planned, index), report_cases=report_cases)
+                 for index in range(1, repeats_of(planned) + 1))
+    path = repeats_path(planned.config.output.score_dir, planned.folder)
+    try:
+        statistics = fast_json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        statistics = None
+    last = done[-1]
+    return RepeatedRun(planned.model, planned.folder, planned.mode, last.generation,
+                       last.evaluation, last.web_api_problems, done,
+                       statistics if isinstance(statistics, dict) else None)
+
+
 def web_api_check(
     config: RunConfig, chosen: Sequence[Category], data_dir: Path | None = None
 ) -> PreflightReport | None:
@@ -196,12 +270,13 @@ def web_api_check(
     return check_web_apis(config.release_name, data_dir, config.exec.replay_dir)
 
 
-def plan(model: ModelLike, config: RunConfig) -> RunPlan:
+def plan(model: ModelLike, config: RunConfig, *, repeat: int | None = None) -> RunPlan:
     """Resolve a run once, before anything is asked or written: register the custom
     datasets, check the exec settings, resolve the categories, plan the server, build the
     backend, settle the mode, name the folder, load the cases, check the web APIs a live
     exec backend needs, refuse a folder of another configuration, open the web-search
-    services (errors: ValueError and its kinds, DataError, ServeError, ManifestError)."""
+    services (errors: ValueError and its kinds, DataError, ServeError, ManifestError).
+    `repeat`: the plan is that repeat of a `--repeats` run (`repeat_plan`)."""
     from fcbench.check.registry import JudgeSettings
     from fcbench.dataset.custom import use_data_dirs
     from fcbench.models.base import layout_of
@@ -227,12 +302,15 @@ def plan(model: ModelLike, config: RunConfig) -> RunPlan:
         name = getattr(backend, "run_name", name)
     generated = generation_categories(chosen, mode)
     backend = cached_backend(backend, name, config, from_registry=isinstance(model, str),
-                             endpoints=[served_identity(serve)] if serve is not None else None)
+                             endpoints=[served_identity(serve)] if serve is not None else None,
+                             repeat=repeat)
     folder = run_folder_name(name, mode, config.output.name)
     cases = _load_cases(generated, config.release_name, data_dir, selection)
     check = web_api_check(config, [category for category, _ in cases], data_dir)
     planned = RunPlan(config, given, name, folder, backend, mode, data_dir, selection,
-                      tuple(chosen), cases, serve, check)
+                      tuple(chosen), cases, serve, check, source=model, repeat=repeat)
+    if repeat is None and config.output.repeats > 1:
+        return planned  # each repeat is planned, checked and opened on its own
     check_configuration(planned)  # before the web record is opened
     return replace(planned, web_search=web_services(planned))
 
@@ -466,7 +544,7 @@ def make_backend(model: ModelLike, config: RunConfig) -> tuple[Backend, str]:
 
 def cached_backend(
     backend: Backend, name: str, config: RunConfig, *, from_registry: bool,
-    endpoints: Sequence[str] | None = None,
+    endpoints: Sequence[str] | None = None, repeat: int | None = None,
 ) -> Backend:
     """The backend behind the response cache as the cache section says (ValueError when the
     cache file cannot be opened); `endpoints` identify the server in the key instead of the
@@ -476,7 +554,7 @@ def cached_backend(
 
     try:
         return with_cache(backend, name, config.cache, sampling=config.sampling,
-                          from_registry=from_registry, endpoints=endpoints)
+                          from_registry=from_registry, endpoints=endpoints, repeat=repeat)
     except CacheError as exc:
         raise ValueError(str(exc)) from None
 
