@@ -105,11 +105,11 @@ class CoinModel:
             _tool_call(tools[0]["function"]["name"], "{}", 0)]}
 
 
-def command(url: str, tmp: Path, repeats: int) -> list[str]:
+def command(url: str, tmp: Path, repeats: int, report: bool = False) -> list[str]:
     return ["run", "--model", "coin", "--base-url", url, "--data-dir", str(SHOP),
             "--result-dir", str(tmp / "result"), "--score-dir", str(tmp / "score"),
             "--repeats", str(repeats), "--model-seed", str(BASE_SEED), "--cache", "always",
-            "--quiet", "--no-report", "--concurrency", "4"]
+            "--quiet", "--concurrency", "4", *([] if report else ["--no-report"])]
 
 
 def cli(*args: str) -> Result:
@@ -190,7 +190,7 @@ def test_repeats_kill_resume_and_statistics(fetched_home: Path, tmp_path: Path,
             assert f"{NAME}.repeat-{done}: asked 0 case(s)" in third.stderr, third.stderr
         assert f"{NAME}.repeat-3: asked {len(cases)} case(s)" in third.stderr
         # 3. grown to 5 repeats: only 4 and 5 are asked
-        fifth = cli(*command(server.base_url, tmp_path, 5))
+        fifth = cli(*command(server.base_url, tmp_path, 5, report=True))
         assert fifth.exit_code == 0, fifth.output
         assert f"{NAME}.repeat-3: asked 0 case(s)" in fifth.stderr
     assert max(model.answered.values()) == 1, "a step was asked twice"
@@ -224,8 +224,33 @@ def test_repeats_kill_resume_and_statistics(fetched_home: Path, tmp_path: Path,
     assert pooled_width(score) < width_3
     assert f"{NAME}: 5 repeat(s)" in fifth.output
     assert "shop_multi_turn" in (score / f"{NAME}.repeats.csv").read_text()
+    page = (score / "report.html").read_text()
+    assert '<section id="repeats">' in page
+    for category, want in expected.items():
+        if want["flaky_ids"]:
+            assert f"<li>{category}: {', '.join(want['flaky_ids'])}</li>" in page
 
     # each repeat is an ordinary model folder: compare reads two of them
     compared = cli("compare", f"{score}:{NAME}.repeat-1", f"{score}:{NAME}.repeat-2",
                    "--data-dir", str(SHOP))
     assert compared.exit_code == 0, compared.output
+    assert "fcbench: error" in cli("compare", f"{score}:{NAME}", f"{score}:{NAME}.repeat-1",
+                                   "--data-dir", str(SHOP)).stderr
+
+    # two repeated runs compared case by case across repeats (B: repeats 6..10 of the coin)
+    with FakeOpenAI(model) as server:
+        other = cli(*command(server.base_url, tmp_path, 5), "--name", "coin-b",
+                    "--model-seed", str(BASE_SEED + 5))
+        assert other.exit_code == 0, other.output
+    both = cli("compare", f"{score}:{NAME}", f"{score}:coin-b", "--json")
+    assert both.exit_code == 0, both.output
+    shown = json.loads(both.stdout)
+    for category, found in shown["categories"].items():
+        ids = [c.id for c in cases if c.category == category]
+        a = {i: [model.tosses[(i, r)] for r in range(1, 6)] for i in ids}
+        b = {i: [model.tosses[(i, r)] for r in range(6, 11)] for i in ids}
+        assert found["gained"] == sorted(i for i in ids if not any(a[i]) and all(b[i]))
+        assert found["lost"] == sorted(i for i in ids if all(a[i]) and not any(b[i]))
+        assert found["flaky"] == sorted(
+            i for i in ids if len(set(a[i])) == 2 or len(set(b[i])) == 2)
+        assert math.isclose(found["b_accuracy"], sum(map(sum, b.values())) / (5 * len(ids)))

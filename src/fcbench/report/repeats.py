@@ -36,11 +36,14 @@ __all__ = [
     "ALL_CASES",
     "FORMAT",
     "build",
+    "compared",
+    "comparison_lines",
     "csv_text",
     "html_section",
     "paired_flips",
     "read_repeats",
     "repeat_groups",
+    "repeated_target",
     "table_lines",
     "with_section",
     "write_repeats",
@@ -380,3 +383,55 @@ def with_section(page: str, score_dirs: Sequence[Path]) -> str:
     section = html_section(documents)
     head, mark, tail = page.rpartition("</body>")
     return f"{head}{section}{mark}{tail}" if section and mark else page
+
+
+def compared(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
+    """Two repeated runs side by side: each summary's mean and interval across repeats on
+    both sides, and per category the case-by-case pairing across repeats (`paired_flips`).
+    No p-value: a case's repeats are not independent draws, so the flip tests of a single
+    comparison do not apply; the intervals and the consistent flips are what to read."""
+    summaries = {}
+    for label, found_a in a.get("summaries", {}).items():
+        found_b = b.get("summaries", {}).get(label)
+        if found_b is not None:
+            summaries[label] = {"a": found_a, "b": found_b,
+                                "delta": found_b["mean"] - found_a["mean"]}
+    return {"format": "fcbench-repeats-comparison", "a": a.get("model"), "b": b.get("model"),
+            "repeats": [len(a.get("repeats", [])), len(b.get("repeats", []))],
+            "summaries": summaries, "categories": paired_flips(a, b)}
+
+
+def comparison_lines(comparison: Mapping[str, Any]) -> list[str]:
+    """The terminal form of `compared`: summaries, then categories with the consistent
+    gains and losses, then the flaky cases apart."""
+    n_a, n_b = comparison["repeats"]
+    lines = [f"A = {comparison['a']} ({n_a} repeats), B = {comparison['b']} ({n_b} repeats); "
+             "mean and 95% t-interval across repeats, in percent"]
+    for label, found in comparison["summaries"].items():
+        mean_a, _, ci_a = _shown(found["a"])
+        mean_b, _, ci_b = _shown(found["b"])
+        lines.append(f"  {label:<28} A {mean_a:>6} {ci_a:<15} B {mean_b:>6} {ci_b:<15} "
+                     f"delta {100 * found['delta']:+.1f}")
+    flaky: list[str] = []
+    for name, cat in comparison["categories"].items():
+        lines.append(f"  {name:<28} A {_percent(cat['a_accuracy']):>6}  B "
+                     f"{_percent(cat['b_accuracy']):>6}  over {cat['paired_cases']} case(s) x "
+                     f"{cat['paired_repeats']} repeat(s); always gained {len(cat['gained'])}, "
+                     f"always lost {len(cat['lost'])}")
+        for kind in ("gained", "lost"):
+            if cat[kind]:
+                lines.append(f"    {kind}: {', '.join(cat[kind])}")
+        if cat["flaky"]:
+            flaky.append(f"    {name}: {', '.join(cat['flaky'])}")
+    if flaky:
+        lines.append("  flaky in A or B (not counted as gained or lost):")
+        lines.extend(flaky)
+    return lines
+
+
+def repeated_target(score_dir: Path, model: str | None) -> dict[str, Any] | None:
+    """The repeats document a `SCORE_DIR:F` target names when F is a repeated run (its
+    repeats are the folder's models, F itself has no score files); None otherwise."""
+    if model is None:
+        return None
+    return read_repeats(Path(score_dir)).get(model)
