@@ -301,9 +301,10 @@ def plan(model: ModelLike, config: RunConfig, *, repeat: int | None = None) -> R
         mode = "prompt"
         name = getattr(backend, "run_name", name)
     generated = generation_categories(chosen, mode)
-    backend = cached_backend(backend, name, config, from_registry=isinstance(model, str),
-                             endpoints=[served_identity(serve)] if serve is not None else None,
-                             repeat=repeat)
+    if repeat is not None or config.output.repeats == 1:  # a repeats plan asks nothing
+        backend = cached_backend(
+            backend, name, config, from_registry=isinstance(model, str),
+            endpoints=[served_identity(serve)] if serve is not None else None, repeat=repeat)
     folder = run_folder_name(name, mode, config.output.name)
     cases = _load_cases(generated, config.release_name, data_dir, selection)
     check = web_api_check(config, [category for category, _ in cases], data_dir)

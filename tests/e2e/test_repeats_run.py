@@ -237,9 +237,10 @@ def test_repeats_kill_resume_and_statistics(fetched_home: Path, tmp_path: Path,
     assert "fcbench: error" in cli("compare", f"{score}:{NAME}", f"{score}:{NAME}.repeat-1",
                                    "--data-dir", str(SHOP)).stderr
 
-    # two repeated runs compared case by case across repeats (B: repeats 6..10 of the coin)
+    # two repeated runs compared case by case across the repeats both have (B: 3 repeats,
+    # the coin's repeats 6..8, paired with A's first 3)
     with FakeOpenAI(model) as server:
-        other = cli(*command(server.base_url, tmp_path, 5), "--name", "coin-b",
+        other = cli(*command(server.base_url, tmp_path, 3), "--name", "coin-b",
                     "--model-seed", str(BASE_SEED + 5))
         assert other.exit_code == 0, other.output
     both = cli("compare", f"{score}:{NAME}", f"{score}:coin-b", "--json")
@@ -247,10 +248,43 @@ def test_repeats_kill_resume_and_statistics(fetched_home: Path, tmp_path: Path,
     shown = json.loads(both.stdout)
     for category, found in shown["categories"].items():
         ids = [c.id for c in cases if c.category == category]
-        a = {i: [model.tosses[(i, r)] for r in range(1, 6)] for i in ids}
-        b = {i: [model.tosses[(i, r)] for r in range(6, 11)] for i in ids}
+        a = {i: [model.tosses[(i, r)] for r in range(1, 4)] for i in ids}
+        b = {i: [model.tosses[(i, r)] for r in range(6, 9)] for i in ids}
+        assert found["paired_repeats"] == 3
         assert found["gained"] == sorted(i for i in ids if not any(a[i]) and all(b[i]))
         assert found["lost"] == sorted(i for i in ids if all(a[i]) and not any(b[i]))
         assert found["flaky"] == sorted(
             i for i in ids if len(set(a[i])) == 2 or len(set(b[i])) == 2)
-        assert math.isclose(found["b_accuracy"], sum(map(sum, b.values())) / (5 * len(ids)))
+        assert math.isclose(found["a_accuracy"], sum(map(sum, a.values())) / (3 * len(ids)))
+
+
+def test_generate_repeats_then_evaluate_and_byte_faithful_files(fetched_home: Path,
+                                                               tmp_path: Path) -> None:
+    """`generate --repeats` writes the repeat folders only; `evaluate` of the result folder
+    scores each repeat as a model and writes the statistics; a repeat's score files are
+    byte for byte those of a plain run into a folder of the same name."""
+    picked = ["--model", "ground-truth", "--categories", "simple_python,multi_turn_base",
+              "--limit", "2", "--quiet"]
+    made = cli("generate", *picked, "--repeats", "2", "--result-dir", str(tmp_path / "r"))
+    assert made.exit_code == 0, made.output
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == [
+        "ground-truth-FC.repeat-1", "ground-truth-FC.repeat-2"]
+    scored = cli("evaluate", "--result-dir", str(tmp_path / "r"), "--score-dir",
+                 str(tmp_path / "s"), "--no-report")
+    assert scored.exit_code == 0, scored.output
+    document = json.loads((tmp_path / "s" / "ground-truth-FC.repeats.json").read_text())
+    assert [r["folder"] for r in document["repeats"]] == [
+        "ground-truth-FC.repeat-1", "ground-truth-FC.repeat-2"]
+    assert document["summaries"]["Overall"]["incomplete"] is True  # 2 of its categories
+    assert document["summaries"]["All cases"]["incomplete"] is False
+    for cat in document["categories"].values():  # the ground truth: right every time
+        assert (cat["consistent_pass"], cat["flaky"], cat["accuracy"]["std"]) == (2, 0, 0.0)
+    plain = cli("run", *picked, "--name", "ground-truth-FC.repeat-1", "--result-dir",
+                str(tmp_path / "plain-r"), "--score-dir", str(tmp_path / "plain-s"),
+                "--no-report")
+    assert plain.exit_code == 0, plain.output
+    files = sorted((tmp_path / "plain-s" / "ground-truth-FC.repeat-1").rglob("*_score.json"))
+    assert len(files) == 2
+    for path in files:
+        twin = tmp_path / "s" / path.relative_to(tmp_path / "plain-s")
+        assert twin.read_bytes() == path.read_bytes()

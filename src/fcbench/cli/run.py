@@ -308,8 +308,12 @@ def run(**kwargs: Any) -> None:
         _print_generation(each.generation, each.folder)
     statistics = getattr(result, "statistics", None)
     if statistics is not None:  # --repeats: the table across repeats, not the last one's
+        from fcbench.report.console import console_for, print_problems
         from fcbench.report.repeats import table_lines
 
+        print_problems([p for each in _each_repeat(result) for p in [
+            *(p for m in each.evaluation.models.values() for p in m.problems),
+            *each.problems]], console_for(stderr=True))
         click.echo("\n".join(table_lines(statistics)))
     else:
         print_evaluation(result.evaluation, planned.release, planned.data_dir, output.score_dir)

@@ -26,7 +26,9 @@ from fcbench import _atomic
 from fcbench import _json as fast_json
 from fcbench.core import categories as reg
 from fcbench.layout import repeat_of, repeats_path
+from fcbench.report.table import INCOMPLETE_MARK, summary_marks
 from fcbench.score.aggregate import CategoryScore, with_missing
+from fcbench.score.completeness import Completeness
 from fcbench.score.formulas import summary_rows
 from fcbench.score.intervals import Interval
 from fcbench.score.repeats import CategoryRepeats, Spread, category_repeats, spread
@@ -111,22 +113,30 @@ def _verdicts(runs: Sequence[ModelRun], category: str) -> dict[str, list[bool | 
     return found
 
 
-def _summaries(runs: Sequence[ModelRun], sizes: Mapping[str, int]) -> dict[str, Spread]:
-    """Each leaderboard summary every repeat shows a number for, and the pooled one."""
+def _summaries(
+    runs: Sequence[ModelRun], sizes: Mapping[str, int]
+) -> dict[str, tuple[Spread, bool]]:
+    """Each leaderboard summary every repeat shows a number for and ran some category of,
+    and the pooled one: its spread, and whether some category under it was not run (the
+    summary is incomplete: `score.completeness`, the rule every view follows)."""
     per_repeat: list[dict[str, float | None]] = []
+    marks: dict[str, Completeness] = {}
     for run in runs:
         scores: dict[str, CategoryScore] = {n: c.score for n, c in run.categories.items()}
         rows = dict(summary_rows(with_missing(scores, reg.ALL_SCORING, sizes)))
+        marks.update(summary_marks(scores, list(rows)))
         correct = sum(c.score.correct for c in run.categories.values())
         total = sum(c.score.total for c in run.categories.values())
         rows[ALL_CASES] = correct / total if total else None
         per_repeat.append(rows)
     labels = [ALL_CASES, *(label for label in per_repeat[0] if label != ALL_CASES)]
-    found: dict[str, Spread] = {}
+    found: dict[str, tuple[Spread, bool]] = {}
     for label in labels:
         values = [rows.get(label) for rows in per_repeat]
-        if all(value is not None for value in values):
-            found[label] = spread([float(v) for v in values if v is not None])
+        gap = marks.get(label)
+        if all(value is not None for value in values) and not (gap and gap.nothing_run):
+            found[label] = (spread([float(v) for v in values if v is not None]),
+                            gap is not None)
     return found
 
 
@@ -160,8 +170,8 @@ def build(
         document["categories"][name] = _category(
             category_repeats(name, accuracies, _verdicts(runs, name)))
     if runs:
-        document["summaries"] = {label: _spread(found)
-                                 for label, found in _summaries(runs, sizes).items()}
+        document["summaries"] = {label: {**_spread(found), "incomplete": gap}
+                                 for label, (found, gap) in _summaries(runs, sizes).items()}
     return document
 
 
@@ -287,10 +297,12 @@ def table_lines(document: Mapping[str, Any]) -> list[str]:
     repeats = len(document.get("repeats", []))
     k = str(repeats)
     lines = [f"{document.get('model')}: {repeats} repeat(s) (mean, run-to-run std, 95% "
-             "t-interval over repeats; per case pass/fail/flaky)"]
+             f"t-interval over repeats; per case pass/fail/flaky; {INCOMPLETE_MARK}: some "
+             "category under the summary was not run)"]
     for label, found in document.get("summaries", {}).items():
         mean, std, interval = _shown(found)
-        lines.append(f"  {label:<28} {mean:>6} {std:>7} {interval}")
+        mark = INCOMPLETE_MARK if found.get("incomplete") else ""
+        lines.append(f"  {label + mark:<28} {mean:>6} {std:>7} {interval}")
     for name, cat in document.get("categories", {}).items():
         mean, std, interval = _shown(cat["accuracy"])
         extra = (f"  pass^{k} {_percent(cat['pass_hat_k'].get(k))}  pass@{k} "
@@ -326,6 +338,7 @@ def html_section(documents: Mapping[str, Mapping[str, Any]]) -> str:
                  for name, cat in document.get("categories", {}).items()]
         for label, found, cat in rows:
             mean, std, interval = _shown(found)
+            label += INCOMPLETE_MARK if found.get("incomplete") else ""
             counts = "" if cat is None else (
                 f"{cat['consistent_pass']} / {cat['consistent_fail']} / {cat['flaky']}")
             multi = cat is not None and cat.get("multi_step")
