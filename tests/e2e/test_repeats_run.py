@@ -288,3 +288,28 @@ def test_generate_repeats_then_evaluate_and_byte_faithful_files(fetched_home: Pa
     for path in files:
         twin = tmp_path / "s" / path.relative_to(tmp_path / "plain-s")
         assert twin.read_bytes() == path.read_bytes()
+
+
+def test_the_library_runs_repeats_of_a_function(fetched_home: Path, tmp_path: Path) -> None:
+    """`fcbench.run(fn, repeats=3)` with the cache on for a function (which takes no seed):
+    every repeat asks every case (no repeat answered from another's cached reply), and the
+    run started again asks nothing (each repeat resumes from its own files)."""
+    import fcbench
+    from fcbench.pipeline import RepeatedRun
+
+    asked: Counter[str] = Counter()
+
+    def model(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
+        asked[str(messages[-1]["content"])] += 1
+        return "I cannot help with that."
+
+    options: dict[str, Any] = {
+        "categories": "simple_python", "limit": 2, "repeats": 3, "cache": "always",
+        "name": "fn", "result_dir": tmp_path / "r", "score_dir": tmp_path / "s"}
+    result = fcbench.run(model, **options)
+    assert isinstance(result, RepeatedRun) and len(result.repeats) == 3
+    assert sorted(asked.values()) == [3, 3]  # 2 cases x 3 repeats, none from the cache
+    assert result.statistics is not None
+    assert result.statistics["categories"]["simple_python"]["consistent_fail"] == 2
+    again = fcbench.run(model, **options)
+    assert sorted(asked.values()) == [3, 3] and again.statistics == result.statistics
