@@ -166,8 +166,9 @@ def execute_generation(planned: RunPlan) -> GenerateResult:
     """Carry out a plan's generation (RunStopped when the first cases all failed alike or
     every endpoint is down); with `repeats` > 1, each repeat's in turn."""
     if repeats_of(planned) > 1:
-        done = tuple(execute_generation(repeat_plan(planned, index))
-                     for index in range(1, repeats_of(planned) + 1))
+        plans = repeat_plans(planned)
+        with served_once(planned, plans):
+            done = tuple(execute_generation(each) for each in plans)
         return RepeatedGeneration(planned.model, planned.folder, planned.mode,
                                   done[-1].generation, done)
     return GenerateResult(planned.model, planned.folder, planned.mode, _generate(planned))
@@ -222,11 +223,32 @@ def repeats_of(planned: RunPlan) -> int:
     return planned.config.output.repeats if planned.repeat is None else 1
 
 
-def repeat_plan(planned: RunPlan, index: int) -> RunPlan:
+def repeat_plans(planned: RunPlan) -> list[RunPlan]:
+    """Every repeat of a `--repeats` plan, planned before the first is asked (a folder of
+    another configuration is refused before anything is asked), on the plan's server."""
+    return [repeat_plan(planned, index, planned.serve)
+            for index in range(1, repeats_of(planned) + 1)]
+
+
+def served_once(
+    planned: RunPlan, plans: Sequence[RunPlan]
+) -> contextlib.AbstractContextManager[Any]:
+    """The plan's server (`--serve`, `--serve-cmd`), started once for all its repeats when
+    one of them has a case to ask (its log in the first repeat's folder); nothing else."""
+    from fcbench.layout import serve_log_path
+    from fcbench.runner.serve import serving
+
+    if planned.serve is None or not any(_pending(each)[1] for each in plans):
+        return contextlib.nullcontext()
+    return serving(planned.serve, serve_log_path(plans[0].model_dir))
+
+
+def repeat_plan(planned: RunPlan, index: int, served: ServePlan | None = None) -> RunPlan:
     """Repeat `index` (from 1) of a `--repeats` plan: an ordinary run planned again, in
     folder `<folder>.repeat-<index>` (resumable and checked on its own), seeded with the
     base seed (`model_seed`, else 0) + index - 1 where the backend takes a seed, the index
-    in its response-cache keys."""
+    in its response-cache keys. `served`: the server every repeat is asked on (started by
+    the caller, `served_once`: the plan returned starts none)."""
     from fcbench.layout import repeat_folder_name
 
     config = planned.config
@@ -235,8 +257,10 @@ def repeat_plan(planned: RunPlan, index: int) -> RunPlan:
         raise ValueError(f"--model-seed + --repeats passes 2**63 - 1 (repeat {index})")
     output = replace(config.output, name=repeat_folder_name(planned.folder, index))
     source = planned.source if planned.source is not None else planned.backend
-    return plan(source, replace(config, output=output,
-                                sampling=replace(config.sampling, seed=seed)), repeat=index)
+    repeated = plan(source, replace(config, output=output,
+                                    sampling=replace(config.sampling, seed=seed)),
+                    repeat=index, served=served)
+    return repeated if served is None else replace(repeated, serve=None)
 
 
 def _execute_repeats(planned: RunPlan, *, report_cases: bool) -> RepeatedRun:
@@ -245,8 +269,9 @@ def _execute_repeats(planned: RunPlan, *, report_cases: bool) -> RepeatedRun:
     repeat's evaluation)."""
     from fcbench.layout import repeats_path
 
-    done = tuple(execute_run(repeat_plan(planned, index), report_cases=report_cases)
-                 for index in range(1, repeats_of(planned) + 1))
+    plans = repeat_plans(planned)
+    with served_once(planned, plans):
+        done = tuple(execute_run(each, report_cases=report_cases) for each in plans)
     path = repeats_path(planned.config.output.score_dir, planned.folder)
     try:
         statistics = fast_json.loads(path.read_text(encoding="utf-8"))
@@ -270,13 +295,17 @@ def web_api_check(
     return check_web_apis(config.release_name, data_dir, config.exec.replay_dir)
 
 
-def plan(model: ModelLike, config: RunConfig, *, repeat: int | None = None) -> RunPlan:
+def plan(
+    model: ModelLike, config: RunConfig, *, repeat: int | None = None,
+    served: ServePlan | None = None,
+) -> RunPlan:
     """Resolve a run once, before anything is asked or written: register the custom
     datasets, check the exec settings, resolve the categories, plan the server, build the
     backend, settle the mode, name the folder, load the cases, check the web APIs a live
     exec backend needs, refuse a folder of another configuration, open the web-search
     services (errors: ValueError and its kinds, DataError, ServeError, ManifestError).
-    `repeat`: the plan is that repeat of a `--repeats` run (`repeat_plan`)."""
+    `repeat`: the plan is that repeat of a `--repeats` run (`repeat_plan`); `served`: the
+    server to plan on instead of one of its own (the repeats share their run's)."""
     from fcbench.check.registry import JudgeSettings
     from fcbench.dataset.custom import use_data_dirs
     from fcbench.models.base import layout_of
@@ -288,7 +317,7 @@ def plan(model: ModelLike, config: RunConfig, *, repeat: int | None = None) -> R
     selection = config.selection.cases
     chosen = resolved_categories(config.selection, selection)
     endpoint = config.endpoint
-    serve = plan_server(
+    serve = served or plan_server(
         model if isinstance(model, str) else None, config.serve, backend=endpoint.backend,
         base_urls=endpoint.base_url, model_path=endpoint.model_path,
     )
@@ -362,7 +391,7 @@ def _generate(planned: RunPlan) -> GenerateReport:
     from fcbench.layout import serve_log_path
     from fcbench.models.registry import key_variable
     from fcbench.runner.generate import generate as run_generation
-    from fcbench.runner.preflight import check_backend, has_pending, key_hint
+    from fcbench.runner.preflight import check_backend, key_hint
     from fcbench.runner.serve import serving
 
     config, model_dir = planned.config, planned.model_dir
@@ -370,10 +399,7 @@ def _generate(planned: RunPlan) -> GenerateReport:
     services = planned.web_search
     settings = generation_settings(
         planned, (lambda: describe_web(services, model_dir)) if services else None)
-    rerun = (failed_ids(output.score_dir, planned.folder, planned.categories)
-             if output.rerun_failed else None)
-    pending = has_pending(model_dir, planned.cases, rerun=rerun, overwrite=output.overwrite,
-                          retry_permanent=output.retry_permanent)
+    rerun, pending = _pending(planned)
     if pending:  # a finished run is re-scored without the encoder's weights
         check_embeddings(planned.cases)
     with contextlib.ExitStack() as stack:
@@ -393,6 +419,17 @@ def _generate(planned: RunPlan) -> GenerateReport:
     if report.stopped:
         raise RunStopped(report)
     return report
+
+
+def _pending(planned: RunPlan) -> tuple[dict[str, set[str]] | None, bool]:
+    """(the cases `--rerun-failed` asks again, whether the plan has a case to ask)."""
+    from fcbench.runner.preflight import has_pending
+
+    output = planned.config.output
+    rerun = (failed_ids(output.score_dir, planned.folder, planned.categories)
+             if output.rerun_failed else None)
+    return rerun, has_pending(planned.model_dir, planned.cases, rerun=rerun,
+                              overwrite=output.overwrite, retry_permanent=output.retry_permanent)
 
 
 def describe_web(services: Any, model_dir: Path) -> dict[str, Any]:

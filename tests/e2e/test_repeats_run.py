@@ -313,3 +313,26 @@ def test_the_library_runs_repeats_of_a_function(fetched_home: Path, tmp_path: Pa
     assert result.statistics["categories"]["simple_python"]["consistent_fail"] == 2
     again = fcbench.run(model, **options)
     assert sorted(asked.values()) == [3, 3] and again.statistics == result.statistics
+
+
+def test_a_served_model_is_started_once_for_all_repeats(fetched_home: Path,
+                                                         tmp_path: Path) -> None:
+    """`--serve-cmd` with `--repeats 3`: one server for the three repeats (an engine takes
+    minutes to start), none when every repeat is done."""
+    import re
+
+    stand_in = (f"{sys.executable} {Path(__file__).resolve().parents[1] / 'fake_openai.py'}"
+                " --port {port} --model {model}")
+    args = ["generate", "--model", "m", "--serve-cmd", stand_in, "--categories",
+            "simple_python", "--limit", "2", "--repeats", "3", "--quiet",
+            "--result-dir", str(tmp_path / "r")]
+    first = cli(*args)
+    assert first.exit_code == 0, first.output
+    for index in (1, 2, 3):
+        assert f"m-FC.repeat-{index}: asked 2 case(s)" in first.stderr
+    log = tmp_path / "r" / "m-FC.repeat-1" / "serve.log"
+    assert len(re.findall(r"# fcbench: pid (\d+)", log.read_text())) == 1
+    again = cli(*args)
+    assert again.exit_code == 0 and "m-FC.repeat-3: asked 0 case(s)" in again.stderr
+    assert len(re.findall(r"# fcbench: pid (\d+)", log.read_text())) == 1
+    assert not (tmp_path / "r" / "m-FC.repeat-2" / "serve.log").exists()
