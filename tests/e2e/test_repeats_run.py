@@ -272,6 +272,7 @@ def test_generate_repeats_then_evaluate_and_byte_faithful_files(fetched_home: Pa
     scored = cli("evaluate", "--result-dir", str(tmp_path / "r"), "--score-dir",
                  str(tmp_path / "s"), "--no-report")
     assert scored.exit_code == 0, scored.output
+    assert "ground-truth-FC: 2 repeat(s)" in scored.stdout
     document = json.loads((tmp_path / "s" / "ground-truth-FC.repeats.json").read_text())
     assert [r["folder"] for r in document["repeats"]] == [
         "ground-truth-FC.repeat-1", "ground-truth-FC.repeat-2"]

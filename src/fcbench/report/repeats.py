@@ -47,6 +47,7 @@ __all__ = [
     "repeat_groups",
     "repeated_target",
     "table_lines",
+    "tables_of",
     "with_section",
     "write_repeats",
 ]
@@ -448,3 +449,14 @@ def repeated_target(score_dir: Path, model: str | None) -> dict[str, Any] | None
     if model is None:
         return None
     return read_repeats(Path(score_dir)).get(model)
+
+
+def tables_of(score_dir: Path, models: Iterable[str]) -> list[str]:
+    """The repeats tables of the runs whose repeats are among `models` (those an
+    evaluation just scored), from their summaries in `score_dir`."""
+    documents = read_repeats(score_dir)
+    lines: list[str] = []
+    for base in repeat_groups(models):
+        if base in documents:
+            lines.extend(table_lines(documents[base]))
+    return lines
