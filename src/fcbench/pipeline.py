@@ -267,20 +267,15 @@ def _execute_repeats(planned: RunPlan, *, report_cases: bool) -> RepeatedRun:
     """Each repeat generated and scored in turn (a finished one is only scored again),
     then the statistics across them read back (`api.evaluate` writes them after every
     repeat's evaluation)."""
-    from fcbench.layout import repeats_path
+    from fcbench.report.repeats import read_repeats
 
     plans = repeat_plans(planned)
     with served_once(planned, plans):
         done = tuple(execute_run(each, report_cases=report_cases) for each in plans)
-    path = repeats_path(planned.config.output.score_dir, planned.folder)
-    try:
-        statistics = fast_json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        statistics = None
+    statistics = read_repeats(planned.config.output.score_dir).get(planned.folder)
     last = done[-1]
     return RepeatedRun(planned.model, planned.folder, planned.mode, last.generation,
-                       last.evaluation, last.web_api_problems, done,
-                       statistics if isinstance(statistics, dict) else None)
+                       last.evaluation, last.web_api_problems, done, statistics)
 
 
 def web_api_check(

@@ -3,7 +3,9 @@ does not reach: repeat folder names both ways, the report section, the terminal 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,9 +13,14 @@ from hypothesis import strategies as st
 from fcbench.layout import repeat_folder_name, repeat_of
 from fcbench.report.repeats import (
     _category,
+    compared,
+    comparison_lines,
+    csv_text,
     html_section,
+    read_repeats,
     repeat_groups,
     table_lines,
+    well_formed,
     with_section,
 )
 from fcbench.score.repeats import category_repeats
@@ -35,7 +42,7 @@ def test_names_that_are_not_repeats() -> None:
         "a": {1: "a.repeat-1", 2: "a.repeat-2"}, "b": {1: "b.repeat-1"}}
 
 
-def document() -> dict[str, object]:
+def document() -> dict[str, Any]:
     stats = category_repeats("multi_turn_base", [0.5, 1.0, 0.5],
                              {"<b>x</b>": [True, True, True], "y": [False, True, False]})
     return {"model": "m<script>", "repeats": [{"index": i} for i in (1, 2, 3)],
@@ -68,3 +75,53 @@ def test_table_shows_pass_k_for_multi_turn() -> None:
     row = next(line for line in lines if "multi_turn_base" in line and "pass^3" in line)
     assert "1/0/1" in row and "pass^3 50.0" in row and "pass@3 100.0" in row
     assert lines[-1].strip() == "multi_turn_base: y"
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**30, 10**30)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner,
+                                                                 max_size=4),
+    max_leaves=12)
+
+
+def _valid() -> dict[str, Any]:
+    found = document()
+    found.update({"format": "fcbench-repeats", "schema_version": 1, "model": "m",
+                  "summaries": {"All cases": {"values": [0.5, 1.0, 0.5], "mean": 2 / 3,
+                                              "std": 0.29, "ci95": [0.0, 1.0],
+                                              "incomplete": False}}})
+    return found
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(0, 7), min_size=1, max_size=5), json_values),
+                min_size=1, max_size=4))
+def test_a_damaged_summary_is_passed_over_never_a_traceback(
+        tmp_path_factory: Any, damage: list[tuple[list[int], Any]]) -> None:
+    """A repeats file edited by hand or cut short: every reader either skips it or shows
+    it; none raises (the table, the report section, the CSV, a comparison)."""
+    found: Any = _valid()
+    for path, value in damage:  # replace a subtree picked by `path` with `value`
+        node = found
+        for step in path[:-1]:
+            keys = list(node) if isinstance(node, dict) else list(range(len(node))) if \
+                isinstance(node, list) else []
+            if not keys or not isinstance(node[keys[step % len(keys)]], (dict, list)):
+                break
+            node = node[keys[step % len(keys)]]
+        keys = list(node) if isinstance(node, dict) else list(range(len(node))) if \
+            isinstance(node, list) else []
+        if keys:
+            node[keys[path[-1] % len(keys)]] = value
+    folder = tmp_path_factory.mktemp("damaged")
+    (folder / "m.repeats.json").write_text(json.dumps(found))
+    for shown in read_repeats(folder).values():
+        table_lines(shown)
+        html_section({"m": shown})
+        csv_text(shown)
+        comparison_lines(compared(shown, shown))
+
+
+def test_the_valid_document_is_read() -> None:
+    assert well_formed(_valid())

@@ -48,6 +48,7 @@ __all__ = [
     "repeated_target",
     "table_lines",
     "tables_of",
+    "well_formed",
     "with_section",
     "write_repeats",
 ]
@@ -242,9 +243,54 @@ def read_repeats(score_dir: Path) -> dict[str, dict[str, Any]]:
             document = fast_json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError, RecursionError):
             continue
-        if isinstance(document, dict) and document.get("format") == FORMAT:
-            found[str(document.get("model"))] = document
+        if well_formed(document):
+            found[str(document["model"])] = document
     return found
+
+
+_SPREAD_KEYS = {"values": list, "mean": (int, float), "std": (int, float, type(None)),
+                "ci95": (list, type(None))}
+_CATEGORY_KEYS = {"accuracy": dict, "multi_step": bool, "cases": int, "consistent_pass": int,
+                  "consistent_fail": int, "flaky": int, "flaky_ids": list,
+                  "unpaired_ids": list, "pass_hat_k": dict, "pass_at_k": dict,
+                  "verdicts": dict}
+
+
+def _fits(found: Any, keys: Mapping[str, Any]) -> bool:
+    return isinstance(found, dict) and all(isinstance(found.get(k), t) for k, t in keys.items())
+
+
+def _spread_fits(found: Any) -> bool:
+    if not _fits(found, _SPREAD_KEYS):
+        return False
+    ci = found["ci95"]
+    numbers = [*found["values"], *(ci or [])]
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers) and (
+        ci is None or len(ci) == 2)
+
+
+def _category_fits(found: Any) -> bool:
+    if not _fits(found, _CATEGORY_KEYS) or not _spread_fits(found["accuracy"]):
+        return False
+    ids = [*found["flaky_ids"], *found["unpaired_ids"]]
+    chances = [*found["pass_hat_k"].values(), *found["pass_at_k"].values()]
+    verdicts = found["verdicts"].values()
+    return (all(isinstance(i, str) for i in ids)
+            and all(isinstance(v, (int, float)) for v in chances)
+            and all(isinstance(v, list) and all(isinstance(x, bool) for x in v)
+                    for v in verdicts))
+
+
+def well_formed(document: Any) -> bool:
+    """Whether a repeats document read from disk has the shape its readers index (a
+    hand-edited or damaged file is passed over, never a traceback in a table or a page)."""
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        return False
+    summaries, cats = document.get("summaries"), document.get("categories")
+    return (isinstance(document.get("model"), str) and isinstance(document.get("repeats"), list)
+            and isinstance(summaries, dict) and isinstance(cats, dict)
+            and all(_spread_fits(v) for v in summaries.values())
+            and all(_category_fits(v) for v in cats.values()))
 
 
 CSV_HEAD = ["row", "kind", "repeats", "mean", "std", "ci95_low", "ci95_high", "cases",
