@@ -136,6 +136,9 @@ def compare(a: str, b: str, as_json: bool, html: Path | None, result_dirs: tuple
     from fcbench.score.runs import dataset_ids, one_model
 
     if _compare_repeats(a, b, as_json):
+        if html is not None:
+            click.echo("fcbench: warning: --html is not made for repeated runs (the "
+                       "comparison above is across their repeats)", err=True)
         return
     try:
         ids = dataset_ids(release or DEFAULT_RELEASE, data_dir)
