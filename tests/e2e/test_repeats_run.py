@@ -218,6 +218,11 @@ def test_repeats_kill_resume_and_statistics(fetched_home: Path, tmp_path: Path,
             assert math.isclose(got["pass_hat_k"][k], want["pass_hat_k"][k]), (category, k)
             assert math.isclose(got["pass_at_k"][k], want["pass_at_k"][k]), (category, k)
     assert document["categories"]["shop_multi_turn"]["multi_step"] is True
+    pooled = document["multi_step"]  # the only multi-turn category: the pool is its cases
+    assert pooled["cases"] == 2
+    for k, value in expected["shop_multi_turn"]["pass_hat_k"].items():
+        assert math.isclose(pooled["pass_hat_k"][k], value)
+        assert math.isclose(pooled["pass_at_k"][k], expected["shop_multi_turn"]["pass_at_k"][k])
     # the pooled score's mean is the share of right tosses; its interval narrows 3 -> 5
     pooled = document["summaries"]["All cases"]
     assert math.isclose(pooled["mean"], sum(model.tosses.values()) / len(model.tosses))

@@ -90,7 +90,9 @@ def _valid() -> dict[str, Any]:
     found.update({"format": "fcbench-repeats", "schema_version": 1, "model": "m",
                   "summaries": {"All cases": {"values": [0.5, 1.0, 0.5], "mean": 2 / 3,
                                               "std": 0.29, "ci95": [0.0, 1.0],
-                                              "incomplete": False}}})
+                                              "incomplete": False}},
+                  "multi_step": {"cases": 2, "pass_hat_k": {"1": 0.8, "2": 0.6, "3": 0.5},
+                                 "pass_at_k": {"1": 0.8, "2": 1.0, "3": 1.0}}})
     return found
 
 

@@ -31,7 +31,14 @@ from fcbench.score.aggregate import CategoryScore, with_missing
 from fcbench.score.completeness import Completeness
 from fcbench.score.formulas import summary_rows
 from fcbench.score.intervals import Interval
-from fcbench.score.repeats import CategoryRepeats, Spread, category_repeats, spread
+from fcbench.score.repeats import (
+    CategoryRepeats,
+    Spread,
+    category_repeats,
+    mean_pass_at_k,
+    mean_pass_hat_k,
+    spread,
+)
 from fcbench.score.runs import DatasetIds, ModelRun, RunError, read_run
 
 __all__ = [
@@ -58,6 +65,8 @@ SCHEMA_VERSION = 1
 ALL_CASES = "All cases"
 """The pooled summary: every judged case of every category, one weight each (the summary
 that exists for any dataset, custom ones included)."""
+MULTI_STEP_ROW = "Multi-turn and agentic cases"
+"""The CSV row of pass^k and pass@k pooled over those categories' cases."""
 MULTI_STEP_CHECKERS = frozenset({"multi_turn", "agentic"})
 """Categories whose pass^k is shown (tau-bench's measure of conversations that must go right
 every time); it is computed for every category."""
@@ -174,7 +183,20 @@ def build(
     if runs:
         document["summaries"] = {label: {**_spread(found), "incomplete": gap}
                                  for label, (found, gap) in _summaries(runs, sizes).items()}
+        document["multi_step"] = _multi_step(document["categories"], len(runs))
     return document
+
+
+def _multi_step(cats: Mapping[str, Mapping[str, Any]], repeats: int) -> dict[str, Any]:
+    """pass^k and pass@k pooled over every case of the multi-turn and agentic categories
+    judged in every repeat (each case one weight, as tau-bench pools a domain's tasks)."""
+    counts = [(len(seen), sum(seen)) for cat in cats.values() if cat["multi_step"]
+              for case, seen in cat["verdicts"].items()
+              if case not in cat["unpaired_ids"] and len(seen) == repeats]
+    ks = range(1, repeats + 1) if counts else range(0)
+    return {"cases": len(counts),
+            "pass_hat_k": {str(k): mean_pass_hat_k(counts, k) for k in ks},
+            "pass_at_k": {str(k): mean_pass_at_k(counts, k) for k in ks}}
 
 
 def _seeds(result_dirs: Sequence[Path], folders: Mapping[int, str]) -> dict[int, int | None]:
@@ -287,6 +309,11 @@ def well_formed(document: Any) -> bool:
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         return False
     summaries, cats = document.get("summaries"), document.get("categories")
+    pooled = document.get("multi_step", {"cases": 0, "pass_hat_k": {}, "pass_at_k": {}})
+    if not _fits(pooled, {"cases": int, "pass_hat_k": dict, "pass_at_k": dict}) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool)
+            for v in [*pooled["pass_hat_k"].values(), *pooled["pass_at_k"].values()]):
+        return False
     return (isinstance(document.get("model"), str) and isinstance(document.get("repeats"), list)
             and isinstance(summaries, dict) and isinstance(cats, dict)
             and all(_spread_fits(v) for v in summaries.values())
@@ -307,6 +334,12 @@ def csv_text(document: Mapping[str, Any]) -> str:
     writer.writerow([*CSV_HEAD, *(f"pass^{k}" for k in ks), *(f"pass@{k}" for k in ks)])
     for label, found in document.get("summaries", {}).items():
         writer.writerow([label, "summary", *_spread_cells(found)] + [""] * (4 + 2 * len(ks)))
+    pooled = document.get("multi_step")
+    if isinstance(pooled, dict) and pooled.get("cases"):
+        writer.writerow([MULTI_STEP_ROW, "pooled", str(repeats), "", "", "", "",
+                         pooled["cases"], "", "", "",
+                         *(_cell(pooled["pass_hat_k"].get(k)) for k in ks),
+                         *(_cell(pooled["pass_at_k"].get(k)) for k in ks)])
     for name, cat in document.get("categories", {}).items():
         writer.writerow([name, "category", *_spread_cells(cat["accuracy"]), cat["cases"],
                          cat["consistent_pass"], cat["consistent_fail"], cat["flaky"],
@@ -356,6 +389,11 @@ def table_lines(document: Mapping[str, Any]) -> list[str]:
                  f"{_percent(cat['pass_at_k'].get(k))}" if cat.get("multi_step") else "")
         lines.append(f"  {name:<28} {mean:>6} {std:>7} {interval}  {cat['consistent_pass']}/"
                      f"{cat['consistent_fail']}/{cat['flaky']}{extra}")
+    pooled = document.get("multi_step")
+    if isinstance(pooled, dict) and pooled.get("cases"):
+        lines.append(f"  multi-turn and agentic cases ({pooled['cases']}): pass^{k} "
+                     f"{_percent(pooled['pass_hat_k'].get(k))}  pass@{k} "
+                     f"{_percent(pooled['pass_at_k'].get(k))}")
     flaky = [f"{name}: {', '.join(cat['flaky_ids'])}"
              for name, cat in document.get("categories", {}).items() if cat["flaky_ids"]]
     if flaky:
