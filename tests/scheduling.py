@@ -33,6 +33,7 @@ COSTS: dict[str, float] = {
     "tests/report/html/test_init.py": 25.0,
     "tests/conformance/test_official_outputs.py": 20.0,
     "tests/e2e/test_sigkill.py": 20.0,
+    "tests/e2e/test_repeats_run.py": 20.0,
     "tests/runner/test_serve.py": 19.0,
     "tests/envs/memory/test_replay.py": 18.0,
     "tests/decode/families/test_official_decoders.py": 17.0,

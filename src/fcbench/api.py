@@ -96,6 +96,7 @@ def evaluate(
     report.problems[:0] = preflight
     if target is not None and scored(report):
         write_leaderboards(report, target, release, data_dir)
+        write_repeat_statistics(report, target, Path(result_dir), release, data_dir)
     if echo:
         print_evaluation(report, release, data_dir, target)
     return report
@@ -176,6 +177,23 @@ def _warn_once(line: str) -> None:
     import sys
 
     print(f"fcbench: warning: {line}", file=sys.stderr, flush=True)
+
+
+def write_repeat_statistics(
+    report: Evaluation, score_dir: Path, result_dir: Path, release: str, data_dir: Path | None
+) -> None:
+    """`F.repeats.json` / `.csv` for every run F scored as repeats in `score_dir`
+    (`report.repeats`); what cannot be read or written is a problem line on the report."""
+    from fcbench.report.repeats import write_repeats
+    from fcbench.results.read import sibling_result_dirs
+    from fcbench.score.runs import dataset_ids
+
+    result_dirs = [result_dir, *sibling_result_dirs([score_dir])]
+    try:
+        write_repeats(score_dir, result_dirs, dataset_ids(release, data_dir),
+                      dataset_sizes(release, data_dir), report.problems)
+    except OSError as exc:
+        report.problems.append(f"{score_dir}: repeats summary not written ({exc})")
 
 
 def print_evaluation(

@@ -189,3 +189,34 @@ def format_sensitivity_file() -> str:
 def func_doc_file(file_name: str) -> str:
     """A multi-turn class's function docs, relative to `data/`."""
     return f"multi_turn_func_doc/{file_name}"
+
+
+# --------------------------------------------------------------------------- repeats
+
+REPEAT_MARK = ".repeat-"
+"""`--repeats N`: repeat i of a run in folder F is the ordinary model folder
+`F.repeat-<i>` beside where F would be, in the result and in the score folder. Siblings, not
+children of F: result and score files are found at any depth below a model folder, so
+repeats inside F would be read as one model's files; side by side, each repeat is a model
+that evaluate, report and compare read on its own (docs/results-schema.md, "Repeats")."""
+REPEATS_SUFFIX = ".repeats"
+"""`<score_dir>/F.repeats.json` and `.csv`: the statistics across F's repeats (files of
+their own, never inside the official score files)."""
+
+
+def repeat_folder_name(folder: str, index: int) -> str:
+    """The folder of repeat `index` (from 1) of the run in `folder`."""
+    return f"{folder}{REPEAT_MARK}{index}"
+
+
+def repeat_of(folder: str) -> tuple[str, int] | None:
+    """(the run's folder, repeat index) of a repeat's folder name; None for any other."""
+    base, mark, index = folder.rpartition(REPEAT_MARK)
+    if not mark or not base or not index.isdigit() or index.startswith("0"):
+        return None
+    return base, int(index)
+
+
+def repeats_path(score_dir: Path, folder: str, suffix: str = ".json") -> Path:
+    """`<score_dir>/<folder>.repeats.json` (or `.csv`)."""
+    return Path(score_dir) / f"{model_dir_name(folder)}{REPEATS_SUFFIX}{suffix}"

@@ -87,6 +87,11 @@ class RunPlan:
     shard_run: dict[str, Any] | None = None
     """With `--shard`: the shard's record (`dataset.shards.shard_run`), written to the
     folder's shard.json before the first case."""
+    source: Any = None
+    """The model as given to `plan` (name, Backend or function): each repeat of a
+    `--repeats` run is planned again from it, with its own folder and seed."""
+    repeat: int | None = None
+    """This plan's repeat index (from 1) in a `--repeats` run; None for a plain run."""
 
     @property
     def model_dir(self) -> Path:
@@ -164,7 +169,13 @@ def run(model: ModelLike, **options: Unpack[RunOptions]) -> RunResult:
 
 def execute_generation(planned: RunPlan) -> GenerateResult:
     """Carry out a plan's generation (RunStopped when the first cases all failed alike or
-    every endpoint is down)."""
+    every endpoint is down); with `repeats` > 1, each repeat's in turn."""
+    if repeats_of(planned) > 1:
+        plans = repeat_plans(planned)
+        with served_once(planned, plans):
+            done = tuple(execute_generation(each) for each in plans)
+        return RepeatedGeneration(planned.model, planned.folder, planned.mode,
+                                  done[-1].generation, done)
     return GenerateResult(planned.model, planned.folder, planned.mode, _generate(planned))
 
 
@@ -174,6 +185,8 @@ def execute_run(planned: RunPlan, *, report_cases: bool = False) -> RunResult:
     a report written after the run reads nothing back."""
     from fcbench import api
 
+    if repeats_of(planned) > 1:
+        return _execute_repeats(planned, report_cases=report_cases)
     config = planned.config
     generated = execute_generation(planned)
     evaluation = api.evaluate(
@@ -189,6 +202,87 @@ def execute_run(planned: RunPlan, *, report_cases: bool = False) -> RunResult:
                      evaluation, problems)
 
 
+# --------------------------------------------------------------------------- repeats
+
+
+@dataclass(frozen=True)
+class RepeatedGeneration(GenerateResult):
+    """`generate` with `repeats`: each repeat's result, in order (`generation`: the last
+    one's; `folder`: the run's, whose repeats are `<folder>.repeat-<i>`)."""
+
+    repeats: tuple[GenerateResult, ...] = ()
+
+
+@dataclass(frozen=True)
+class RepeatedRun(RunResult):
+    """`run` with `repeats`: each repeat's result, in order, and the statistics across
+    them (`score_dir/<folder>.repeats.json`, `report.repeats`; None when not written).
+    `generation` and `evaluation` are the last repeat's."""
+
+    repeats: tuple[RunResult, ...] = ()
+    statistics: dict[str, Any] | None = None
+
+
+def repeats_of(planned: RunPlan) -> int:
+    """How many repeats the plan stands for: 1 for a plain run and for one repeat."""
+    return planned.config.output.repeats if planned.repeat is None else 1
+
+
+def repeat_plans(planned: RunPlan) -> list[RunPlan]:
+    """Every repeat of a `--repeats` plan, planned before the first is asked (a folder of
+    another configuration is refused before anything is asked), on the plan's server."""
+    return [repeat_plan(planned, index, planned.serve)
+            for index in range(1, repeats_of(planned) + 1)]
+
+
+def served_once(
+    planned: RunPlan, plans: Sequence[RunPlan]
+) -> contextlib.AbstractContextManager[Any]:
+    """The plan's server (`--serve`, `--serve-cmd`), started once for all its repeats when
+    one of them has a case to ask (its log in the first repeat's folder); nothing else."""
+    from fcbench.layout import serve_log_path
+    from fcbench.runner.serve import serving
+
+    if planned.serve is None or not any(_pending(each)[1] for each in plans):
+        return contextlib.nullcontext()
+    return serving(planned.serve, serve_log_path(plans[0].model_dir))
+
+
+def repeat_plan(planned: RunPlan, index: int, served: ServePlan | None = None) -> RunPlan:
+    """Repeat `index` (from 1) of a `--repeats` plan: an ordinary run planned again, in
+    folder `<folder>.repeat-<index>` (resumable and checked on its own), seeded with the
+    base seed (`model_seed`, else 0) + index - 1 where the backend takes a seed, the index
+    in its response-cache keys. `served`: the server every repeat is asked on (started by
+    the caller, `served_once`: the plan returned starts none)."""
+    from fcbench.layout import repeat_folder_name
+
+    config = planned.config
+    seed = (config.sampling.seed or 0) + index - 1
+    if seed >= 2**63:
+        raise ValueError(f"--model-seed + --repeats passes 2**63 - 1 (repeat {index})")
+    output = replace(config.output, name=repeat_folder_name(planned.folder, index))
+    source = planned.source if planned.source is not None else planned.backend
+    repeated = plan(source, replace(config, output=output,
+                                    sampling=replace(config.sampling, seed=seed)),
+                    repeat=index, served=served)
+    return repeated if served is None else replace(repeated, serve=None)
+
+
+def _execute_repeats(planned: RunPlan, *, report_cases: bool) -> RepeatedRun:
+    """Each repeat generated and scored in turn (a finished one is only scored again),
+    then the statistics across them read back (`api.evaluate` writes them after every
+    repeat's evaluation)."""
+    from fcbench.report.repeats import read_repeats
+
+    plans = repeat_plans(planned)
+    with served_once(planned, plans):
+        done = tuple(execute_run(each, report_cases=report_cases) for each in plans)
+    statistics = read_repeats(planned.config.output.score_dir).get(planned.folder)
+    last = done[-1]
+    return RepeatedRun(planned.model, planned.folder, planned.mode, last.generation,
+                       last.evaluation, last.web_api_problems, done, statistics)
+
+
 def web_api_check(
     config: RunConfig, chosen: Sequence[Category], data_dir: Path | None = None
 ) -> PreflightReport | None:
@@ -201,12 +295,17 @@ def web_api_check(
     return check_web_apis(config.release_name, data_dir, config.exec.replay_dir)
 
 
-def plan(model: ModelLike, config: RunConfig) -> RunPlan:
+def plan(
+    model: ModelLike, config: RunConfig, *, repeat: int | None = None,
+    served: ServePlan | None = None,
+) -> RunPlan:
     """Resolve a run once, before anything is asked or written: register the custom
     datasets, check the exec settings, resolve the categories, plan the server, build the
     backend, settle the mode, name the folder, load the cases, check the web APIs a live
     exec backend needs, refuse a folder of another configuration, open the web-search
-    services (errors: ValueError and its kinds, DataError, ServeError, ManifestError)."""
+    services (errors: ValueError and its kinds, DataError, ServeError, ManifestError).
+    `repeat`: the plan is that repeat of a `--repeats` run (`repeat_plan`); `served`: the
+    server to plan on instead of one of its own (the repeats share their run's)."""
     from fcbench.check.registry import JudgeSettings
     from fcbench.dataset.custom import use_data_dirs
     from fcbench.models.base import layout_of
@@ -221,7 +320,7 @@ def plan(model: ModelLike, config: RunConfig) -> RunPlan:
     given_model = model
     if isinstance(model, str) and (config.serve.engine or config.serve.command):
         model = model.removeprefix("vllm/")  # `vllm/X --serve vllm`: the started server serves X
-    serve = plan_server(
+    serve = served or plan_server(
         model if isinstance(model, str) else None, config.serve, backend=endpoint.backend,
         base_urls=endpoint.base_url, model_path=endpoint.model_path,
     )
@@ -234,8 +333,10 @@ def plan(model: ModelLike, config: RunConfig) -> RunPlan:
         mode = "prompt"
         name = getattr(backend, "run_name", name)
     generated = generation_categories(chosen, mode)
-    backend = cached_backend(backend, name, config, from_registry=isinstance(model, str),
-                             endpoints=[served_identity(serve)] if serve is not None else None)
+    if repeat is not None or config.output.repeats == 1:  # a repeats plan asks nothing
+        backend = cached_backend(
+            backend, name, config, from_registry=isinstance(model, str),
+            endpoints=[served_identity(serve)] if serve is not None else None, repeat=repeat)
     folder = run_folder_name(name, mode, config.output.name)
     cases = _load_cases(generated, config.release_name, data_dir, selection)
     shard, shard_run = config.selection.shard, None
@@ -247,7 +348,10 @@ def plan(model: ModelLike, config: RunConfig) -> RunPlan:
         cases, shard_run = record_of(cases, shard, selection.describe())
     check = web_api_check(config, [category for category, _ in cases], data_dir)
     planned = RunPlan(config, given, name, folder, backend, mode, data_dir, selection,
-                      tuple(chosen), cases, serve, check, shard_run=shard_run)
+                      tuple(chosen), cases, serve, check, shard_run=shard_run,
+                      source=given_model, repeat=repeat)
+    if repeat is None and config.output.repeats > 1:
+        return planned  # each repeat is planned, checked and opened on its own
     check_configuration(planned)  # before the web record is opened
     return replace(planned, web_search=web_services(planned))
 
@@ -304,7 +408,7 @@ def _shard_fields(planned: RunPlan) -> dict[str, int] | None:
 def _generate(planned: RunPlan) -> GenerateReport:
     from fcbench.layout import serve_log_path
     from fcbench.runner.generate import generate as run_generation
-    from fcbench.runner.preflight import check_backend, has_pending, key_hint
+    from fcbench.runner.preflight import check_backend, key_hint
     from fcbench.runner.serve import serving
 
     config, model_dir = planned.config, planned.model_dir
@@ -312,10 +416,7 @@ def _generate(planned: RunPlan) -> GenerateReport:
     services = planned.web_search
     settings = generation_settings(
         planned, (lambda: describe_web(services, model_dir)) if services else None)
-    rerun = (failed_ids(output.score_dir, planned.folder, planned.categories)
-             if output.rerun_failed else None)
-    pending = has_pending(model_dir, planned.cases, rerun=rerun, overwrite=output.overwrite,
-                          retry_permanent=output.retry_permanent)
+    rerun, pending = _pending(planned)
     if pending:  # a finished run is re-scored without the encoder's weights
         check_embeddings(planned.cases)
     if settings.batch is not None:  # refused before anything is written or asked
@@ -358,6 +459,17 @@ def hinted_variable(planned: RunPlan) -> str | None:
     if provider is not None:
         return endpoint.api_key_env or provider.key_variable
     return key_variable(endpoint.backend, endpoint.api_key_env)
+
+
+def _pending(planned: RunPlan) -> tuple[dict[str, set[str]] | None, bool]:
+    """(the cases `--rerun-failed` asks again, whether the plan has a case to ask)."""
+    from fcbench.runner.preflight import has_pending
+
+    output = planned.config.output
+    rerun = (failed_ids(output.score_dir, planned.folder, planned.categories)
+             if output.rerun_failed else None)
+    return rerun, has_pending(planned.model_dir, planned.cases, rerun=rerun,
+                              overwrite=output.overwrite, retry_permanent=output.retry_permanent)
 
 
 def describe_web(services: Any, model_dir: Path) -> dict[str, Any]:
@@ -542,7 +654,7 @@ def provider_route(model: str, config: RunConfig) -> Route | None:
 
 def cached_backend(
     backend: Backend, name: str, config: RunConfig, *, from_registry: bool,
-    endpoints: Sequence[str] | None = None,
+    endpoints: Sequence[str] | None = None, repeat: int | None = None,
 ) -> Backend:
     """The backend behind the response cache as the cache section says (ValueError when the
     cache file cannot be opened); `endpoints` identify the server in the key instead of the
@@ -552,7 +664,7 @@ def cached_backend(
 
     try:
         return with_cache(backend, name, config.cache, sampling=config.sampling,
-                          from_registry=from_registry, endpoints=endpoints)
+                          from_registry=from_registry, endpoints=endpoints, repeat=repeat)
     except CacheError as exc:
         raise ValueError(str(exc)) from None
 

@@ -78,6 +78,7 @@ class RunOptions(TypedDict, total=False):
     rerun_failed: bool
     retry_permanent: bool
     overwrite: bool
+    repeats: int
     release: str | None
     data_dir: DataDirs
     model_path: str | Path | None
@@ -247,6 +248,13 @@ class OutputConfig:
     """Ask again the cases recorded with a final error (their prompt does not fit the
     context, ...), which a resume otherwise keeps as failed."""
     progress: ProgressSink | None = field(default=None, repr=False, compare=False)
+    repeats: int = 1
+    """Ask every case this many times (`--repeats`): repeat i goes to the folder
+    `<name>.repeat-<i>`, seeded with the model seed + i - 1; `pipeline.repeat_plan`."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.repeats, int) or self.repeats < 1:
+            raise ValueError(f"repeats must be a whole number >= 1, not {self.repeats!r}")
 
 
 @dataclass(frozen=True)

@@ -402,3 +402,24 @@ def test_a_reply_whose_reading_fails_is_not_kept(tmp_path: Path) -> None:
         ask(other, REQUEST)  # a hit its reading rejects: forgotten, not replayed forever
     assert picky.calls == 0 and other.cache.summary().entries == 0
     assert ask(other, REQUEST).result == "answer 1" and picky.calls == 1
+
+
+@pytest.mark.parametrize("make", [Counting, Reading], ids=["reply", "kept-raw"])
+def test_a_repeat_is_answered_only_from_its_own_replies(tmp_path: Path, make: Any) -> None:
+    """`--repeats`: the same request (no seed to tell repeats apart) in repeat 2 is asked
+    afresh, not answered with repeat 1's reply; repeat 2 resumed takes its own."""
+
+    def of_repeat(repeat: int | None) -> Any:
+        return with_cache(make(), "model-x", CacheSettings("always", tmp_path),
+                          sampling=Sampling(), from_registry=True, repeat=repeat)
+
+    first = ask(of_repeat(1), REQUEST)
+    second_backend = of_repeat(2)
+    second = ask(second_backend, REQUEST)
+    assert second_backend.inner.calls == 1  # asked, not served repeat 1's reply
+    resumed = of_repeat(2)
+    assert ask(resumed, REQUEST) == second and resumed.inner.calls == 0
+    plain = of_repeat(None)
+    ask(plain, REQUEST)
+    assert plain.inner.calls == 1  # a plain run shares no entry with a repeat
+    assert first.result == second.result == "answer 1"  # fresh counters: equal text

@@ -285,6 +285,11 @@ def evaluate(
               "above)", 1)
     if score_dir is not None and not no_write and not no_report:
         write_html_report(score_dir, result_dir, release, data_dir, report)
+    if score_dir is not None and not no_write:  # runs scored as repeats: across them
+        from fcbench.report.repeats import tables_of
+
+        for line in tables_of(score_dir, report.models):
+            click.echo(line)
     if selection.active:
         click.echo(f"Smoke run ({selection.describe()}): the scores cover the chosen cases "
                    "only and are marked partial (*).", err=True)

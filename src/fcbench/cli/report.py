@@ -139,6 +139,11 @@ def compare(a: str, b: str, as_json: bool, html: Path | None, result_dirs: tuple
     from fcbench.score.disputed import load_disputed
     from fcbench.score.runs import dataset_ids, one_model
 
+    if _compare_repeats(a, b, as_json):
+        if html is not None:
+            click.echo("fcbench: warning: --html is not made for repeated runs (the "
+                       "comparison above is across their repeats)", err=True)
+        return
     try:
         ids = dataset_ids(release or DEFAULT_RELEASE, data_dir)
         runs = [_compared_run(*one_model(target), ids, result_dirs) for target in (a, b)]
@@ -154,6 +159,28 @@ def compare(a: str, b: str, as_json: bool, html: Path | None, result_dirs: tuple
         click.echo(json.dumps(cmp.as_json(result), indent=2))
     else:
         cmp.print_comparison(result, console_for(piped_width=100))
+
+
+def _compare_repeats(a: str, b: str, as_json: bool) -> bool:
+    """Two repeated runs (`SCORE_DIR:F` with `F.repeats.json` there) compared across their
+    repeats, case by case (`report.repeats.compared`); False when neither is one. One
+    repeated side only: a one-line error (name one of its repeats, `F.repeat-1`)."""
+    from fcbench.report.repeats import compared, comparison_lines, repeated_target
+    from fcbench.score.runs import parse_target
+
+    first, second = (repeated_target(*parse_target(target)) for target in (a, b))
+    if first is None and second is None:
+        return False
+    if first is None or second is None:
+        side = a if first is not None else b
+        _fail(f"{side} is a repeated run and the other is not: compare it with another "
+              "repeated run, or name one of its repeats (SCORE_DIR:NAME.repeat-1)")
+    comparison = compared(first, second)
+    if as_json:
+        click.echo(json.dumps(comparison, indent=2))
+    else:
+        click.echo("\n".join(comparison_lines(comparison)))
+    return True
 
 
 def _compared_run(

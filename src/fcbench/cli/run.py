@@ -293,6 +293,12 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
                 help="Discard existing results of these categories (default: resume)."),
         _output("--rerun-failed", is_flag=True,
                 help="Ask again the cases whose verdict was wrong (reads --score-dir)."),
+        _control("--repeats", type=click.IntRange(1, 1000), default=DEFAULTS.output.repeats,
+                 show_default=True,
+                 help="Ask every case N times, each repeat its own resumable folder "
+                      "NAME.repeat-I seeded --model-seed + I - 1 (default seed 0); `run` "
+                      "writes the statistics across repeats to SCORE_DIR/NAME.repeats.json "
+                      "and .csv."),
         _output("--retry-permanent", is_flag=True,
                 help="Ask again the cases recorded with a final error (the prompt does not "
                      "fit the model's context, ...), which a resume keeps as failed."),
@@ -310,8 +316,9 @@ def generate(**kwargs: Any) -> None:
     from fcbench.pipeline import execute_generation
 
     _, result = _carry_out(kwargs["model"], config, execute_generation)
-    _print_generation(result.generation, result.folder)
-    if result.generation.errors > result.generation.final:
+    for each in _each_repeat(result):
+        _print_generation(each.generation, each.folder)
+    if any(e.generation.errors > e.generation.final for e in _each_repeat(result)):
         sys.exit(1)
 
 
@@ -345,8 +352,19 @@ def run(**kwargs: Any) -> None:
     planned, result = _carry_out(kwargs["model"], config,
                                   functools.partial(execute_run, report_cases=html))
     output = config.output
-    _print_generation(result.generation, result.folder)
-    print_evaluation(result.evaluation, planned.release, planned.data_dir, output.score_dir)
+    for each in _each_repeat(result):
+        _print_generation(each.generation, each.folder)
+    statistics = getattr(result, "statistics", None)
+    if statistics is not None:  # --repeats: the table across repeats, not the last one's
+        from fcbench.report.console import console_for, print_problems
+        from fcbench.report.repeats import table_lines
+
+        print_problems([p for each in _each_repeat(result) for p in [
+            *(p for m in each.evaluation.models.values() for p in m.problems),
+            *each.problems]], console_for(stderr=True))
+        click.echo("\n".join(table_lines(statistics)))
+    else:
+        print_evaluation(result.evaluation, planned.release, planned.data_dir, output.score_dir)
     _print_smoke_note(planned)
     shard = config.selection.shard
     if shard is not None:
@@ -357,8 +375,13 @@ def run(**kwargs: Any) -> None:
                           config.selection.data_dir, result.evaluation)
     if kwargs["model"] == GROUND_TRUTH:
         _print_health(result)
-    if result.generation.errors > result.generation.final:
+    if any(e.generation.errors > e.generation.final for e in _each_repeat(result)):
         sys.exit(1)
+
+
+def _each_repeat(result: Result) -> list[Any]:
+    """The results to show: each repeat's of a `--repeats` run, else the one."""
+    return list(getattr(result, "repeats", ())) or [result]
 
 
 def _config(kwargs: dict[str, Any]) -> RunConfig:

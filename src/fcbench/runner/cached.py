@@ -28,6 +28,10 @@ the port it happened to get left out, so that its runs share entries. `model` de
 endpoints interchangeable: the key leaves them out, and every run asked with that scope
 shares entries whatever its endpoints (entries of `endpoint` runs are not among them).
 
+A repeat of a run (`--repeats N`) has its index in every key it makes: repeat 3 resumed
+takes its own earlier replies, never repeat 2's (whose request may be byte-identical when
+the backend takes no seed).
+
 Only successful replies are stored: an error (raised by the backend) goes to the runner as
 before, so it is asked again next time. A repeated run, or the rerun of a crashed one, takes
 every step it has seen from the cache; a multi-turn case replays its earlier steps for free,
@@ -280,7 +284,7 @@ class CachedBackend:
 
     def __init__(self, inner: Backend, cache: ResponseCache | None, model: str,
                  reason: str = "", scope: CacheScope = DEFAULT_SCOPE,
-                 endpoints: Sequence[str] | None = None) -> None:
+                 endpoints: Sequence[str] | None = None, repeat: int | None = None) -> None:
         self.inner = inner
         self.name = inner.name
         self.fc_args = inner.fc_args
@@ -288,6 +292,8 @@ class CachedBackend:
         self.model = model
         self.identity = backend_identity(inner, model, scope, endpoints)
         self.raw_identity = raw_identity(inner, scope, endpoints)
+        if repeat is not None:  # `--repeats`: one repeat is never answered from another
+            self.identity["repeat"] = self.raw_identity["repeat"] = repeat
         self.kind = str(self.identity.get("backend", type(inner).__name__))
         self.counts = CacheCounts(str(cache.path) if cache else "", cache is not None, reason,
                                   dropped=cache.dropped if cache else 0)
@@ -435,11 +441,13 @@ def with_cache(
     sampling: Sampling | None,
     from_registry: bool,
     endpoints: Sequence[str] | None = None,
+    repeat: int | None = None,
 ) -> Backend:
     """The backend the run uses: wrapped (see the module docstring for when the cache is
     used; a bypassed cache still reports why), or itself with policy `off` and for the
     ground truth. `endpoints` stand for the backend's own in the key (a started server's
-    command).
+    command); `repeat` (`--repeats`: the repeat's index) enters every key, so a repeat is
+    answered from its own earlier replies (a resume) and never from another repeat's.
 
     CacheError when the cache is wanted but its file cannot be opened (or the policy is
     unknown)."""
@@ -452,7 +460,8 @@ def with_cache(
     if reason:
         return CachedBackend(backend, None, model, reason)
     cache = ResponseCache(settings.folder or default_cache_dir())
-    return CachedBackend(backend, cache, model, scope=settings.scope, endpoints=endpoints)
+    return CachedBackend(backend, cache, model, scope=settings.scope, endpoints=endpoints,
+                         repeat=repeat)
 
 
 def _auto_bypass(backend: Backend, sampling: Sampling | None, from_registry: bool) -> str:

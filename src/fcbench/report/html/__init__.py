@@ -60,7 +60,9 @@ def write_report(
                        data_dir, sizes, load_disputed(), evaluation)
     if published is not None:
         document["published"] = _placements(score_dirs, sizes, release, published)
-    written = [write_page(out, render(document, title))]
+    from fcbench.report.repeats import with_section
+
+    written = [write_page(out, with_section(render(document, title), score_dirs))]
     if markdown is not None:
         written.append(write_markdown(Path(markdown), document))
     return written
