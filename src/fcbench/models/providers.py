@@ -67,6 +67,9 @@ PROVIDERS: dict[str, Provider] = {p.name: p for p in (
     Provider("vllm", "openai", "http://localhost:8000/v1", "VLLM_API_KEY",
              quirks="a local server (no key on loopback); start it with "
                     "--enable-auto-tool-choice --tool-call-parser NAME, or use --serve vllm"),
+    Provider("vivo", "openai", "https://api-ai.vivo.com.cn/v1", "VIVO_API_KEY",
+             quirks="upstream #1356's handler reads `tool_calls: []` as the text reply: add "
+                    "--corrections community-2026 to score as it does"),
     Provider("litellm", "litellm", "", None,
              quirks="litellm/<provider>/<model>; LiteLLM reads each provider's own auth "
                     "(Bedrock, Vertex, Azure, ...); the litellm extra"),
