@@ -38,8 +38,37 @@ function numCell(text) {
 let DETAILS = null;
 
 function details() {
-  if (DETAILS === null) DETAILS = loadDocument("report-details");
+  if (DETAILS === null) DETAILS = loadDocument("report-details").then(unwireErrors);
   return DETAILS;
+}
+
+// The page's copy of the document is compactly encoded (wire.py): rows as columns, the
+// details' error texts as indices into one table. These rebuild the collected form.
+function unwireRows(doc) {
+  const wire = doc.rows_wire;
+  if (!wire) return doc;
+  const rows = new Array(wire.valid.length);
+  let at = 0, id = -1, failed = 0;
+  for (const [model, count] of wire.models) {
+    for (let k = 0; k < count; k++, at++) {
+      id += wire.steps[at];
+      const valid = wire.valid.charCodeAt(at) === 49 ? 1 : 0;
+      const kind = wire.kind[at] < 0 ? null : wire.kinds[wire.kind[at]];
+      const detail = wire.detail ? wire.detail[at] : valid ? null : failed++;
+      rows[at] = [model, wire.ids[id], valid, kind, detail];
+    }
+  }
+  doc.rows = rows;
+  delete doc.rows_wire;
+  return doc;
+}
+
+function unwireErrors(later) {
+  const texts = later.error_texts;
+  if (texts && later.details) {
+    for (const d of later.details) if (d && typeof d.error === "number") d.error = texts[d.error];
+  }
+  return later;
 }
 
 async function loadDocument(id = "report-data") {
@@ -662,7 +691,7 @@ function drawMeta() {
 }
 
 async function main() {
-  DOC = await loadDocument();
+  DOC = unwireRows(await loadDocument());
   drawMeta();
   rankModels();
   drawSummaries();
