@@ -222,6 +222,10 @@ def test_skipped_cases_are_never_a_score(
                                                        len(simple) - 2, len(simple)),
                          [{"id": simple[0], "error_type": "executable_checker:wrong"}],
                          skipped(simple[-2:]))
+    # Issue 32: 0 of 1 judged, the rest skipped, was "0.00†" in the scale's brightest colour.
+    write_category_score(score_dir, "m2", CategoryScore("rest", 0, 1, len(rest)),
+                         [{"id": rest[0], "error_type": "executable_checker:wrong"}],
+                         skipped(rest[1:]))
     out = tmp_path / "report.html"
     write_report([score_dir], [], out, markdown=tmp_path / "report.md")
     browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
@@ -240,14 +244,18 @@ def test_skipped_cases_are_never_a_score(
     assert exec_summary.endswith(f"†{len(rest) + 2} skipped"), exec_summary
     heatmap = browser.evaluate("[...document.querySelectorAll('#chart-heatmap .hm text,"
                                " #chart-heatmap text')].map(t => t.textContent)")
-    assert "0.00" not in heatmap and "N/A†" in heatmap
+    assert "0.00" not in heatmap and "not judged" in heatmap
+    cell = browser.evaluate("[...document.querySelectorAll('#chart-heatmap rect.cell')]"
+                            ".map(c => [c.getAttribute('fill'), c.textContent])")
+    [(fill, tip)] = [c for c in cell if c[1].startswith("m2 · rest")]
+    assert fill == "url(#not-judged)" and f"0/1) †{len(rest) - 1} skipped" in tip, (fill, tip)
     notes = browser.evaluate("document.getElementById('problems').innerText")
     assert f"m: rest: {len(rest)} of {len(rest)} cases skipped, not judged " \
            f"({len(rest)} needs the network)" in notes
     assert "No problems" not in notes
     markdown = (tmp_path / "report.md").read_text()
     assert f"| rest | N/A ({len(rest)} skipped) |" in markdown
-    assert "0.00" not in markdown.split("| rest |")[1].split("\n")[0]
+    assert "0.00" not in markdown.split("| rest |")[1].split("|")[0]  # m's column
     browser.screenshot(shots(tmp_path) / "report-skipped.png", full_page=True)
 
 
@@ -334,10 +342,13 @@ def test_a_hundred_models(hundred: tuple[list[str], Path, Path], browser: Browse
 
     headers = browser.evaluate(
         "[...document.querySelectorAll('#summary-table th')].map(h => h.textContent)")
-    overall = [float(v.rstrip("*‡")) for v in column(headers.index("V4 Overall"))]
+    # Three 2024 categories each: ranked by v1 Overall (V4 Overall would count Live,
+    # Multi-Turn and Agentic as 0), its column right after the model's.
+    assert headers[:3] == ["#", "model", "v1 Overall (2024)"], headers
+    overall = [float(v.rstrip("*‡")) for v in column(2)]
     assert len(overall) == 100 and overall == sorted(overall, reverse=True)
-    assert column(1) == [str(i) for i in range(1, 101)]
-    top = column(0)[:10]
+    assert column(0) == [str(i) for i in range(1, 101)]  # the rank first, then the model
+    top = column(1)[:10]
 
     def charted() -> dict[str, list[str]]:
         return browser.evaluate(
@@ -356,10 +367,10 @@ def test_a_hundred_models(hundred: tuple[list[str], Path, Path], browser: Browse
     assert sorted(charted()["heatmap"]) == found[:3] or len(charted()["heatmap"]) == 3
     assert all("model-05" in n for n in charted()["summaries"])
 
-    browser.click("#summary-table th:nth-child(1)")  # model: A to Z
-    assert column(0) == sorted(names)
-    browser.click("#summary-table th:nth-child(1)")  # again: Z to A
-    assert column(0) == sorted(names, reverse=True)
+    browser.click("#summary-table th:nth-child(2)")  # model: A to Z
+    assert column(1) == sorted(names)
+    browser.click("#summary-table th:nth-child(2)")  # again: Z to A
+    assert column(1) == sorted(names, reverse=True)
     fits_each_width(browser, shots(tmp_path), "report-100-models")
     assert browser.console_errors() == []
 
@@ -445,12 +456,17 @@ def test_the_case_grid_and_the_model_filter(
     browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
     browser.wait_for("document.getElementById('grid').dataset.drawn")  # drawn after ready
     top = browser.evaluate("[...document.querySelectorAll('#summary-table tbody tr')]"
-                           ".slice(0, 10).map(r => r.cells[0].textContent)")
+                           ".slice(0, 10).map(r => r.cells[1].textContent)")
     grid_models = browser.evaluate(
         "[...document.querySelectorAll('#grid-table th.model')].map(h => h.textContent)")
     assert sorted(grid_models) == sorted(top)
     counts = {case: sum(case in failed[m] for m in top) for m in top for case in failed[m]}
     expected = sorted(counts, key=lambda c: (-counts[c], c))[:30]
+    split = [c for c in sorted(counts, key=lambda c: (-counts[c], c)) if counts[c] < 10][:30]
+    # It opens on the cases that tell the charted models apart (not a block every model failed).
+    assert browser.evaluate("[...document.querySelectorAll('#grid-table tbody tr')]"
+                            ".map(r => r.dataset.case)") == split
+    browser.click("#grid-split")  # every case, the hardest first
     rows = browser.evaluate("[...document.querySelectorAll('#grid-table tbody tr')]"
                             ".map(r => [r.dataset.case, r.querySelectorAll('td.f').length])")
     assert [case for case, _ in rows] == expected
@@ -461,10 +477,6 @@ def test_the_case_grid_and_the_model_filter(
     first = browser.evaluate("[...document.querySelector('#together-table tbody tr').cells]"
                              ".map(c => c.textContent)")
     assert first[2] == f"{best:.2f}", first
-    browser.click("#grid-split")  # only the cases that tell the charted models apart
-    split = [c for c in sorted(counts, key=lambda c: (-counts[c], c)) if counts[c] < 10][:30]
-    assert browser.evaluate("[...document.querySelectorAll('#grid-table tbody tr')]"
-                            ".map(r => r.dataset.case)") == split
 
     browser.evaluate("(() => { const t = document.getElementById('chart-top'); t.value = '3';"
                      " t.dispatchEvent(new Event('input', {bubbles: true})); })()")
@@ -475,7 +487,7 @@ def test_the_case_grid_and_the_model_filter(
     browser.type_text("#model-filter", "model-05")
     visible = browser.evaluate(
         "[...document.querySelectorAll('#summary-table tbody tr:not(.filtered-out)')]"
-        ".map(r => r.cells[0].textContent)")
+        ".map(r => r.cells[1].textContent)")
     assert sorted(visible) == [f"model-05{i}" for i in range(10)]
     columns = browser.evaluate(
         "[...document.querySelectorAll('#category-table thead th:not(.filtered-out)')]"

@@ -34,6 +34,7 @@ from fcbench.report.table import (
 )
 from fcbench.results.score_files import error_type_of, iter_score_files
 from fcbench.score.aggregate import CategoryScore, with_missing
+from fcbench.score.completeness import V1_OVERALL, ranking_summary
 from fcbench.score.disputed import Disputed, accuracy_without
 from fcbench.score.formulas import format_percent, summary_rows, v1_rows
 from fcbench.score.intervals import wilson
@@ -155,8 +156,9 @@ def collect(
     labels = _labels(runs)
     names = [c.name for c in reg.all_categories() if any(c.name in r.categories for r in runs)]
     _add_cases(doc, names, release, data_dir)
+    rank_by = ranking_summary({n: c.score for n, c in run.categories.items()} for run in runs)
     models = [
-        _model(index, run, labels[index], sources, sizes, disputed, doc)
+        _model(index, run, labels[index], sources, sizes, disputed, doc, rank_by == V1_OVERALL)
         for index, run in enumerate(runs)
     ]
     doc.problems.extend(f"{run.model}: {text}" for run in runs
@@ -176,6 +178,7 @@ def collect(
         "disputed": {c.id: [c.source, c.claim] for c in disputed.cases},
         "problems": doc.problems,
         "summary_names": SHOWN,
+        "rank_by": rank_by,
         "incomplete": _incomplete_notes(models),
         "skipped": [note for index, run in enumerate(runs)
                     for note in _skipped_notes(labels[index], run)],
@@ -325,7 +328,7 @@ def _compact(value: Any) -> str:
 
 def _model(
     index: int, run: ModelRun, label: str, sources: Sources, sizes: Mapping[str, int],
-    disputed: Disputed, doc: _Document,
+    disputed: Disputed, doc: _Document, v1: bool = False,
 ) -> dict[str, Any]:
     entries = sources.entries(run.model)
     scores = {name: cat.score for name, cat in run.categories.items()}
@@ -338,7 +341,7 @@ def _model(
         "scores": {n: _score_json(c, disputed) for n, c in run.categories.items()},
         "errors": {n: dict(Counter(error_type_of(r) for r in c.failures.values()))
                    for n, c in run.categories.items()},
-        "summaries": _summaries(scores, sizes, run.categories),
+        "summaries": _summaries(scores, sizes, run.categories, v1),
         "usage": _usage_json(sources.usage(run)),
     }
     corrected = _corrections(with_missing(scores, reg.ALL_SCORING, sizes), run)
@@ -378,17 +381,18 @@ def _score_json(cat: CategoryRun, disputed: Disputed) -> dict[str, Any]:
 
 def _summaries(
     scores: Mapping[str, CategoryScore], sizes: Mapping[str, int],
-    runs: Mapping[str, CategoryRun],
+    runs: Mapping[str, CategoryRun], v1: bool = False,
 ) -> list[Any]:
     """[label, value, text, skipped, incomplete] per summary: the console's values (None
     where nothing under a summary was run or judged), their text formatted once, here, as
     the console shows it (`*` partial, `‡` incomplete, `—` nothing run: `score.completeness`,
     the rule every view follows), the cases skipped in the categories under it (the value
     leaves them out: shown beside) and what an incomplete one misses (None when complete or
-    nothing was run)."""
+    nothing was run). The 2024 summaries are there when a 2024-only category was run, or
+    when `v1` (a board of 2024 runs, ranked by v1 Overall: `completeness.ranking_summary`)."""
     complete = with_missing(scores, reg.ALL_SCORING, sizes)
     labels = [label for label, _ in summary_rows(complete)]
-    if any(name in V1_ONLY for name in scores):
+    if v1 or any(name in V1_ONLY for name in scores):
         labels += [label for label, _ in v1_rows(complete)] + ["v1 Relevance (2024)"]
     values = displayed_summaries(scores, complete, labels)
     partial = partial_summaries(scores)
