@@ -165,6 +165,22 @@ def test_a_hundred_2024_models_desktop_and_phone(
                            " getComputedStyle(b).overflowY]; })()")
     assert box[0] <= 400 and box[0] < box[1] and box[2] == "auto", box  # the rest scrolls
 
+    # Sorted by a summary, the model column keeps its width (names on a line or two, not a
+    # word a line); scrolled sideways, rank and model stay in view, neither covering the other.
+    browser.click(f"#summary-table th:nth-child({headers.index('V4 Overall') + 1})")
+    model = browser.evaluate("document.querySelector('#summary-table tbody td:nth-child(2)')"
+                             ".getBoundingClientRect().toJSON()")
+    assert model["width"] >= 200 and model["height"] <= 50, model
+    browser.evaluate("document.getElementById('summary-table').scrollLeft = 2000")
+    covered = browser.evaluate(
+        "[...document.querySelectorAll('#summary-table tbody tr')].slice(0, 5).map(r => {"
+        " const [rank, name] = r.cells; const a = rank.getBoundingClientRect(),"
+        " b = name.getBoundingClientRect();"
+        " return [document.elementFromPoint(a.left + a.width / 2, a.top + a.height / 2) === rank,"
+        " document.elementFromPoint(b.left + 20, b.top + b.height / 2) === name,"
+        " a.right <= b.left + 0.5]; })")
+    assert covered == [[True, True, True]] * 5, covered
+
     # An opened case's title is not under the sticky nav.
     assert title_below_nav(browser) >= 0
 
