@@ -78,6 +78,18 @@ def test_report_is_small_and_self_contained(report: Path) -> None:
     assert summary.startswith("## fcbench scores") and "claude-3-opus-20240229" in summary
 
 
+def cut_labels(browser: Browser) -> list[str]:
+    """The chart texts reaching past their chart's edge (an SVG clips them there)."""
+    found: list[str] = browser.evaluate(
+        "[...document.querySelectorAll('.chart svg.chart-svg')].flatMap(svg => {"
+        " const box = svg.getBoundingClientRect();"
+        " return [...svg.querySelectorAll('text')].filter(t => { const r ="
+        " t.getBoundingClientRect(); return r.left < box.left - 0.5 || r.right > box.right + 0.5"
+        " || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5; })"
+        ".map(t => svg.parentNode.id + ': ' + t.textContent); })")
+    return found
+
+
 def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> None:
     folder = shots(tmp_path)
     browser.open(report.as_uri(), "document.body && document.body.dataset.ready")
@@ -92,6 +104,14 @@ def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> N
     assert len(charts) == 5, charts
     for chart_id, svgs, marks in charts:
         assert svgs > 0 and marks > 0, (chart_id, svgs, marks)
+    # No label is cut at a chart's edge (the latency chart's model names were, left and
+    # below), at 1,400 px and at 800 (the charts are drawn again to the new width).
+    assert cut_labels(browser) == []
+    browser.resize(800, 1800)
+    browser.wait_for("document.querySelector('#chart-usage svg').getAttribute('width') < 800")
+    assert cut_labels(browser) == []
+    browser.resize(1400, 1800)
+    browser.wait_for("document.querySelector('#chart-usage svg').getAttribute('width') > 800")
 
     # Filter: failed multi-turn cases of one model, then open the first.
     browser.choose("#f-model", "14")  # openai_gpt-oss-120b (the models sort by folder)

@@ -434,7 +434,7 @@ def _usage_json(usage: Usage) -> dict[str, Any] | None:
         return None
     from fcbench.report.csv_files import cost_latency, unknown_model
 
-    cost = cost_latency(usage, unknown_model(""))
+    cost = cost_latency(usage, unknown_model(""), spread=False)  # no deviation shown
     return {"latency_mean": cost.mean, "latency_p95": cost.p95, "cost": cost.cost,
             "input_tokens": sum(usage.input_tokens), "output_tokens": sum(usage.output_tokens),
             "calls": len(usage.latencies)}
