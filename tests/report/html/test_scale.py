@@ -70,10 +70,19 @@ def hundred_2024(fetched_home: Path, tmp_path_factory: pytest.TempPathFactory
     from fcbench.dataset.load import scoring_sizes
     from fcbench.score.disputed import load_disputed
 
+    from fcbench.report.html import _placements
+    from fcbench.report.published import load_published
+    from shared_corpus import SHARED
+
+    board = SHARED / "leaderboard"
+    if not board.is_dir():
+        pytest.skip(f"needs the published CSVs in {board}")
     folder = tmp_path_factory.mktemp("hundred-2024")
     write_folder(folder / "score")
-    document = collect([folder / "score"], [], DEFAULT_RELEASE, None,
-                       scoring_sizes(DEFAULT_RELEASE, None), load_disputed())
+    sizes = scoring_sizes(DEFAULT_RELEASE, None)
+    document = collect([folder / "score"], [], DEFAULT_RELEASE, None, sizes, load_disputed())
+    document["published"] = _placements([folder / "score"], sizes, DEFAULT_RELEASE,
+                                        load_published(board))
     out = write_page(folder / "report.html", render(document, "fcbench report"))
     return document, out
 
@@ -181,6 +190,16 @@ def test_a_hundred_2024_models_desktop_and_phone(
         " a.right <= b.left + 0.5]; })")
     assert covered == [[True, True, True]] * 5, covered
 
+    # Placement: every row names its model, in the ranked table's order; a group given no
+    # rank reads "—, not run", never a rank among the published rows.
+    placed = browser.evaluate("[...document.querySelectorAll('#published-table tbody tr')]"
+                              ".map(r => [...r.cells].map(c => c.textContent))")
+    assert [p[0].removesuffix(" !") for p in placed] == [r[1] for r in rows]
+    by_model = {m["model"]: m["places"] for m in document["published"]["models"]}
+    for row in placed:
+        for place, cell in zip(by_model[row[0].removesuffix(" !")], row[1:], strict=True):
+            assert (cell == "—, not run") == (place["rank"] is None), (row[0], place, cell)
+
     # An opened case's title is not under the sticky nav.
     assert title_below_nav(browser) >= 0
 
@@ -205,3 +224,24 @@ def test_a_hundred_2024_models_desktop_and_phone(
     assert charts and max(charts) <= 390
     assert title_below_nav(browser) >= 0
     assert browser.console_errors() == []
+
+
+NOT_RUN = ("Live", "Multi-Turn", "Agentic")
+"""Placement groups none of whose categories these models ran."""
+
+
+@pytest.mark.xfail(strict=True, reason="published.place ranks groups not run until issue 32 "
+                   "item 2 (the i32data branch) is merged; the page shows what it is given")
+def test_placement_gives_no_rank_to_groups_not_run(
+    hundred_2024: tuple[dict[str, Any], Path], browser: Browser
+) -> None:
+    _, out = hundred_2024
+    browser.resize(1400, 1000)
+    browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
+    heads = browser.evaluate("[...document.querySelectorAll('#published-table th')]"
+                             ".map(h => h.textContent)")
+    cells = browser.evaluate("[...document.querySelectorAll('#published-table tbody tr')]"
+                             ".map(r => [...r.cells].map(c => c.textContent))")
+    ranked = [(row[0], group, row[heads.index(group)]) for row in cells for group in NOT_RUN
+              if "#" in row[heads.index(group)]]
+    assert ranked == []

@@ -256,9 +256,14 @@ function drawPublished() {
     "model; =N: ties; ~: categories under the group not run (counted 0). " +
     "! not comparable (see below).";
   const groups = pub.models.length ? pub.models[0].places.map((q) => q.group) : [];
-  const rows = pub.models.map((m) => [m.model + (m.flags.length ? " !" : ""),
-    ...m.places.map((q) => q.rank === null ? "N/A" : q.value.toFixed(2) + " #" + q.rank + "/" +
-      q.of + (q.ties ? " =" + q.ties : "") + (q.missing.length ? " ~" : ""))]);
+  // Rows in the ranked table's order (models it lacks last), each naming its model; a group
+  // given no rank (not run completely) is "—, not run", never a rank among the published.
+  const position = new Map(RANKED.map((i, k) => [DOC.models[i].name, k]));
+  const at = (m) => (position.has(m.model) ? position.get(m.model) : RANKED.length);
+  const ordered = [...pub.models].sort((a, b) => at(a) - at(b));
+  const rows = ordered.map((m) => [m.model + (m.flags.length ? " !" : ""),
+    ...m.places.map((q) => q.rank === null ? "—, not run" : q.value.toFixed(2) + " #" + q.rank +
+      "/" + q.of + (q.ties ? " =" + q.ties : "") + (q.missing.length ? " ~" : ""))]);
   document.getElementById("published-table").append(byModel(table(["model", ...groups], rows, (i) => i > 0)));
   const flags = document.getElementById("published-flags");
   for (const m of pub.models) {
