@@ -68,10 +68,9 @@ def hundred_2024(fetched_home: Path, tmp_path_factory: pytest.TempPathFactory
     """The collected document (what the page must show) and the page, written once."""
     from fcbench.dataset.fetch import DEFAULT_RELEASE
     from fcbench.dataset.load import scoring_sizes
-    from fcbench.score.disputed import load_disputed
-
     from fcbench.report.html import _placements
     from fcbench.report.published import load_published
+    from fcbench.score.disputed import load_disputed
     from shared_corpus import SHARED
 
     board = SHARED / "leaderboard"
