@@ -14,6 +14,8 @@ simply the failures' order. A detail's `error` text becomes an index into a tabl
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,47 +28,42 @@ def encode(document: Mapping[str, Any]) -> dict[str, Any]:
     """`document` with its rows and its details' error texts encoded (a copy; a document
     without rows, or with rows of another shape, is returned as it is)."""
     rows = document.get(ROWS)
-    if not isinstance(rows, list) or not all(_plain_row(r) for r in rows):
+    wired = encode_rows(rows) if isinstance(rows, list) else None
+    if wired is None:
         return dict(document)
     encoded = {k: v for k, v in document.items() if k != ROWS}
-    encoded[WIRE_ROWS] = encode_rows(rows)
+    encoded[WIRE_ROWS] = wired
     details = document.get("details")
     if isinstance(details, list):
         encoded["details"], encoded[ERRORS] = encode_errors(details)
     return encoded
 
 
-def _plain_row(row: Any) -> bool:
-    return (isinstance(row, list) and len(row) == 5 and isinstance(row[0], int)
-            and isinstance(row[1], str) and row[2] in (0, 1)
-            and (row[3] is None or isinstance(row[3], str))
-            and (row[4] is None or isinstance(row[4], int)))
+_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
 
 
-def encode_rows(rows: Sequence[list[Any]]) -> dict[str, Any]:
-    ids: dict[str, int] = {}
-    kinds: dict[str, int] = {}
-    runs: list[list[int]] = []
-    steps: list[int] = []
-    kind_of: list[int] = []
-    details: list[int | None] = []
-    previous = -1
-    for model, case_id, _valid, kind, detail in rows:
-        if runs and runs[-1][0] == model:
-            runs[-1][1] += 1
-        else:
-            runs.append([model, 1])
-        index = ids.setdefault(case_id, len(ids))
-        steps.append(index - previous)
-        previous = index
-        kind_of.append(-1 if kind is None else kinds.setdefault(kind, len(kinds)))
-        details.append(detail)
-    failed = [d for r, d in zip(rows, details, strict=True) if not r[2]]
-    in_order = (all(r[4] is None for r in rows if r[2])
-                and failed == list(range(len(failed))))
-    return {"models": runs, "ids": list(ids), "steps": steps,
-            "valid": "".join("1" if r[2] else "0" for r in rows),
-            "kinds": list(kinds), "kind": kind_of,
+def encode_rows(rows: Sequence[Any]) -> dict[str, Any] | None:
+    """The rows as columns (see the module docstring), or None when they are not all
+    `[model index, case id, 0/1, error type or None, detail index or None]`. Column at a
+    time (comprehensions and C loops): a row at a time was 0.3 s of a 57-model page."""
+    if not all(isinstance(r, list) and len(r) == 5 for r in rows):
+        return None
+    models, ids, valid, kinds, details = ([r[k] for r in rows] for k in range(5))
+    if not (all(isinstance(m, int) for m in models) and set(valid) <= {0, 1}
+            and all(k is None or isinstance(k, str) for k in kinds)):
+        return None
+    runs = [[model, len(list(run))] for model, run in itertools.groupby(models)]
+    id_table: dict[Any, int] = {}
+    index = [id_table.setdefault(i, len(id_table)) for i in ids]
+    kind_table: dict[str, int] = {}
+    kind = [-1 if k is None else kind_table.setdefault(k, len(kind_table)) for k in kinds]
+    failed = list(itertools.compress(details, [not v for v in valid]))
+    in_order = (failed == list(range(len(failed)))
+                and not any(itertools.compress(details, valid)))
+    return {"models": runs, "ids": list(id_table),
+            "steps": list(map(operator.sub, index, [-1, *index[:-1]])),
+            "valid": bytes(valid).translate(_DIGITS).decode("ascii"),
+            "kinds": list(kind_table), "kind": kind,
             "detail": None if in_order else details}
 
 
