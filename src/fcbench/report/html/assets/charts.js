@@ -55,7 +55,12 @@ function width(container) {
   return Math.max(280, container.clientWidth || 900);
 }
 
-const LABEL_CHARS = 30;
+// Characters of a label drawn in full: fewer on a phone, where a chart is ~360 px wide.
+let LABEL_CHARS = 30;
+
+function labelChars(container) {
+  LABEL_CHARS = width(container) < 600 ? 16 : 30;
+}
 
 // A label as drawn: long names cut with an ellipsis (the whole name is in its tooltip).
 function shortLabel(label) {
@@ -79,6 +84,7 @@ const MIN_BAR = 4;
 
 function barChart(container, spec) {
   if (!spec.series.length || !spec.x.length) return empty(container, "nothing to draw");
+  labelChars(container);
   const longest = Math.max(...spec.x.map((l) => shortLabel(l).length));
   const reach = longest * 6.2;  // px of a rotated label along its baseline, at 11 px
   const bottom = Math.max(40, Math.ceil(reach * 0.58) + 18);
@@ -158,6 +164,7 @@ function heatColour(value) {
 // Heatmap: rows × columns of values in [0, 100] (null: not run) with a text per cell.
 function heatmap(container, spec) {
   if (!spec.rows.length || !spec.columns.length) return empty(container, "nothing to draw");
+  labelChars(container);
   const left = 8 + 6.2 * Math.max(...spec.rows.map((r) => shortLabel(r).length)), top = 120, cell = 30, cw = Math.max(44, Math.min(64, (width(container) - left - 10) /
     spec.columns.length));
   const w = left + cw * spec.columns.length + 120, h = top + cell * spec.rows.length + 10;
