@@ -78,6 +78,18 @@ def test_report_is_small_and_self_contained(report: Path) -> None:
     assert summary.startswith("## fcbench scores") and "claude-3-opus-20240229" in summary
 
 
+def round_ticks(values: list[float]) -> bool:
+    """From 0, equally spaced by 1, 2, 2.5 or 5 times a power of ten."""
+    import math
+
+    step = values[1] - values[0] if len(values) > 1 else 0
+    if values[0] != 0 or step <= 0:
+        return False
+    mantissa = step / 10 ** math.floor(math.log10(step))
+    return (any(math.isclose(mantissa, m) for m in (1, 2, 2.5, 5))
+            and all(math.isclose(v, k * step) for k, v in enumerate(values)))
+
+
 def cut_labels(browser: Browser) -> list[str]:
     """The chart texts reaching past their chart's edge (an SVG clips them there)."""
     found: list[str] = browser.evaluate(
@@ -104,6 +116,11 @@ def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> N
     assert len(charts) == 5, charts
     for chart_id, svgs, marks in charts:
         assert svgs > 0 and marks > 0, (chart_id, svgs, marks)
+    # Bar charts' axes are on round numbers (a latency maximum of 4.82 read 1.2/2.4/3.6/4.8).
+    for chart in ("chart-summaries", "chart-categories", "chart-usage"):
+        ticks = browser.evaluate(f"[...document.querySelectorAll('#{chart} text.ytick')]"
+                                 ".map(t => t.textContent)")
+        assert round_ticks([float(t) for t in ticks]), (chart, ticks)
     # No label is cut at a chart's edge (the latency chart's model names were, left and
     # below), at 1,400 px and at 800 (the charts are drawn again to the new width).
     assert cut_labels(browser) == []

@@ -77,6 +77,16 @@ function labelText(attrs, label) {
 // Grouped vertical bars: x categories, one series per model; optional [low, high] whiskers.
 // spec: {x: [label], series: [{name, values: [number|null], low?: [..], high?: [..]}],
 //        max: number, unit: string}
+// An axis from 0 on round numbers: a step of 1, 2, 2.5 or 5 times a power of ten, at most
+// five steps, the top the first tick at or above `top` (a maximum of 12.5 read 3/6/9/13).
+function roundAxis(top) {
+  const want = top > 0 ? top : 1;
+  const power = Math.pow(10, Math.floor(Math.log10(want / 5)));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s * 5 >= want);
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9) + (step / power === 2.5 ? 1 : 0));
+  return {step, max: Math.ceil(want / step - 1e-9) * step, decimals};
+}
+
 // Labels are rotated 35 degrees: the margins below and left grow with the longest one, so no
 // name is cut at the chart's edge; bars are never thinner than MIN_BAR (the chart scrolls
 // sideways in its box instead).
@@ -95,13 +105,15 @@ function barChart(container, spec) {
   const plotW = w - left - 12, plotH = h - top - bottom;
   const svg = svgEl("svg", {class: "chart-svg", width: w, height: h, viewBox: "0 0 " + w + " " + h,
     role: "img"});
-  const max = spec.max || Math.max(1, ...spec.series.flatMap((s) => s.values.filter((v) => v !== null)));
-  const y = (v) => top + plotH - (Math.max(0, v) / max) * plotH;
-  for (let t = 0; t <= 4; t++) {
-    const value = (max * t) / 4;
+  const axis = roundAxis(spec.max || Math.max(0, ...spec.series.flatMap((s) =>
+    s.values.filter((v) => v !== null && v !== undefined && Number.isFinite(v)))));
+  const max = axis.max;
+  const y = (v) => top + plotH - (Math.min(max, Math.max(0, v)) / max) * plotH;
+  for (let t = 0; t * axis.step <= max + axis.step / 1e6; t++) {
+    const value = t * axis.step;
     svg.append(svgEl("line", {x1: left, x2: w - 12, y1: y(value), y2: y(value), class: "grid"}));
     svg.append(svgEl("text", {x: left - 4, y: y(value) + 4, class: "ytick"},
-      value.toFixed(max >= 10 ? 0 : 1)));
+      value.toFixed(axis.decimals)));
   }
   const group = plotW / spec.x.length;
   const bar = Math.max(1, Math.min(28, (group * 0.8) / spec.series.length));
