@@ -440,6 +440,8 @@ def test_a_flipped_case_links_to_its_drill_down(
         " })()")
     kind, case_id, href = link
     failing = a if "gained" in kind else b
+    assert href.startswith("scores/report.html#case="), href  # relative: the folder can move
+    href = browser.evaluate("document.querySelector('#flips details:last-of-type a').href")
     assert href.startswith((scores / "report.html").resolve().as_uri() + "#case=")
     opened = "(document.getElementById('detail') || {dataset: {}}).dataset.row !== undefined"
     browser.open(href, opened)

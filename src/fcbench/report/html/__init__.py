@@ -138,5 +138,27 @@ def _report_fault(score_dir: Path, exc: Exception) -> str:
 
 
 def write_compare_page(comparison: Comparison, out: Path) -> Path:
-    """`fcbench compare --html`: the comparison in the report's style."""
-    return write_page(out, render(as_json(comparison), "fcbench compare", kind="compare"))
+    """`fcbench compare --html`: the comparison in the report's style. Its links to the
+    reports' drill-downs are relative to the page (`file:///...` ones broke once the folder
+    was shared or moved)."""
+    document = as_json(comparison)
+    document["reports"] = [_relative_link(report, Path(out))
+                           for report in document.get("reports") or []]
+    return write_page(out, render(document, "fcbench compare", kind="compare"))
+
+
+def _relative_link(report: Any, out: Path) -> Any:
+    """A report link (`{"uri", "model"}`) with a `file:` URI made relative to the page's
+    folder; anything else as it is (another drive, another scheme: no relative form)."""
+    import os
+    from urllib.parse import quote, urlsplit
+    from urllib.request import url2pathname
+
+    uri = report.get("uri") if isinstance(report, dict) else None
+    if not isinstance(uri, str) or urlsplit(uri).scheme != "file":
+        return report
+    try:
+        relative = os.path.relpath(url2pathname(urlsplit(uri).path), out.resolve().parent)
+    except ValueError:  # another drive (Windows)
+        return report
+    return {**report, "uri": quote(Path(relative).as_posix())}
