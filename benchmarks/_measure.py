@@ -36,6 +36,9 @@ class Measured:
     max_rss_bytes: int
     returncode: int
     log: Path | None
+    cpu_seconds: float = 0.0
+    """User + system time of the process and the children it waited for (its workers): far
+    less moved by other work on a shared machine than the wall time."""
 
     def check(self) -> None:
         """Raise a readable error if the process failed."""
@@ -83,7 +86,8 @@ def run_measured(
             sink.close()
     # ru_maxrss is in kilobytes on Linux, in bytes on macOS.
     scale = 1 if sys.platform == "darwin" else 1024
-    return Measured(tuple(argv), seconds, usage.ru_maxrss * scale, proc.returncode, log)
+    return Measured(tuple(argv), seconds, usage.ru_maxrss * scale, proc.returncode, log,
+                    usage.ru_utime + usage.ru_stime)
 
 
 def median_seconds(

@@ -210,6 +210,8 @@ def test_api_cost_uses_token_prices() -> None:
     result = cost_latency(usage, info)
     assert result == CostLatency(cost=4.0, mean=2.0, std=1.41, p95=2.9)
     assert cost_latency(Usage(latencies=[1.0, 2.0]), info).cost is None
+    # The HTML report shows no deviation and asks for none; the rest is the same.
+    assert cost_latency(usage, info, spread=False) == CostLatency(cost=4.0, mean=2.0, p95=2.9)
 
 
 def test_no_usage_and_single_latency() -> None:

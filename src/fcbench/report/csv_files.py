@@ -92,8 +92,10 @@ class CostLatency:
     p95: float | None = None
 
 
-def cost_latency(usage: Usage | None, info: ModelInfo) -> CostLatency:
+def cost_latency(usage: Usage | None, info: ModelInfo, *, spread: bool = True) -> CostLatency:
     """Total cost and latency statistics, each rounded to 2 decimals as the official does.
+    `spread` False leaves the standard deviation out (None): the HTML report does not show
+    it, and its exact-fraction sum was a third of the report's statistics time.
 
     A figure that is not a finite number (a result file's `Infinity` or `NaN` latency, or
     finite ones so large that their sum or scaling overflows) is N/A: upstream prints `inf`
@@ -104,7 +106,8 @@ def cost_latency(usage: Usage | None, info: ModelInfo) -> CostLatency:
     stats: tuple[float | None, ...] = (None, None, None)
     if latencies:
         # A single latency has no sample deviation: the official tool raises, fcbench shows N/A.
-        std = _finite(lambda: round(statistics.stdev(latencies), 2)) if len(latencies) > 1 else None
+        std = (_finite(lambda: round(statistics.stdev(latencies), 2))
+               if spread and len(latencies) > 1 else None)
         p95 = _finite(lambda: numpy_round2(percentile(latencies, 95)))
         stats = (_finite(lambda: round(statistics.mean(latencies), 2)), std, p95)
     return CostLatency(_finite(lambda: _cost(usage, info)), *stats)

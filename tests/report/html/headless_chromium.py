@@ -97,6 +97,11 @@ class Browser:
         self.send("Emulation.setDeviceMetricsOverride", {
             "width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
 
+    def phone(self, width: int = 390, height: int = 844) -> None:
+        """A phone's viewport (mobile emulation: the page's viewport meta applies)."""
+        self.send("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": height, "deviceScaleFactor": 2, "mobile": True})
+
     # -- protocol ---------------------------------------------------------------------------
 
     def call(self, method: str, params: dict[str, Any] | None = None,

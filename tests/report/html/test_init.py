@@ -78,6 +78,30 @@ def test_report_is_small_and_self_contained(report: Path) -> None:
     assert summary.startswith("## fcbench scores") and "claude-3-opus-20240229" in summary
 
 
+def round_ticks(values: list[float]) -> bool:
+    """From 0, equally spaced by 1, 2, 2.5 or 5 times a power of ten."""
+    import math
+
+    step = values[1] - values[0] if len(values) > 1 else 0
+    if values[0] != 0 or step <= 0:
+        return False
+    mantissa = step / 10 ** math.floor(math.log10(step))
+    return (any(math.isclose(mantissa, m) for m in (1, 2, 2.5, 5))
+            and all(math.isclose(v, k * step) for k, v in enumerate(values)))
+
+
+def cut_labels(browser: Browser) -> list[str]:
+    """The chart texts reaching past their chart's edge (an SVG clips them there)."""
+    found: list[str] = browser.evaluate(
+        "[...document.querySelectorAll('.chart svg.chart-svg')].flatMap(svg => {"
+        " const box = svg.getBoundingClientRect();"
+        " return [...svg.querySelectorAll('text')].filter(t => { const r ="
+        " t.getBoundingClientRect(); return r.left < box.left - 0.5 || r.right > box.right + 0.5"
+        " || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5; })"
+        ".map(t => svg.parentNode.id + ': ' + t.textContent); })")
+    return found
+
+
 def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> None:
     folder = shots(tmp_path)
     browser.open(report.as_uri(), "document.body && document.body.dataset.ready")
@@ -92,6 +116,19 @@ def test_report_in_chromium(report: Path, browser: Browser, tmp_path: Path) -> N
     assert len(charts) == 5, charts
     for chart_id, svgs, marks in charts:
         assert svgs > 0 and marks > 0, (chart_id, svgs, marks)
+    # Bar charts' axes are on round numbers (a latency maximum of 4.82 read 1.2/2.4/3.6/4.8).
+    for chart in ("chart-summaries", "chart-categories", "chart-usage"):
+        ticks = browser.evaluate(f"[...document.querySelectorAll('#{chart} text.ytick')]"
+                                 ".map(t => t.textContent)")
+        assert round_ticks([float(t) for t in ticks]), (chart, ticks)
+    # No label is cut at a chart's edge (the latency chart's model names were, left and
+    # below), at 1,400 px and at 800 (the charts are drawn again to the new width).
+    assert cut_labels(browser) == []
+    browser.resize(800, 1800)
+    browser.wait_for("document.querySelector('#chart-usage svg').getAttribute('width') < 800")
+    assert cut_labels(browser) == []
+    browser.resize(1400, 1800)
+    browser.wait_for("document.querySelector('#chart-usage svg').getAttribute('width') > 800")
 
     # Filter: failed multi-turn cases of one model, then open the first.
     browser.choose("#f-model", "14")  # openai_gpt-oss-120b (the models sort by folder)
@@ -222,6 +259,10 @@ def test_skipped_cases_are_never_a_score(
                                                        len(simple) - 2, len(simple)),
                          [{"id": simple[0], "error_type": "executable_checker:wrong"}],
                          skipped(simple[-2:]))
+    # Issue 32: 0 of 1 judged, the rest skipped, was "0.00†" in the scale's brightest colour.
+    write_category_score(score_dir, "m2", CategoryScore("rest", 0, 1, len(rest)),
+                         [{"id": rest[0], "error_type": "executable_checker:wrong"}],
+                         skipped(rest[1:]))
     out = tmp_path / "report.html"
     write_report([score_dir], [], out, markdown=tmp_path / "report.md")
     browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
@@ -240,14 +281,18 @@ def test_skipped_cases_are_never_a_score(
     assert exec_summary.endswith(f"†{len(rest) + 2} skipped"), exec_summary
     heatmap = browser.evaluate("[...document.querySelectorAll('#chart-heatmap .hm text,"
                                " #chart-heatmap text')].map(t => t.textContent)")
-    assert "0.00" not in heatmap and "N/A†" in heatmap
+    assert "0.00" not in heatmap and "not judged" in heatmap
+    cell = browser.evaluate("[...document.querySelectorAll('#chart-heatmap rect.cell')]"
+                            ".map(c => [c.getAttribute('fill'), c.textContent])")
+    [(fill, tip)] = [c for c in cell if c[1].startswith("m2 · rest")]
+    assert fill == "url(#not-judged)" and f"0/1) †{len(rest) - 1} skipped" in tip, (fill, tip)
     notes = browser.evaluate("document.getElementById('problems').innerText")
     assert f"m: rest: {len(rest)} of {len(rest)} cases skipped, not judged " \
            f"({len(rest)} needs the network)" in notes
     assert "No problems" not in notes
     markdown = (tmp_path / "report.md").read_text()
     assert f"| rest | N/A ({len(rest)} skipped) |" in markdown
-    assert "0.00" not in markdown.split("| rest |")[1].split("\n")[0]
+    assert "0.00" not in markdown.split("| rest |")[1].split("|")[0]  # m's column
     browser.screenshot(shots(tmp_path) / "report-skipped.png", full_page=True)
 
 
@@ -338,10 +383,13 @@ def test_a_hundred_models(hundred: tuple[list[str], Path, Path], browser: Browse
 
     headers = browser.evaluate(
         "[...document.querySelectorAll('#summary-table th')].map(h => h.textContent)")
-    overall = [float(v.rstrip("*‡")) for v in column(headers.index("V4 Overall"))]
+    # Three 2024 categories each: ranked by v1 Overall (V4 Overall would count Live,
+    # Multi-Turn and Agentic as 0), its column right after the model's.
+    assert headers[:3] == ["#", "model", "v1 Overall (2024)"], headers
+    overall = [float(v.rstrip("*‡")) for v in column(2)]
     assert len(overall) == 100 and overall == sorted(overall, reverse=True)
-    assert column(1) == [str(i) for i in range(1, 101)]
-    top = column(0)[:10]
+    assert column(0) == [str(i) for i in range(1, 101)]  # the rank first, then the model
+    top = column(1)[:10]
 
     def charted() -> dict[str, list[str]]:
         return browser.evaluate(
@@ -360,10 +408,10 @@ def test_a_hundred_models(hundred: tuple[list[str], Path, Path], browser: Browse
     assert sorted(charted()["heatmap"]) == found[:3] or len(charted()["heatmap"]) == 3
     assert all("model-05" in n for n in charted()["summaries"])
 
-    browser.click("#summary-table th:nth-child(1)")  # model: A to Z
-    assert column(0) == sorted(names)
-    browser.click("#summary-table th:nth-child(1)")  # again: Z to A
-    assert column(0) == sorted(names, reverse=True)
+    browser.click("#summary-table th:nth-child(2)")  # model: A to Z
+    assert column(1) == sorted(names)
+    browser.click("#summary-table th:nth-child(2)")  # again: Z to A
+    assert column(1) == sorted(names, reverse=True)
     fits_each_width(browser, shots(tmp_path), "report-100-models")
     assert browser.console_errors() == []
 
@@ -478,12 +526,17 @@ def test_the_case_grid_and_the_model_filter(
     browser.open(out.as_uri(), "document.body && document.body.dataset.ready")
     browser.wait_for("document.getElementById('grid').dataset.drawn")  # drawn after ready
     top = browser.evaluate("[...document.querySelectorAll('#summary-table tbody tr')]"
-                           ".slice(0, 10).map(r => r.cells[0].textContent)")
+                           ".slice(0, 10).map(r => r.cells[1].textContent)")
     grid_models = browser.evaluate(
         "[...document.querySelectorAll('#grid-table th.model')].map(h => h.textContent)")
     assert sorted(grid_models) == sorted(top)
     counts = {case: sum(case in failed[m] for m in top) for m in top for case in failed[m]}
     expected = sorted(counts, key=lambda c: (-counts[c], c))[:30]
+    split = [c for c in sorted(counts, key=lambda c: (-counts[c], c)) if counts[c] < 10][:30]
+    # It opens on the cases that tell the charted models apart (not a block every model failed).
+    assert browser.evaluate("[...document.querySelectorAll('#grid-table tbody tr')]"
+                            ".map(r => r.dataset.case)") == split
+    browser.click("#grid-split")  # every case, the hardest first
     rows = browser.evaluate("[...document.querySelectorAll('#grid-table tbody tr')]"
                             ".map(r => [r.dataset.case, r.querySelectorAll('td.f').length])")
     assert [case for case, _ in rows] == expected
@@ -494,10 +547,6 @@ def test_the_case_grid_and_the_model_filter(
     first = browser.evaluate("[...document.querySelector('#together-table tbody tr').cells]"
                              ".map(c => c.textContent)")
     assert first[2] == f"{best:.2f}", first
-    browser.click("#grid-split")  # only the cases that tell the charted models apart
-    split = [c for c in sorted(counts, key=lambda c: (-counts[c], c)) if counts[c] < 10][:30]
-    assert browser.evaluate("[...document.querySelectorAll('#grid-table tbody tr')]"
-                            ".map(r => r.dataset.case)") == split
 
     browser.evaluate("(() => { const t = document.getElementById('chart-top'); t.value = '3';"
                      " t.dispatchEvent(new Event('input', {bubbles: true})); })()")
@@ -508,7 +557,7 @@ def test_the_case_grid_and_the_model_filter(
     browser.type_text("#model-filter", "model-05")
     visible = browser.evaluate(
         "[...document.querySelectorAll('#summary-table tbody tr:not(.filtered-out)')]"
-        ".map(r => r.cells[0].textContent)")
+        ".map(r => r.cells[1].textContent)")
     assert sorted(visible) == [f"model-05{i}" for i in range(10)]
     columns = browser.evaluate(
         "[...document.querySelectorAll('#category-table thead th:not(.filtered-out)')]"

@@ -410,7 +410,8 @@ def _summaries(
     the console shows it (`*` partial, `‡` incomplete, `—` nothing run: `score.completeness`,
     the rule every view follows), the cases skipped in the categories under it (the value
     leaves them out: shown beside) and what an incomplete one misses (None when complete or
-    nothing was run)."""
+    nothing was run). The 2024 summaries are there when a 2024-only category was run, or
+    when `v1` (a board of 2024 runs, ranked by v1 Overall: `completeness.ranking_summary`)."""
     complete = with_missing(scores, reg.ALL_SCORING, sizes)
     labels = [label for label, _ in summary_rows(complete)]
     # The 2024 summaries: `v1`, the board's `completeness.shows_v1` (None: this model's).
@@ -457,7 +458,7 @@ def _usage_json(usage: Usage, info: ModelInfo) -> dict[str, Any] | None:
         return None
     from fcbench.report.csv_files import cost_latency
 
-    cost = cost_latency(usage, info)
+    cost = cost_latency(usage, info, spread=False)  # the page shows no deviation
     return {"latency_mean": cost.mean, "latency_p95": cost.p95, "cost": cost.cost,
             "input_tokens": sum(usage.input_tokens), "output_tokens": sum(usage.output_tokens),
             "calls": len(usage.latencies)}

@@ -52,7 +52,26 @@ function empty(container, text) {
 }
 
 function width(container) {
-  return Math.max(320, container.clientWidth || 900);
+  return Math.max(280, container.clientWidth || 900);
+}
+
+// Characters of a label drawn in full: fewer on a phone, where a chart is ~360 px wide.
+let LABEL_CHARS = 30;
+
+function labelChars(container) {
+  LABEL_CHARS = width(container) < 600 ? 16 : 30;
+}
+
+// A label as drawn: long names cut with an ellipsis (the whole name is in its tooltip).
+function shortLabel(label) {
+  const text = String(label);
+  return text.length > LABEL_CHARS ? text.slice(0, LABEL_CHARS - 1) + "…" : text;
+}
+
+// An SVG text of a label, with the whole label as its tooltip when it was cut.
+function labelText(attrs, label) {
+  const node = svgEl("text", attrs, shortLabel(label));
+  return shortLabel(label) === String(label) ? node : tip(node, label);
 }
 
 // The y-axis ticks from 0 to at least `max`, on a round step (1, 2, 2.5 or 5 × 10^k) of at
@@ -74,15 +93,28 @@ function tickText(value) {
 // Grouped vertical bars: x categories, one series per model; optional [low, high] whiskers.
 // spec: {x: [label], series: [{name, values: [number|null], low?: [..], high?: [..]}],
 //        max: number, unit: string}
+// Labels are rotated 35 degrees: the margins below and left grow with the longest one, so no
+// name is cut at the chart's edge; bars are never thinner than MIN_BAR (the chart scrolls
+// sideways in its box instead).
+const MIN_BAR = 4;
+
 function barChart(container, spec) {
   if (!spec.series.length || !spec.x.length) return empty(container, "nothing to draw");
-  const w = width(container), top = 12, left = 48, bottom = 110, h = 360;
+  labelChars(container);
+  const longest = Math.max(...spec.x.map((l) => shortLabel(l).length));
+  const reach = longest * 6.2;  // px of a rotated label along its baseline, at 11 px
+  const bottom = Math.max(40, Math.ceil(reach * 0.58) + 18);
+  const perGroup = spec.series.length * MIN_BAR / 0.8;
+  const left = Math.max(48, Math.ceil(reach * 0.82 - Math.max(perGroup, 20) / 2) + 8);
+  const w = Math.max(width(container), left + 12 + perGroup * spec.x.length), top = 12;
+  const h = 250 + bottom;
   const plotW = w - left - 12, plotH = h - top - bottom;
   const svg = svgEl("svg", {class: "chart-svg", width: w, height: h, viewBox: "0 0 " + w + " " + h,
     role: "img"});
-  const ticks = niceTicks(spec.max || Math.max(1, ...spec.series.flatMap((s) => s.values.filter((v) => v !== null))));
+  const ticks = niceTicks(spec.max || Math.max(1, ...spec.series.flatMap((s) =>
+    s.values.filter((v) => v !== null && v !== undefined && Number.isFinite(v)))));
   const max = ticks[ticks.length - 1];
-  const y = (v) => top + plotH - (Math.max(0, v) / max) * plotH;
+  const y = (v) => top + plotH - (Math.min(max, Math.max(0, v)) / max) * plotH;
   for (const value of ticks) {
     svg.append(svgEl("line", {x1: left, x2: w - 12, y1: y(value), y2: y(value), class: "grid"}));
     svg.append(svgEl("text", {x: left - 4, y: y(value) + 4, class: "ytick"}, tickText(value)));
@@ -91,16 +123,15 @@ function barChart(container, spec) {
   const bar = Math.max(1, Math.min(28, (group * 0.8) / spec.series.length));
   spec.x.forEach((label, i) => {
     const cx = left + group * i + group / 2;
-    const text = svgEl("text", {class: "xtick", transform: "translate(" + cx + "," + (top + plotH + 10) +
-      ") rotate(-35)"}, label);
-    svg.append(text);
+    svg.append(labelText({class: "xtick", transform: "translate(" + cx + "," + (top + plotH + 10) +
+      ") rotate(-35)"}, label));
     spec.series.forEach((s, j) => {
       const v = s.values[i];
       if (v === null || v === undefined) return;
       const x = cx - (bar * spec.series.length) / 2 + j * bar;
       svg.append(tip(svgEl("rect", {class: "bar", x: x, y: y(v), width: Math.max(1, bar - 1),
         height: Math.max(0, top + plotH - y(v)), fill: colour(j)}),
-      s.name + " · " + label + ": " + v.toFixed(2) + (spec.unit || "")));
+      s.name + " · " + label + ": " + (s.texts ? s.texts[i] : v.toFixed(2)) + (spec.unit || "")));
       if (s.low && s.high && s.low[i] !== null && s.high[i] !== null) {
         const mid = x + bar / 2;
         svg.append(svgEl("line", {class: "whisker", x1: mid, x2: mid, y1: y(s.high[i]), y2: y(s.low[i])}));
@@ -149,21 +180,32 @@ function heatColour(value) {
 // Heatmap: rows × columns of values in [0, 100] (null: not run) with a text per cell.
 function heatmap(container, spec) {
   if (!spec.rows.length || !spec.columns.length) return empty(container, "nothing to draw");
-  const left = 230, top = 120, cell = 30, cw = Math.max(44, Math.min(64, (width(container) - left - 10) /
+  labelChars(container);
+  const left = 8 + 6.2 * Math.max(...spec.rows.map((r) => shortLabel(r).length)), top = 120, cell = 30, cw = Math.max(44, Math.min(64, (width(container) - left - 10) /
     spec.columns.length));
   const w = left + cw * spec.columns.length + 120, h = top + cell * spec.rows.length + 10;
   const svg = svgEl("svg", {class: "chart-svg", width: w, height: h, viewBox: "0 0 " + w + " " + h});
+  // Not judged (most cases skipped): hatched grey, never a colour of the scale.
+  const hatch = svgEl("pattern", {id: "not-judged", width: 6, height: 6, patternUnits: "userSpaceOnUse",
+    patternTransform: "rotate(45)"});
+  hatch.append(svgEl("rect", {width: 6, height: 6, fill: "#ffffff"}), svgEl("line", {x1: 0, y1: 0, x2: 0, y2: 6,
+    stroke: "#bbbbbb", "stroke-width": 3}));
+  const defs = svgEl("defs");
+  defs.append(hatch);
+  svg.append(defs);
   spec.columns.forEach((label, j) => {
     svg.append(svgEl("text", {class: "xtick coltick", transform: "translate(" + (left + cw * j + cw / 2) +
       "," + (top - 6) + ") rotate(-45)"}, label));
   });
   spec.rows.forEach((label, i) => {
-    svg.append(svgEl("text", {class: "ytick", x: left - 6, y: top + cell * i + cell / 2 + 4}, label));
+    svg.append(labelText({class: "ytick", x: left - 6, y: top + cell * i + cell / 2 + 4}, label));
     spec.columns.forEach((column, j) => {
       const v = spec.values[i][j];
       const x = left + cw * j, y = top + cell * i;
-      svg.append(tip(svgEl("rect", {class: "cell", x: x, y: y, width: cw - 1, height: cell - 1,
-        fill: v === null ? "#eeeeee" : heatColour(v)}), label + " · " + column + ": " + spec.texts[i][j]));
+      const unjudged = spec.unjudged && spec.unjudged[i][j];
+      svg.append(tip(svgEl("rect", {class: unjudged ? "cell unjudged" : "cell", x: x, y: y, width: cw - 1,
+        height: cell - 1, fill: v === null ? (unjudged ? "url(#not-judged)" : "#eeeeee") : heatColour(v)}),
+      label + " · " + column + ": " + (spec.tips ? spec.tips[i][j] : spec.texts[i][j])));
       svg.append(svgEl("text", {class: "celltext", x: x + cw / 2, y: y + cell / 2 + 4,
         fill: v !== null && v > 55 ? "#ffffff" : "#1d2330"}, spec.texts[i][j]));
     });

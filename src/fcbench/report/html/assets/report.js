@@ -8,7 +8,13 @@ const PAGE = 200;
 const TOP_DEFAULT = 10;
 let DOC = null;
 let shownRows = PAGE;
-let RANKED = [];  // model indices, best V4 Overall first (N/A last, ties by name)
+let RANKED = [];  // model indices, best ranking Overall first (N/A last, ties by name)
+
+// The Overall that ranks and charts the models (score.completeness.ranking_summary): v1
+// Overall for a board of 2024 runs only (V4 Overall counts their V4-only groups as 0).
+function rankBy() {
+  return DOC.ranked_by || "Overall";
+}
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -38,8 +44,37 @@ function numCell(text) {
 let DETAILS = null;
 
 function details() {
-  if (DETAILS === null) DETAILS = loadDocument("report-details");
+  if (DETAILS === null) DETAILS = loadDocument("report-details").then(unwireErrors);
   return DETAILS;
+}
+
+// The page's copy of the document is compactly encoded (wire.py): rows as columns, the
+// details' error texts as indices into one table. These rebuild the collected form.
+function unwireRows(doc) {
+  const wire = doc.rows_wire;
+  if (!wire) return doc;
+  const rows = new Array(wire.valid.length);
+  let at = 0, id = -1, failed = 0;
+  for (const [model, count] of wire.models) {
+    for (let k = 0; k < count; k++, at++) {
+      id += wire.steps[at];
+      const valid = wire.valid.charCodeAt(at) === 49 ? 1 : 0;
+      const kind = wire.kind[at] < 0 ? null : wire.kinds[wire.kind[at]];
+      const detail = wire.detail ? wire.detail[at] : valid ? null : failed++;
+      rows[at] = [model, wire.ids[id], valid, kind, detail];
+    }
+  }
+  doc.rows = rows;
+  delete doc.rows_wire;
+  return doc;
+}
+
+function unwireErrors(later) {
+  const texts = later.error_texts;
+  if (texts && later.details) {
+    for (const d of later.details) if (d && typeof d.error === "number") d.error = texts[d.error];
+  }
+  return later;
 }
 
 async function loadDocument(id = "report-data") {
@@ -108,7 +143,8 @@ function filterRows(body) {
     }
     return;
   }
-  for (const tr of body.children) tr.classList.toggle("filtered-out", !keep(tr.cells[0].textContent.replace(/ !$/, "")));
+  const column = Number(table.dataset.modelColumn || 0);
+  for (const tr of body.children) tr.classList.toggle("filtered-out", !keep(tr.cells[column].textContent.replace(/ !$/, "")));
 }
 
 function applyModelFilter() {
@@ -154,7 +190,7 @@ function summaryValue(model, label) {
 function rankModels() {
   const name = (i) => DOC.models[i].name.toLowerCase();
   RANKED = DOC.models.map((_, i) => i).sort((a, b) => {
-    const va = summaryValue(DOC.models[a], "Overall"), vb = summaryValue(DOC.models[b], "Overall");
+    const va = summaryValue(DOC.models[a], rankBy()), vb = summaryValue(DOC.models[b], rankBy());
     if (va !== vb) return va === null ? 1 : vb === null ? -1 : vb - va;
     return name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0;
   });
@@ -167,30 +203,46 @@ function selectedModels() {
   const chosen = RANKED.filter((i) => query === "" || DOC.models[i].name.toLowerCase().includes(query))
     .slice(0, top).map((i) => DOC.models[i]);
   document.getElementById("chart-count").textContent = "charts show " + chosen.length + " of " +
-    DOC.models.length + " models (ranked by V4 Overall)";
+    DOC.models.length + " models (ranked by " + summaryName(rankBy()) + ")";
   return chosen;
 }
 
 const HEADLINE = ["Overall", "Non-Live", "Live", "Irrelevance Detection", "Multi-Turn", "Agentic",
   "v1 Overall (2024)", "v1 AST Summary (2024)", "v1 Exec Summary (2024)"];
 
+// Rank first (never under the sticky model column), the model, then the Overall that
+// ranks them, then the other summaries.
 function drawSummaries() {
-  const labels = summaryLabels();
+  const all = summaryLabels();
+  const labels = all.includes(rankBy()) ? [rankBy(), ...all.filter((l) => l !== rankBy())] : all;
   const rows = RANKED.map((i) => DOC.models[i]).map((m, rank) =>
-    [m.name, String(rank + 1), ...labels.map((l) => summaryOf(m, l).text)]);
-  document.getElementById("summary-table").append(byModel(
-    table(["model", "# (V4 Overall)", ...labels.map(summaryName)], rows, (i) => i > 0)));
+    [String(rank + 1), m.name, ...labels.map((l) => summaryOf(m, l).text)]);
+  const ranked = table(["#", "model", ...labels.map(summaryName)], rows, (i) => i !== 1);
+  ranked.classList.add("ranked");
+  ranked.querySelector("th").title = "rank by " + summaryName(rankBy()) + " (click to sort)";
+  ranked.dataset.modelColumn = "1";
+  document.getElementById("summary-table").append(el("p", {class: "note", id: "rank-note",
+    text: "Ranked by " + summaryName(rankBy()) + (rankBy() === "Overall" ? "." :
+      ": every model ran 2024 categories only, which V4 Overall would count as 0 in Live, " +
+      "Multi-Turn and Agentic.")}), byModel(ranked));
   // What each summary marked ‡ misses: the terminal's lines, made by the same rule.
   for (const line of DOC.incomplete || []) {
     document.getElementById("summary-table").append(el("p", {class: "note", text: line}));
   }
 }
 
+// A summary some charted model has incomplete is labelled ‡ (its bars' tooltips give the
+// text with its mark): never a bare Overall for a run that misses groups.
 function drawSummaryChart(models) {
-  const headline = summaryLabels().filter((l) => HEADLINE.includes(l));
-  barChart(document.getElementById("chart-summaries"), {x: headline.map(summaryName), max: 100,
-    unit: "%", series: models.map((m) => ({name: m.name, values: headline.map((l) => {
-      const v = summaryValue(m, l); return v === null ? null : v * 100; })}))});
+  const all = summaryLabels().filter((l) => HEADLINE.includes(l));
+  const headline = all.includes(rankBy()) ? [rankBy(), ...all.filter((l) => l !== rankBy())] : all;
+  const incomplete = (l) => models.some((m) => /‡/.test(summaryOf(m, l).text));
+  barChart(document.getElementById("chart-summaries"), {
+    x: headline.map((l) => summaryName(l) + (incomplete(l) ? " ‡" : "")), max: 100,
+    unit: "%", series: models.map((m) => ({name: m.name,
+      texts: headline.map((l) => summaryOf(m, l).text),
+      values: headline.map((l) => {
+        const v = summaryValue(m, l); return v === null ? null : v * 100; })}))});
 }
 
 // -- Published leaderboard ------------------------------------------------------------
@@ -202,7 +254,12 @@ function drawPublished() {
   // Cells and notes as the terminal prints them (report/published.py: place_cell, placement_notes).
   document.getElementById("published-note").textContent = "Placed among " + pub.source + ".";
   const groups = pub.models.length ? pub.models[0].places.map((q) => q.group) : [];
-  const rows = pub.models.map((m) => [m.model + (m.flags.length ? " !" : ""),
+  // Rows in the ranked table's order (models it lacks last), each naming its model; a cell is
+  // `published.place_cell`'s text: a group not run completely has no rank ("—, not run").
+  const position = new Map(RANKED.map((i, k) => [DOC.models[i].name, k]));
+  const at = (m) => (position.has(m.model) ? position.get(m.model) : RANKED.length);
+  const ordered = [...pub.models].sort((a, b) => at(a) - at(b));
+  const rows = ordered.map((m) => [m.model + (m.flags.length ? " !" : ""),
     ...m.places.map((q) => q.text)]);
   document.getElementById("published-table").append(byModel(table(["model", ...groups], rows, (i) => i > 0)));
   const flags = document.getElementById("published-flags");
@@ -212,20 +269,36 @@ function drawPublished() {
 
 // -- Categories -------------------------------------------------------------------------
 
+// A cell most of whose cases were skipped (not judged) is drawn as not judged, with how
+// many were: "0.00" in the scale's brightest colour for 0 of 1 judged, 69 skipped, read
+// as a score (issue 32). Cells with a few skipped keep their colour and a †.
+function heatCell(score) {
+  if (!score) return {value: null, text: "N/A", judged: true};
+  if (score.accuracy === null) return {value: null, text: "not judged", judged: false};
+  if (score.skipped > score.total) {
+    return {value: null, text: score.total + "/" + (score.total + score.skipped), judged: false};
+  }
+  return {value: score.accuracy * 100, text: score.text + (score.skipped ? "†" : ""), judged: true};
+}
+
 function drawHeatmap(models) {
-  const accuracy = (m, c) => (m.scores[c] && m.scores[c].accuracy !== null ? m.scores[c].accuracy * 100 : null);
+  const cells = models.map((m) => DOC.categories.map((c) => heatCell(m.scores[c])));
   heatmap(document.getElementById("chart-heatmap"), {rows: models.map((m) => m.name),
     columns: DOC.categories,
-    values: models.map((m) => DOC.categories.map((c) => accuracy(m, c))),
-    texts: models.map((m) => DOC.categories.map((c) => !m.scores[c] ? "N/A" :
-      m.scores[c].text + (m.scores[c].skipped ? "†" : "")))});
+    values: cells.map((row) => row.map((x) => x.value)),
+    texts: cells.map((row) => row.map((x) => x.text)),
+    tips: models.map((m, i) => DOC.categories.map((c, j) => cells[i][j].judged ?
+      (m.scores[c] ? categoryCell(m.scores[c]) : "not run") :
+      "not judged: " + categoryCell(m.scores[c]))),
+    unjudged: cells.map((row) => row.map((x) => !x.judged))});
 }
 
 function drawCategories() {
   document.getElementById("interval-note").textContent =
     "Bars: accuracy over the cases judged; whiskers: " + DOC.meta.interval +
     ". N/A: not run, or every case skipped. * partial (fewer cases than the data set). " +
-    "† some cases skipped (not judged, in neither correct nor total; see Notes).";
+    "† some cases skipped (not judged, in neither correct nor total; see Notes). " +
+    "Hatched heatmap cell: most of the category's cases skipped, not judged (judged/cases).";
   const headers = ["category", ...RANKED.map((i) => DOC.models[i].name)];
   const rows = DOC.categories.map((c) => [c, ...RANKED.map((i) => categoryCell(DOC.models[i].scores[c]))]);
   document.getElementById("category-table").append(byModel(table(headers, rows, (i) => i > 0), "columns"));
@@ -576,6 +649,7 @@ async function openCase(row) {
   panel.replaceChildren(...parts.filter((p) => p));
   panel.classList.add("open");
   panel.dataset.row = String(DOC.rows.indexOf(row));  // which case it shows (tests wait on it)
+  navMargin();
   panel.scrollIntoView({block: "start"});
 }
 
@@ -649,6 +723,38 @@ function turnBlock(turn, index, expected, failed) {
     el("strong", {text: "state changes in this turn"}), changes);
 }
 
+// -- Notes ------------------------------------------------------------------------------
+
+// One line per distinct note: "<model>: <text>" lines of several models with the same text
+// become one line naming how many models and which (at 57 models the notes were one
+// paragraph per model and category, three quarters of the page).
+function groupedNotes(lines) {
+  const names = DOC.models.map((m) => m.name).sort((a, b) => b.length - a.length);
+  const groups = new Map();
+  for (const line of lines) {
+    const model = names.find((n) => line.startsWith(n + ": "));
+    const text = model === undefined ? line : line.slice(model.length + 2);
+    if (!groups.has(text)) groups.set(text, []);
+    if (model !== undefined) groups.get(text).push(model);
+  }
+  return groups;
+}
+
+const NOTE_NAMES = 3;
+
+function noteLine(mark, text, models, cls) {
+  if (!models.length) return el("p", {class: cls, text: mark + text});
+  const named = models.slice(0, NOTE_NAMES).join(", ");
+  const who = models.length === 1 ? models[0] : models.length + " models (" + named +
+    (models.length > NOTE_NAMES ? " and " + (models.length - NOTE_NAMES) + " more" : "") + ")";
+  const line = el("p", {class: cls + " grouped-note"}, mark + who + ": " + text);
+  if (models.length > NOTE_NAMES) {
+    line.append(" ", el("details", {class: "note-models"}, el("summary", {text: "all " + models.length + " models"}),
+      models.join(", ")));
+  }
+  return line;
+}
+
 // -- Rest -------------------------------------------------------------------------------
 
 function drawDisputed() {
@@ -663,15 +769,24 @@ function drawMeta() {
     (m.result_dirs.length ? " · result folders: " + m.result_dirs.join(", ") : "");
   const problems = document.getElementById("problems");
   const skipped = DOC.skipped || [];
-  skipped.forEach((p) => problems.append(el("p", {class: "skipped", text: "† " + p})));
-  DOC.problems.forEach((p) => problems.append(el("p", {text: p})));
+  for (const [text, models] of groupedNotes(skipped)) problems.append(noteLine("† ", text, models, "skipped"));
+  for (const [text, models] of groupedNotes(DOC.problems)) problems.append(noteLine("", text, models, ""));
   if (!DOC.problems.length && !skipped.length) {
     problems.append(el("p", {class: "note", text: "No problems reading the inputs; no case skipped."}));
   }
 }
 
+// Anchored targets (sections, an opened case) stop below the sticky nav, whose height
+// depends on how it wraps: --nav-h is the nav's height, kept as the width changes.
+function navMargin() {
+  const nav = document.querySelector("nav");
+  if (nav) document.documentElement.style.setProperty("--nav-h", nav.offsetHeight + 8 + "px");
+}
+
 async function main() {
-  DOC = await loadDocument();
+  navMargin();
+  window.addEventListener("resize", navMargin);
+  DOC = unwireRows(await loadDocument());
   drawMeta();
   rankModels();
   drawSummaries();
