@@ -190,14 +190,18 @@ def test_a_hundred_2024_models_desktop_and_phone(
     assert covered == [[True, True, True]] * 5, covered
 
     # Placement: every row names its model, in the ranked table's order; a group given no
-    # rank reads "—, not run", never a rank among the published rows.
+    # rank (not run completely: "‡ not ranked", nothing run: "—, not run") never shows a
+    # rank among the published rows.
     placed = browser.evaluate("[...document.querySelectorAll('#published-table tbody tr')]"
                               ".map(r => [...r.cells].map(c => c.textContent))")
     assert [p[0].removesuffix(" !") for p in placed] == [r[1] for r in rows]
     by_model = {m["model"]: m["places"] for m in document["published"]["models"]}
     for row in placed:
         for place, cell in zip(by_model[row[0].removesuffix(" !")], row[1:], strict=True):
-            assert (cell == "—, not run") == (place["rank"] is None), (row[0], place, cell)
+            assert cell == place["text"], (row[0], place, cell)
+            assert ("#" in cell) == (place["rank"] is not None), (row[0], place, cell)
+            assert place["rank"] is not None or cell == "—, not run" or cell.endswith(
+                "‡ not ranked"), (row[0], place, cell)
 
     # An opened case's title is not under the sticky nav.
     assert title_below_nav(browser) >= 0
