@@ -1,5 +1,7 @@
-"""The exporters' fixture: a small hand-made scored run (`export_fixtures.scored`)."""
+"""The exporters' fixtures: a small hand-made scored run (`export_fixtures.scored`) and a
+real one with per-case verdicts (`sample_run.sample_run`)."""
 
 from export_fixtures import scored
+from sample_run import sample_run
 
-__all__ = ["scored"]
+__all__ = ["sample_run", "scored"]

@@ -3,6 +3,8 @@
 Why a registry: every format is derived from one document, fcbench's own results JSON
 (`export.results`, schema `schema/results-v1.json`), so a new format is one module with an
 `export(document, model)` function plus one line here, and no format reads score files itself.
+Formats with samples (per-case records) also have `files(document, model, source)`, which
+reads the cases through `export.cases.CaseSource` and returns path -> text for `-o DIR`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ EXPORTERS: dict[str, str] = {
     "fcbench": "fcbench.export.native",
     "every-eval-ever": "fcbench.export.every_eval_ever",
     "lm-eval": "fcbench.export.lm_eval_harness",
+    "inspect": "fcbench.export.inspect_log",
 }
 
 Document = Mapping[str, Any]
@@ -33,6 +36,15 @@ class Exporter(Protocol):
     def export(self, document: Document, model: str | None) -> dict[str, Any]:
         """The format's document made from fcbench's results document."""
         ...
+
+
+def writes_files(module: Exporter, output: str) -> bool:
+    """Whether the export is a folder of files (`files(document, model, source)`): always
+    for a format without a one-document form (`FILES_ONLY`), else when `-o` names a folder
+    (anything but `-` and a `.json` file) and the format has files to write."""
+    if getattr(module, "FILES_ONLY", False):
+        return True
+    return hasattr(module, "files") and output != "-" and not output.endswith(".json")
 
 
 def exporter(name: str) -> Exporter:

@@ -1,0 +1,87 @@
+"""`fcbench export --format inspect` read back by inspect_ai itself: `read_eval_log` (what
+`inspect view` opens a log with) gives every sample with its score, and `list_eval_logs`
+(the viewer's listing of a log folder) finds every log under its task.
+
+Marked `inspect`: inspect_ai comes with the `inspect` extra, installed in a venv of its own
+(it moves a package the test extra's lm_eval pins) where .ci/run runs `pytest -m inspect`;
+deselected elsewhere (pyproject's addopts), never skipped. inspect_ai is imported inside the
+tests so that collecting this file needs no inspect_ai.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from fcbench.cli import main
+from sample_run import CATEGORIES, FOLDER, verdicts
+
+pytestmark = pytest.mark.inspect
+
+
+def export(root: Path, out: Path) -> list[Path]:
+    result = CliRunner().invoke(main, ["export", "--format", "inspect", str(root / "score"),
+                                       "--result-dir", str(root / "result"), "-o", str(out)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return sorted(out.rglob("*.json"))
+
+
+def test_read_eval_log_gives_every_sample_and_its_score(
+    sample_run: Path, tmp_path: Path
+) -> None:
+    from inspect_ai.log import read_eval_log
+    from inspect_ai.scorer import value_to_float
+
+    as_number = value_to_float()  # how Inspect's own accuracy() reads a score
+    files = export(sample_run, tmp_path / "logs")
+    assert len(files) == len(CATEGORIES) and {f.parent.name for f in files} == {FOLDER}
+    expected = verdicts(sample_run)
+    found: dict[str, Any] = {}
+    for file in files:
+        log = read_eval_log(str(file))
+        assert log.status == "success" and log.samples is not None
+        assert log.eval.task == f"bfcl_{log.eval.metadata['category']}"  # type: ignore[index]
+        category_ids = [str(sample.id) for sample in log.samples]
+        assert log.eval.dataset.sample_ids == category_ids
+        for sample in log.samples:
+            assert sample.scores is not None
+            score = sample.scores["bfcl_checker"]
+            found[str(sample.id)] = score.value
+            assert as_number(score.value) == (1.0 if expected[str(sample.id)] else 0.0)
+            assert sample.input and sample.messages and sample.output.completion == score.answer
+        passed = sum(expected[i] for i in category_ids)
+        assert log.results is not None
+        accuracy = log.results.scores[0].metrics["accuracy"].value
+        assert accuracy == pytest.approx(passed / len(category_ids))
+    assert found == {i: "C" if ok else "I" for i, ok in expected.items()}
+
+
+def test_the_failed_sample_carries_the_checkers_reason(sample_run: Path, tmp_path: Path) -> None:
+    from inspect_ai.log import read_eval_log
+
+    (file,) = (f for f in export(sample_run, tmp_path / "logs") if "simple-python" in f.name)
+    log = read_eval_log(str(file))
+    assert log.samples is not None
+    failed = next(s for s in log.samples if s.id == "simple_python_0")
+    assert failed.scores is not None
+    score = failed.scores["bfcl_checker"]
+    assert "no_such_function" in (score.answer or "")
+    assert "calculate_triangle_area" in (score.explanation or "")
+    assert failed.metadata["error_type"].endswith("wrong_func_name")
+    assert json.loads(failed.target if isinstance(failed.target, str) else "null")
+
+
+def test_the_viewers_listing_finds_every_log_under_its_task(
+    sample_run: Path, tmp_path: Path
+) -> None:
+    from inspect_ai.log import list_eval_logs
+
+    export(sample_run, tmp_path / "logs")
+    listed = list_eval_logs(str(tmp_path / "logs"))
+    assert sorted(info.task for info in listed) == sorted(
+        f"bfcl-{c.replace('_', '-')}" for c in CATEGORIES)
