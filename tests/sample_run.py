@@ -47,3 +47,33 @@ def verdicts(root: Path) -> dict[str, bool]:
             case_id = json.loads(line)["id"]
             found[case_id] = case_id not in failed
     return found
+
+
+def break_answer(result_dir: Path, category: str, index: int) -> None:
+    """Make case `index` of a category's result file call a function no one offered."""
+    file = next(result_dir.rglob(f"BFCL_v4_{category}_result.json"))
+    lines = file.read_text(encoding="utf-8").splitlines()
+    entry = json.loads(lines[index])
+    entry["result"] = [{"no_such_function": "{}"}]
+    lines[index] = json.dumps(entry)
+    file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def repeated_run(sample_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample run as a `--repeats 2` run lays it out: repeat folders
+    `ground-truth-FC.repeat-<i>` side by side (no `ground-truth-FC`), simple_python_0 wrong in
+    both, simple_python_1 wrong in repeat 2 only (a flaky case), scored by evaluate."""
+    import shutil
+
+    from fcbench.api import evaluate
+
+    root = tmp_path_factory.mktemp("repeated")
+    source = next(p for p in (sample_run / "result").rglob(FOLDER) if p.is_dir())
+    for index in (1, 2):
+        shutil.copytree(source, root / "result" / f"{FOLDER}.repeat-{index}")
+    break_answer(root / "result" / f"{FOLDER}.repeat-2", "simple_python", 1)
+    evaluate(root / "result", score_dir=root / "score")
+    (root / "info.json").write_text(json.dumps({
+        f"{FOLDER}.repeat-{i}": {"organization": "Gorilla Team"} for i in (1, 2)}))
+    return root

@@ -1,7 +1,7 @@
 """The exporters' fixtures: a small hand-made scored run (`export_fixtures.scored`) and a
-real one with per-case verdicts (`sample_run.sample_run`)."""
+real one with per-case verdicts (`sample_run.sample_run`) and it repeated twice."""
 
 from export_fixtures import scored
-from sample_run import sample_run
+from sample_run import repeated_run, sample_run
 
-__all__ = ["sample_run", "scored"]
+__all__ = ["repeated_run", "sample_run", "scored"]

@@ -85,3 +85,21 @@ def test_the_viewers_listing_finds_every_log_under_its_task(
     listed = list_eval_logs(str(tmp_path / "logs"))
     assert sorted(info.task for info in listed) == sorted(
         f"bfcl-{c.replace('_', '-')}" for c in CATEGORIES)
+
+
+def test_each_repeat_is_an_epoch_inspect_reads(repeated_run: Path, tmp_path: Path) -> None:
+    """A `--repeats 2` run: inspect_ai reads one log per category with epochs 1 and 2, and
+    fetches a sample by (id, epoch) with that repeat's verdict."""
+    from inspect_ai.log import read_eval_log, read_eval_log_sample
+
+    files = export(repeated_run, tmp_path / "logs")
+    assert len(files) == len(CATEGORIES)
+    (python,) = (f for f in files if "simple-python" in f.name)
+    log = read_eval_log(str(python))
+    assert log.eval.config.epochs == 2 and log.samples is not None
+    assert sorted((str(s.id), s.epoch) for s in log.samples) == [
+        (f"simple_python_{i}", e) for i in range(3) for e in (1, 2)]
+    for epoch, valid in ((1, True), (2, False)):
+        sample = read_eval_log_sample(str(python), "simple_python_1", epoch=epoch)
+        assert sample.scores is not None
+        assert sample.scores["bfcl_checker"].value == ("C" if valid else "I")

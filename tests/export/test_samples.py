@@ -18,7 +18,7 @@ from jsonschema import Draft7Validator
 
 from export_fixtures import Scored
 from fcbench.cli import main
-from sample_run import CATEGORIES, verdicts
+from sample_run import CATEGORIES, FOLDER, verdicts
 
 SCHEMAS = Path(__file__).parent / "every_eval_ever"
 UUID4 = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
@@ -196,3 +196,76 @@ def test_odd_answer_text_survives_both_formats(sample_run: Path, tmp_path: Path)
     answers = {s["id"]: s["output"]["completion"] for log in logs.values()
                for s in log["samples"]}
     assert answers[first["id"]] == odd
+
+
+REPEAT_VERDICTS = {1: {"simple_python_1": True}, 2: {"simple_python_1": False}}
+"""What `repeated_run` changed: simple_python_1 right in repeat 1, wrong in repeat 2."""
+
+
+def repeat_verdicts(root: Path, index: int) -> dict[str, bool]:
+    """A repeat's verdicts from its own score and result files (plain JSON lines)."""
+    found: dict[str, bool] = {}
+    for category in CATEGORIES:
+        folder = f"{FOLDER}.repeat-{index}"
+        result = next((root / "result" / folder).rglob(f"BFCL_v4_{category}_result.json"))
+        score = next((root / "score" / folder).rglob(f"BFCL_v4_{category}_score.json"))
+        failed = {json.loads(line)["id"] for line in score.read_text().splitlines()[1:]}
+        for line in result.read_text(encoding="utf-8").splitlines():
+            found[json.loads(line)["id"]] = json.loads(line)["id"] not in failed
+    return found
+
+
+def test_a_repeated_run_is_one_evaluation_per_repeat(repeated_run: Path, tmp_path: Path) -> None:
+    """every_eval_ever counts runs: `--model F` of a `--repeats` run writes a log and its
+    samples per repeat folder, each valid and linked, the repeat named in its id."""
+    result = cli("export", "--format", "every-eval-ever", str(repeated_run / "score"),
+                 "--result-dir", str(repeated_run / "result"), "--model-info",
+                 str(repeated_run / "info.json"), "--model", FOLDER, "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    logs = [json.loads(p.read_text()) for p in tmp_path.rglob("*.json")]
+    assert sorted(log["model_info"]["additional_details"]["repeat"] for log in logs) == [
+        "1", "2"]
+    for log in logs:
+        index = int(log["model_info"]["additional_details"]["repeat"])
+        assert f"/repeat-{index}/" in log["evaluation_id"]
+        assert errors(validator("eval.schema.json"), log) == []
+        samples = [json.loads(line) for line in (tmp_path / log["detailed_evaluation_results"][
+            "file_path"]).read_text().splitlines()]
+        assert {s["evaluation_id"] for s in samples} == {log["evaluation_id"]}
+        verdict = {s["sample_id"]: s["evaluation"]["is_correct"] for s in samples}
+        assert verdict == repeat_verdicts(repeated_run, index)
+        assert verdict["simple_python_1"] is REPEAT_VERDICTS[index]["simple_python_1"]
+
+
+def test_a_repeated_run_is_one_inspect_log_per_category_with_an_epoch_per_repeat(
+    repeated_run: Path, tmp_path: Path
+) -> None:
+    logs = inspect_logs(repeated_run, tmp_path / "inspect")
+    assert len(logs) == len(CATEGORIES)
+    assert {p.parent.name for p in (tmp_path / "inspect").rglob("*.json")} == {FOLDER}
+    expected = {(i, epoch): ok for epoch in (1, 2)
+                for i, ok in repeat_verdicts(repeated_run, epoch).items()}
+    found = {(s["id"], s["epoch"]): s["scores"]["bfcl_checker"]["value"] == "C"
+             for log in logs.values() for s in log["samples"]}
+    assert found == expected
+    assert found[("simple_python_1", 1)] and not found[("simple_python_1", 2)]
+    python = next(log for log in logs.values() if log["eval"]["task"] == "bfcl_simple_python")
+    assert python["eval"]["config"]["epochs"] == 2
+    assert python["eval"]["dataset"]["sample_ids"] == [
+        "simple_python_0", "simple_python_1", "simple_python_2"]
+    accuracy = python["results"]["scores"][0]["metrics"]["accuracy"]["value"]
+    assert accuracy == pytest.approx(3 / 6)  # 2 of 3 right, then 1 of 3
+
+
+@pytest.mark.parametrize(("folder", "expected"), [
+    ("m-FC.repeat-1", ("m-FC", 1)), ("m-FC.repeat-12", ("m-FC", 12)),
+    ("a.repeat-1.repeat-2", ("a.repeat-1", 2)), ("m-FC.repeat-01", None),
+    ("m-FC.repeat-0", None), ("m-FC.repeat-", None), (".repeat-2", None),
+    ("m-FC.repeat-\u00b2", None), ("m-FC.repeat-\u0663", None), ("m-FC", None),
+])
+def test_repeat_folders_are_told_by_the_repeats_layout_rule(
+    folder: str, expected: tuple[str, int] | None
+) -> None:
+    from fcbench.export import repeat_of
+
+    assert repeat_of(folder) == expected

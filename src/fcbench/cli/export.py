@@ -50,10 +50,9 @@ def export(score_dirs: tuple[Path, ...], format_name: str, output: Path, model: 
     from fcbench.dataset.custom import use_data_dirs
     from fcbench.dataset.fetch import DEFAULT_RELEASE, DataError
     from fcbench.dataset.load import scoring_sizes
-    from fcbench.export import ExportError, exporter, writes_files
+    from fcbench.export import ExportError, exporter, model_folders, writes_files
     from fcbench.export.cases import CaseSource
     from fcbench.export.results import build
-    from fcbench.layout import model_dir_name
     from fcbench.report.csv_files import unknown_model
     from fcbench.report.leaderboard import LeaderboardError, read_model_info
 
@@ -63,7 +62,7 @@ def export(score_dirs: tuple[Path, ...], format_name: str, output: Path, model: 
         info = read_model_info(model_info) if model_info else unknown_model
         document = build(list(score_dirs), scoring_sizes(chosen, data_root), release=chosen,
                          result_dirs=list(result_dirs),
-                         models=(model_dir_name(model),) if model else (), model_info=info)
+                         models=model_folders(score_dirs, model), model_info=info)
         chosen_format = exporter(format_name)
         if getattr(chosen_format, "FILES_ONLY", False) and str(output) == "-":
             raise ExportError(f"--format {format_name} writes files: give a folder with -o DIR")

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
-from fcbench.export import Document, ExportError, one_model
+from fcbench.export import Document, ExportError, one_model, repeat_of, runs
 from fcbench.export.cases import (
     Case,
     CaseSource,
@@ -49,10 +49,31 @@ _UNSAFE = re.compile(r'[<>:"\\|?*\x00-\x1f]')
 
 
 def files(document: Document, model: str | None, source: CaseSource) -> dict[str, str]:
-    """Repository-relative path -> text: the aggregate `<uuid>.json` and, when the model's
-    cases can be read, its `<uuid>_samples.jsonl` (referenced from the aggregate)."""
-    record = one_model(document, model)
-    log = export(document, model)
+    """Repository-relative path -> text: the aggregate `<uuid>.json` and its
+    `<uuid>_samples.jsonl` (referenced from the aggregate). A repeated run (`--repeats`:
+    folders `F.repeat-<i>`, `--model F`) is one evaluation per repeat, as every_eval_ever
+    counts runs: a pair of files each, the repeat in `evaluation_id` and `model_info`."""
+    selected = runs(document, model)
+    if len(selected) != 1:
+        one_model(document, model)  # raises: this format holds one model, pass --model
+    folder, repeats = selected[0]
+    repeated = len(repeats) > 1 or repeat_of(folder) is not None
+    written: dict[str, str] = {}
+    for index, record in repeats:
+        written.update(_pair(document, record, source, (index, len(repeats)) if repeated
+                             else None))
+    return written
+
+
+def _pair(document: Document, record: Mapping[str, Any], source: CaseSource,
+          repeat: tuple[int, int] | None) -> dict[str, str]:
+    """One evaluation's aggregate and samples; `repeat`: (index, repeats exported)."""
+    log = export(document, str(record["model"]))
+    if repeat is not None:
+        name, retrieved = log["model_info"]["id"], log["retrieved_timestamp"]
+        log["evaluation_id"] = f"bfcl/{name}/repeat-{repeat[0]}/{retrieved}"
+        log["model_info"]["additional_details"].update(
+            repeat=str(repeat[0]), repeats_exported=str(repeat[1]))
     folder = _folder(log["model_info"]["id"], str(record["organization"]))
     file_id = str(uuid.uuid4())
     cases = source.cases(str(record["model"]))

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from fcbench.export import Document, ExportError, one_model
+from fcbench.export import Document, ExportError, runs
 from fcbench.export.cases import (
     Case,
     CaseSource,
@@ -48,20 +48,22 @@ def export(document: Document, model: str | None) -> dict[str, Any]:
 
 
 def files(document: Document, model: str | None, source: CaseSource) -> dict[str, str]:
-    """`<model folder>/<timestamp>_bfcl-<category>_<id>.json` -> the log, for `model`, or
-    for every model of the scores."""
-    records = [one_model(document, model)] if model is not None else list(document["models"])
-    if not records:
-        raise ExportError("no model in the scores")
+    """`<run folder>/<timestamp>_bfcl-<category>_<id>.json` -> the log, for `model` or for
+    every run of the scores. A repeated run (`--repeats`: folders `F.repeat-<i>`) is one log
+    per category under F, each repeat an epoch (Inspect's own word for a sample asked again)."""
     now = datetime.now(timezone.utc)
     run_id = _short_id()
+    stamp = now.strftime("%Y-%m-%dT%H-%M-%S+00-00")
     written: dict[str, str] = {}
-    for record in records:
-        folder = str(record["model"])
-        for category, cases in source.cases(folder).items():
+    for folder, repeats in runs(document, model):
+        by_category: dict[str, list[tuple[int, list[Case]]]] = {}
+        for epoch, record in repeats:
+            for category, cases in source.cases(str(record["model"])).items():
+                by_category.setdefault(category, []).append((epoch, cases))
+        record = repeats[0][1]
+        for category, epochs in by_category.items():
             task_id = _short_id()
-            log = _log(document, record, category, cases, now, run_id, task_id)
-            stamp = now.strftime("%Y-%m-%dT%H-%M-%S+00-00")
+            log = _log(document, record, category, epochs, now, run_id, task_id)
             name = f"{folder}/{stamp}_bfcl-{category.replace('_', '-')}_{task_id}.json"
             written[name] = file_text(log, indent=1) + "\n"
     return written
@@ -79,12 +81,21 @@ def _model_name(record: Mapping[str, Any]) -> str:
     return f"{backend or 'fcbench'}/{record['name']}"
 
 
-def _log(document: Document, record: Mapping[str, Any], category: str, cases: list[Case],
-         now: datetime, run_id: str, task_id: str) -> dict[str, Any]:
+def _log(document: Document, record: Mapping[str, Any], category: str,
+         epochs: list[tuple[int, list[Case]]], now: datetime, run_id: str, task_id: str
+         ) -> dict[str, Any]:
+    """One category's log; `epochs`: (repeat index, its cases) per repeat run."""
     created = now.isoformat(timespec="seconds")
     model = _model_name(record)
-    correct = sum(case.valid for case in cases)
+    order = {case_id: n for n, case_id in enumerate(
+        dict.fromkeys(case.id for _, cases in epochs for case in cases))}
+    samples = sorted(((epoch, case) for epoch, cases in epochs for case in cases),
+                     key=lambda pair: (order[pair[1].id], pair[0]))
+    correct = sum(case.valid for _, case in samples)
     score = record["categories"].get(category) or {}
+    config: dict[str, Any] = {}
+    if len(epochs) > 1:
+        config = {"epochs": len(epochs), "epochs_reducer": ["mean"]}
     return {
         "version": LOG_VERSION,
         "status": "success",
@@ -92,10 +103,10 @@ def _log(document: Document, record: Mapping[str, Any], category: str, cases: li
             "eval_id": _short_id(), "run_id": run_id, "created": created,
             "task": f"bfcl_{category}", "task_id": task_id, "task_version": 0,
             "dataset": {"name": f"BFCL {category}", "location": str(document["release"]),
-                        "samples": len(cases), "sample_ids": [case.id for case in cases],
+                        "samples": len(order), "sample_ids": list(order),
                         "shuffled": False},
             "model": model,
-            "config": {},
+            "config": config,
             "packages": {"fcbench": str(document["fcbench_version"])},
             "metadata": {
                 "reimplements": str(document["reimplements"]),
@@ -103,23 +114,24 @@ def _log(document: Document, record: Mapping[str, Any], category: str, cases: li
                 "category_size": score.get("dataset_size"),
                 "partial": bool(score.get("partial", False)),
                 "corrections_profile": str(record["corrections"]["profile"]),
+                "repeats": [epoch for epoch, _ in epochs],
                 "configuration": record.get("configuration") or {},
             },
         },
         "plan": {"name": "plan", "steps": [], "config": {}},
         "results": {
-            "total_samples": len(cases), "completed_samples": len(cases),
+            "total_samples": len(samples), "completed_samples": len(samples),
             "scores": [{"name": SCORER, "scorer": SCORER, "params": {}, "metrics": {
                 "accuracy": {"name": "accuracy",
-                             "value": correct / len(cases) if cases else 0.0,
-                             "params": {}}}}],
+                             "value": correct / len(samples) if samples else 0.0,
+                             "params": {}}}, **({"reducer": "mean"} if config else {})}],
         },
         "stats": {"started_at": created, "completed_at": created, "model_usage": {}},
-        "samples": [_sample(case, model) for case in cases],
+        "samples": [_sample(case, model, epoch) for epoch, case in samples],
     }
 
 
-def _sample(case: Case, model: str) -> dict[str, Any]:
+def _sample(case: Case, model: str, epoch: int) -> dict[str, Any]:
     answers = answer_turns(case)
     answer = "\n".join(answers)
     explanation = "valid" if case.valid else text_of(
@@ -129,7 +141,7 @@ def _sample(case: Case, model: str) -> dict[str, Any]:
         metadata["error_type"] = case.error_type or "unknown"
     sample: dict[str, Any] = {
         "id": case.id,
-        "epoch": 1,
+        "epoch": epoch,
         "input": [_message(str(m.get("role", "user")), text_of(m.get("content", "")))
                   for turn in turns_of(case.question) for m in turn],
         "target": "" if case.expected is None else text_of(case.expected),
