@@ -103,3 +103,62 @@ def test_each_repeat_is_an_epoch_inspect_reads(repeated_run: Path, tmp_path: Pat
         sample = read_eval_log_sample(str(python), "simple_python_1", epoch=epoch)
         assert sample.scores is not None
         assert sample.scores["bfcl_checker"].value == ("C" if valid else "I")
+
+
+def test_inspect_view_serves_the_logs(sample_run: Path, tmp_path: Path) -> None:
+    """`inspect view` itself (its server, on loopback) lists the folder's logs under their
+    tasks, and hands the page each log's header and each whole log with its samples: what
+    the viewer shows. Started and stopped here by its process id."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+    from urllib.parse import quote
+
+    files = export(sample_run, tmp_path / "logs")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    base = f"http://127.0.0.1:{port}/api"
+    output = tmp_path / "view.log"
+    with output.open("wb") as sink:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "inspect_ai", "view", "--log-dir", str(tmp_path / "logs"),
+             "--host", "127.0.0.1", "--port", str(port)],
+            stdout=sink, stderr=subprocess.STDOUT)
+
+    def get(path: str) -> Any:
+        with urllib.request.urlopen(f"{base}/{path}", timeout=10) as reply:
+            return json.loads(reply.read())
+
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                listing = get("logs")
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert server.poll() is None, output.read_text(errors="replace")
+                assert time.monotonic() < deadline, "inspect view did not start in 120 s"
+                time.sleep(0.5)
+        names = {entry["name"]: entry["task"] for entry in listing["files"]}
+        assert sorted(names.values()) == sorted(f"bfcl-{c.replace('_', '-')}"
+                                                for c in CATEGORIES)
+        assert {Path(name).name for name in names} == {f.name for f in files}
+        expected = verdicts(sample_run)
+        for name in names:
+            (header,) = get(f"log-headers?file={quote(name, safe='')}")
+            assert header["status"] == "success" and header["results"]["scores"]
+            log = get(f"logs/{quote(name, safe='')}")
+            for sample in log["samples"]:
+                value = sample["scores"]["bfcl_checker"]["value"]
+                assert value == ("C" if expected[sample["id"]] else "I")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
