@@ -65,7 +65,7 @@ def files(document: Document, model: str | None, source: CaseSource) -> dict[str
             task_id = _short_id()
             log = _log(document, record, category, epochs, now, run_id, task_id)
             name = f"{folder}/{stamp}_bfcl-{category.replace('_', '-')}_{task_id}.json"
-            written[name] = file_text(log, indent=1) + "\n"
+            written[name] = file_text(log) + "\n"  # compact: offered functions repeat per sample
     return written
 
 
