@@ -45,7 +45,7 @@ def writes_files(module: Exporter, output: str) -> bool:
     (anything but `-` and a `.json` file) and the format has files to write."""
     if getattr(module, "FILES_ONLY", False):
         return True
-    return hasattr(module, "files") and output != "-" and not output.endswith(".json")
+    return hasattr(module, "files") and output != "-" and not output.lower().endswith(".json")
 
 
 def exporter(name: str) -> Exporter:
