@@ -10,6 +10,8 @@ this adds the question and the answer, so a sample's verdict is exactly the scor
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,14 +158,26 @@ def answer_turns(case: Case) -> list[str]:
 
 def usage_totals(case: Case) -> tuple[int | None, int | None, float | None]:
     """Input tokens, output tokens and latency in seconds of the case's answer (summed over
-    turns), None where the result file does not say."""
+    turns), None where the result file does not say, or says something no count can be (a
+    negative, NaN or infinite figure, or a sum past a float): the formats want finite
+    non-negative numbers, and a wrong figure is worse than none."""
     from fcbench.score.usage import Usage
 
     usage = Usage()
     usage.add(case.usage)
-    return (int(sum(usage.input_tokens)) if usage.input_tokens else None,
-            int(sum(usage.output_tokens)) if usage.output_tokens else None,
-            float(sum(usage.latencies)) if usage.latencies else None)
+    tokens_in, tokens_out = _total(usage.input_tokens), _total(usage.output_tokens)
+    return (None if tokens_in is None else int(tokens_in),
+            None if tokens_out is None else int(tokens_out),
+            _total(usage.latencies, scale=1000))
+
+
+def _total(values: list[float], scale: float = 1) -> float | None:
+    """The sum, when every value is a finite non-negative number and so is the sum times
+    `scale` (the unit the format writes: latency in milliseconds)."""
+    if not values or not all(math.isfinite(v) and v >= 0 for v in values):
+        return None
+    total = sum(map(float, values))  # not fsum, nor ints: an overflowing sum is inf here
+    return total if math.isfinite(total * scale) else None
 
 
 def conversation(case: Case, answers: list[str]) -> list[tuple[str, str]]:
@@ -182,11 +196,26 @@ def conversation(case: Case, answers: list[str]) -> list[tuple[str, str]]:
 
 def file_text(value: Any, indent: int | None = None) -> str:
     """A file's JSON text as it will be written: secret values masked (`redact.values`, as
-    every sink does; masking again in the command changes nothing), and a lone surrogate a
-    model's text can hold as its JSON escape (`\\ud800`), so the text encodes to UTF-8 and
-    reads back to the same string; a checksum of it is the file's."""
+    every sink does; masking again in the command changes nothing), a non-finite number as
+    the string every_eval_ever's schema uses for one (`"NaN"`, `"Infinity"`, `"-Infinity"`:
+    a bare NaN is not JSON, and its validator and strict readers refuse it), and a lone
+    surrogate a model's text can hold as its JSON escape (`\\ud800`), so the text encodes to
+    UTF-8 and reads back to the same string; a checksum of it is the file's."""
     from fcbench import redact
     from fcbench._json import dumps_total
 
-    text = redact.values(dumps_total(value, indent=indent))
+    text = dumps_total(value, indent=indent)
+    if "NaN" in text or "Infinity" in text:
+        text = _BARE_CONSTANT.sub(_quoted, text)
+    text = redact.values(text)
     return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
+
+
+_BARE_CONSTANT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?Infinity|NaN')
+"""A JSON string (left as it is) or a bare non-finite constant Python's writer puts where a
+float is NaN or infinite (never inside a string: those are quoted and escaped)."""
+
+
+def _quoted(match: re.Match[str]) -> str:
+    found = match.group(0)
+    return found if found.startswith('"') else f'"{found}"'
