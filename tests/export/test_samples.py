@@ -269,3 +269,13 @@ def test_repeat_folders_are_told_by_the_repeats_layout_rule(
     from fcbench.export import repeat_of
 
     assert repeat_of(folder) == expected
+
+
+def test_an_unwritable_folder_is_one_line(sample_run: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    result = cli("export", "--format", "inspect", str(sample_run / "score"), "--result-dir",
+                 str(sample_run / "result"), "-o", str(blocker / "logs"))
+    assert result.exit_code == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("fcbench: error:") and "cannot write" in line

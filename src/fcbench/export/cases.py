@@ -15,9 +15,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fcbench.export import ExportError
+
+if TYPE_CHECKING:
+    from fcbench.score.runs import CategoryRun
 
 
 @dataclass(frozen=True)
@@ -99,8 +102,8 @@ class CaseSource:
                               + "".join(f"; {p}" for p in self.problems[:3]))
         return found
 
-    def _category(self, name: str, run: Any, entries: Mapping[str, Mapping[str, Any]]
-                  ) -> list[Case]:
+    def _category(self, name: str, run: CategoryRun,
+                  entries: Mapping[str, Mapping[str, Any]]) -> list[Case]:
         from fcbench.dataset.load import load_category
 
         data = {case.id: case for case in load_category(name, self.release, self.data_root)}
