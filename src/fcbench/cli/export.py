@@ -32,10 +32,12 @@ def _fail(message: str) -> NoReturn:
               "logs.")
 @click.option("--model", default=None,
               help="The model exported, by name or folder name (needed by one-model formats "
-              "when there are several).")
+              "when there are several); a --repeats run's folder exports every repeat "
+              "(every-eval-ever, inspect).")
 @click.option("--result-dir", "result_dirs", type=_DIR, multiple=True,
               help="Where the results were generated: each model's model.json (its "
-              "configuration) and usage (cost, latency); repeatable.")
+              "configuration), usage (cost, latency) and the answers samples show; "
+              "repeatable.")
 @click.option("--model-info", type=_DIR, default=None,
               help="Display names, organizations, licences (JSON, as for `leaderboard`).")
 @click.option("--release", default=None, help="Dataset release (default: newest).")
