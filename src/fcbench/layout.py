@@ -212,8 +212,8 @@ def repeat_folder_name(folder: str, index: int) -> str:
 def repeat_of(folder: str) -> tuple[str, int] | None:
     """(the run's folder, repeat index) of a repeat's folder name; None for any other."""
     base, mark, index = folder.rpartition(REPEAT_MARK)
-    if not mark or not base or not index.isdigit() or index.startswith("0"):
-        return None
+    if not mark or not base or not (index.isascii() and index.isdigit()) or index.startswith("0"):
+        return None  # `isdigit` alone admits `²`, which int() refuses
     return base, int(index)
 
 

@@ -17,9 +17,12 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fcbench.export import Document, one_model
+
+if TYPE_CHECKING:
+    from fcbench.export.cases import CaseSource
 
 DESCRIPTION = "every_eval_ever evaluation log (schema 0.3.0), BFCL adapter metric names"
 SCHEMA_VERSION = "0.3.0"
@@ -43,7 +46,10 @@ class Metric:
     unit: str = "percentage"
     lower_is_better: bool = False
     max_score: float | None = 100.0
-    """None: the value itself (the adapter's observed maximum, for one model)."""
+    """None: unbounded above (schema 0.3.0's "Infinity"; the adapter's observed maximum
+    across a leaderboard means nothing for one model)."""
+    category: str | None = None
+    """The one category the column scores (its cases' samples link to it)."""
 
     @property
     def percent(self) -> bool:
@@ -67,6 +73,11 @@ def _accuracy(name: str, column: str, title: str, get: Getter) -> Metric:
     return Metric(name, column, title, get)
 
 
+def _own(name: str, column: str, title: str, category: str) -> Metric:
+    """A column scoring one category: its cases' samples link to it."""
+    return Metric(name, column, title, _category(category), category=category)
+
+
 def _plain(name: str, column: str, title: str, get: Getter, kind: str, unit: str,
            max_score: float | None = None) -> Metric:
     return Metric(name, column, title, get, kind, unit, True, max_score)
@@ -87,44 +98,42 @@ METRICS: tuple[Metric, ...] = (
               _summary("non_live")),
     _accuracy("bfcl.non_live.simple_ast_accuracy", "Non-Live Simple AST",
               "Non-live simple AST accuracy", _summary("simple_ast_nonlive")),
-    _accuracy("bfcl.non_live.multiple_ast_accuracy", "Non-Live Multiple AST",
-              "Non-live multiple AST accuracy", _category("multiple")),
-    _accuracy("bfcl.non_live.parallel_ast_accuracy", "Non-Live Parallel AST",
-              "Non-live parallel AST accuracy", _category("parallel")),
-    _accuracy("bfcl.non_live.parallel_multiple_ast_accuracy", "Non-Live Parallel Multiple AST",
-              "Non-live parallel multiple AST accuracy", _category("parallel_multiple")),
+    _own("bfcl.non_live.multiple_ast_accuracy", "Non-Live Multiple AST",
+         "Non-live multiple AST accuracy", "multiple"),
+    _own("bfcl.non_live.parallel_ast_accuracy", "Non-Live Parallel AST",
+         "Non-live parallel AST accuracy", "parallel"),
+    _own("bfcl.non_live.parallel_multiple_ast_accuracy", "Non-Live Parallel Multiple AST",
+         "Non-live parallel multiple AST accuracy", "parallel_multiple"),
     _accuracy("bfcl.live.live_accuracy", "Live Acc", "Live accuracy", _summary("live")),
-    _accuracy("bfcl.live.live_simple_ast_accuracy", "Live Simple AST",
-              "Live simple AST accuracy", _category("live_simple")),
-    _accuracy("bfcl.live.live_multiple_ast_accuracy", "Live Multiple AST",
-              "Live multiple AST accuracy", _category("live_multiple")),
-    _accuracy("bfcl.live.live_parallel_ast_accuracy", "Live Parallel AST",
-              "Live parallel AST accuracy", _category("live_parallel")),
-    _accuracy("bfcl.live.live_parallel_multiple_ast_accuracy", "Live Parallel Multiple AST",
-              "Live parallel multiple AST accuracy", _category("live_parallel_multiple")),
+    _own("bfcl.live.live_simple_ast_accuracy", "Live Simple AST",
+         "Live simple AST accuracy", "live_simple"),
+    _own("bfcl.live.live_multiple_ast_accuracy", "Live Multiple AST",
+         "Live multiple AST accuracy", "live_multiple"),
+    _own("bfcl.live.live_parallel_ast_accuracy", "Live Parallel AST",
+         "Live parallel AST accuracy", "live_parallel"),
+    _own("bfcl.live.live_parallel_multiple_ast_accuracy", "Live Parallel Multiple AST",
+         "Live parallel multiple AST accuracy", "live_parallel_multiple"),
     _accuracy("bfcl.multi_turn.accuracy", "Multi Turn Acc", "Multi-turn accuracy",
               _summary("multi_turn")),
-    _accuracy("bfcl.multi_turn.base_accuracy", "Multi Turn Base", "Multi-turn base accuracy",
-              _category("multi_turn_base")),
-    _accuracy("bfcl.multi_turn.miss_function_accuracy", "Multi Turn Miss Func",
-              "Multi-turn missing function accuracy", _category("multi_turn_miss_func")),
-    _accuracy("bfcl.multi_turn.miss_parameter_accuracy", "Multi Turn Miss Param",
-              "Multi-turn missing parameter accuracy", _category("multi_turn_miss_param")),
-    _accuracy("bfcl.multi_turn.long_context_accuracy", "Multi Turn Long Context",
-              "Multi-turn long-context accuracy", _category("multi_turn_long_context")),
+    _own("bfcl.multi_turn.base_accuracy", "Multi Turn Base",
+         "Multi-turn base accuracy", "multi_turn_base"),
+    _own("bfcl.multi_turn.miss_function_accuracy", "Multi Turn Miss Func",
+         "Multi-turn missing function accuracy", "multi_turn_miss_func"),
+    _own("bfcl.multi_turn.miss_parameter_accuracy", "Multi Turn Miss Param",
+         "Multi-turn missing parameter accuracy", "multi_turn_miss_param"),
+    _own("bfcl.multi_turn.long_context_accuracy", "Multi Turn Long Context",
+         "Multi-turn long-context accuracy", "multi_turn_long_context"),
     _accuracy("bfcl.web_search.accuracy", "Web Search Acc", "Web-search accuracy",
               _summary("web_search")),
-    _accuracy("bfcl.web_search.base_accuracy", "Web Search Base", "Web-search base accuracy",
-              _category("web_search_base")),
-    _accuracy("bfcl.web_search.no_snippet_accuracy", "Web Search No Snippet",
-              "Web-search no-snippet accuracy", _category("web_search_no_snippet")),
+    _own("bfcl.web_search.base_accuracy", "Web Search Base",
+         "Web-search base accuracy", "web_search_base"),
+    _own("bfcl.web_search.no_snippet_accuracy", "Web Search No Snippet",
+         "Web-search no-snippet accuracy", "web_search_no_snippet"),
     _accuracy("bfcl.memory.accuracy", "Memory Acc", "Memory accuracy", _summary("memory")),
-    _accuracy("bfcl.memory.kv_accuracy", "Memory KV", "Memory KV accuracy",
-              _category("memory_kv")),
-    _accuracy("bfcl.memory.vector_accuracy", "Memory Vector", "Memory vector accuracy",
-              _category("memory_vector")),
-    _accuracy("bfcl.memory.recursive_summarization_accuracy", "Memory Recursive Summarization",
-              "Memory recursive summarization accuracy", _category("memory_rec_sum")),
+    _own("bfcl.memory.kv_accuracy", "Memory KV", "Memory KV accuracy", "memory_kv"),
+    _own("bfcl.memory.vector_accuracy", "Memory Vector", "Memory vector accuracy", "memory_vector"),
+    _own("bfcl.memory.recursive_summarization_accuracy", "Memory Recursive Summarization",
+         "Memory recursive summarization accuracy", "memory_rec_sum"),
     _accuracy("bfcl.relevance.relevance_detection_accuracy", "Relevance Detection",
               "Relevance detection accuracy", _summary("relevance")),
     _accuracy("bfcl.relevance.irrelevance_detection_accuracy", "Irrelevance Detection",
@@ -217,7 +226,7 @@ def _result(metric: Metric, record: Record, upstream: Record | None) -> dict[str
             "lower_is_better": metric.lower_is_better,
             "score_type": "continuous",
             "min_score": 0.0,
-            "max_score": metric.max_score if metric.max_score is not None else value,
+            "max_score": metric.max_score if metric.max_score is not None else "Infinity",
             "additional_details": {"raw_metric_field": metric.column},
         },
         "score_details": score,
@@ -249,3 +258,11 @@ def _upstream_record(record: Record) -> Record | None:
         hidden = summary["na"] and V4_FLAVOURS[key] is Flavour.SUMMARY
         summaries[key] = {**summary, "leaderboard_value": None if hidden else summary["accuracy"]}
     return {**record, "categories": categories, "summaries": summaries}
+
+
+def files(document: Document, model: str | None, source: CaseSource) -> dict[str, str]:
+    """The datastore files (`-o DIR`): the log as `data/bfcl/<developer>/<model>/<uuid>.json`
+    with its instance-level samples beside it (`every_eval_ever_samples`)."""
+    from fcbench.export.every_eval_ever_samples import files as datastore_files
+
+    return datastore_files(document, model, source)
