@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from headless_chromium import Browser, find_chromium
+from headless_chromium import Browser
 
 from fcbench.report.html import write_report
 from shared_corpus import V1, V4_RUN
@@ -30,16 +30,6 @@ def report(v1_scores: Path, v4_scores: Path, tmp_path_factory: pytest.TempPathFa
     return out
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Browser:
-    executable = find_chromium()
-    if executable is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed; .ci/run installs Debian's chromium")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    chrome = Browser(executable, tmp_path_factory.mktemp("profile"))
-    yield chrome  # type: ignore[misc]
-    chrome.close()
 
 
 def shots(tmp_path: Path) -> Path:

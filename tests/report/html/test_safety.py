@@ -12,12 +12,10 @@ handlers, so an injected one would run). The payload's own text must be on the p
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from headless_chromium import Browser, find_chromium
+from headless_chromium import Browser
 
 from fcbench.report.compare import CategoryDelta, Comparison, Flip, as_json
 from fcbench.report.html.page import render, write_page
@@ -66,16 +64,6 @@ def hostile_document() -> dict[str, Any]:
     }
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    executable = find_chromium()
-    if executable is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed; .ci/run installs Debian's chromium")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    chrome = Browser(executable, tmp_path_factory.mktemp("profile"))
-    yield chrome
-    chrome.close()
 
 
 def shots(tmp_path: Path) -> Path:

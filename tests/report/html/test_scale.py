@@ -11,12 +11,11 @@ opened case's title is not under the sticky nav, on a desktop and on the phone.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from headless_chromium import Browser, find_chromium
+from headless_chromium import Browser
 
 from fcbench.report.html.collect import collect
 from fcbench.report.html.page import render, write_page
@@ -86,16 +85,6 @@ def hundred_2024(fetched_home: Path, tmp_path_factory: pytest.TempPathFactory
     return document, out
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Browser:
-    executable = find_chromium()
-    if executable is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed; .ci/run installs Debian's chromium")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    chrome = Browser(executable, tmp_path_factory.mktemp("profile"))
-    yield chrome  # type: ignore[misc]
-    chrome.close()
 
 
 def summary_table(browser: Browser) -> tuple[list[str], list[list[str]]]:
