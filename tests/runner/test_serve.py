@@ -30,6 +30,8 @@ from fcbench.runner.serve import (
     tool_call_parser,
 )
 
+from .stand_in_engine import stand_in_vllm
+
 TESTS = Path(__file__).resolve().parents[1]
 FAKE = TESTS / "fake_openai.py"
 STAND_IN = f"{sys.executable} {FAKE} --port {{port}} --model {{model}}"
@@ -259,22 +261,7 @@ def test_serve_vllm_starts_the_engine_with_tool_calling(
     fetched_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A stand-in `vllm` on PATH records its arguments and serves like the real one."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    argv_file = tmp_path / "argv.json"
-    script = bin_dir / "vllm"
-    script.write_text(
-        f"#!{sys.executable}\n"
-        "import json, runpy, sys\n"
-        f"json.dump(sys.argv[1:], open({str(argv_file)!r}, 'w'))\n"
-        "args = sys.argv[1:]\n"
-        "port = args[args.index('--port') + 1]\n"
-        "name = args[args.index('--served-model-name') + 1]\n"
-        f"sys.argv = [{str(FAKE)!r}, '--port', port, '--model', name]\n"
-        f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
-    )
-    script.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    argv_file = stand_in_vllm(tmp_path, monkeypatch)
     result = cli("generate", "--model", "Qwen/Qwen3-8B", "--serve", "vllm", "--serve-args",
                  "--max-model-len 8192", "--categories", "simple_python", "--limit", "2",
                  "--result-dir", str(tmp_path / "r"))

@@ -24,6 +24,8 @@ from fcbench.runner.serve import (
     plan_server,
 )
 
+from .stand_in_engine import stand_in_vllm
+
 FAKE = Path(__file__).resolve().parents[1] / "fake_openai.py"
 
 
@@ -117,22 +119,7 @@ def test_the_flags_reach_the_engine(
     """`fcbench generate --serve vllm --tensor-parallel 2 ...` through a stand-in `vllm` that
     records its arguments and serves like the real one; a size without --serve is one
     line."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    argv_file = tmp_path / "argv.json"
-    script = bin_dir / "vllm"
-    script.write_text(
-        f"#!{sys.executable}\n"
-        "import json, runpy, sys\n"
-        f"json.dump(sys.argv[1:], open({str(argv_file)!r}, 'w'))\n"
-        "args = sys.argv[1:]\n"
-        "port = args[args.index('--port') + 1]\n"
-        "name = args[args.index('--served-model-name') + 1]\n"
-        f"sys.argv = [{str(FAKE)!r}, '--port', port, '--model', name]\n"
-        f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
-    )
-    script.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    argv_file = stand_in_vllm(tmp_path, monkeypatch)
     from fcbench.cli import main
 
     result = CliRunner().invoke(main, [
