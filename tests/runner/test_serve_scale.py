@@ -26,8 +26,6 @@ from fcbench.runner.serve import (
 
 from .stand_in_engine import stand_in_vllm
 
-FAKE = Path(__file__).resolve().parents[1] / "fake_openai.py"
-
 
 def pairs(command: tuple[str, ...]) -> dict[str, str]:
     """Each `--flag value` of a command (a flag without a value maps to "")."""
