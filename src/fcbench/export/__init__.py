@@ -19,7 +19,7 @@ from fcbench.layout import repeat_of  # a repeat folder `F.repeat-<i>`: the repe
 EXPORTERS: dict[str, str] = {
     # name: module (its `export(document, model) -> dict` and one-line `DESCRIPTION`)
     "fcbench": "fcbench.export.native",
-    "every-eval-ever": "fcbench.export.every_eval_ever",
+    "every-eval-ever": "fcbench.export.every_eval_ever_samples",  # the log and its samples
     "lm-eval": "fcbench.export.lm_eval_harness",
     "inspect": "fcbench.export.inspect_log",
 }

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from fcbench.export import Document, one_model
 
 if TYPE_CHECKING:
-    from fcbench.export.cases import CaseSource
+    pass
 
 DESCRIPTION = "every_eval_ever evaluation log (schema 0.3.0), BFCL adapter metric names"
 SCHEMA_VERSION = "0.3.0"
@@ -259,10 +259,3 @@ def _upstream_record(record: Record) -> Record | None:
         summaries[key] = {**summary, "leaderboard_value": None if hidden else summary["accuracy"]}
     return {**record, "categories": categories, "summaries": summaries}
 
-
-def files(document: Document, model: str | None, source: CaseSource) -> dict[str, str]:
-    """The datastore files (`-o DIR`): the log as `data/bfcl/<developer>/<model>/<uuid>.json`
-    with its instance-level samples beside it (`every_eval_ever_samples`)."""
-    from fcbench.export.every_eval_ever_samples import files as datastore_files
-
-    return datastore_files(document, model, source)

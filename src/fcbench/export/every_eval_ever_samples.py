@@ -30,8 +30,12 @@ from fcbench.export.cases import (
     turns_of,
     usage_totals,
 )
-from fcbench.export.every_eval_ever import METRICS, SCHEMA_VERSION, export
+from fcbench.export.every_eval_ever import DESCRIPTION, METRICS, SCHEMA_VERSION, export
 from fcbench.layout import repeat_of
+
+__all__ = ["DESCRIPTION", "export", "files"]
+"""The registered every-eval-ever format (`export.EXPORTERS`): the one-document log of
+`every_eval_ever` and, with `-o DIR`, the datastore files written here."""
 
 BENCHMARK = "bfcl"
 EXTRACTION = "bfcl_checker"
