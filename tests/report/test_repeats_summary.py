@@ -127,3 +127,14 @@ def test_a_damaged_summary_is_passed_over_never_a_traceback(
 
 def test_the_valid_document_is_read() -> None:
     assert well_formed(_valid())
+
+
+def test_summaries_carry_the_labels_evaluate_prints() -> None:
+    """`Overall` is the key; the table, the page section and compare say `V4 Overall`, as
+    `evaluate` does (issue 32: the same labels everywhere)."""
+    found = document()
+    found["summaries"] = {"Overall": {"values": [0.1, 0.1], "mean": 0.1, "std": 0.0,
+                                      "ci95": [0.1, 0.1], "incomplete": True}}
+    row = next(line for line in table_lines(found) if "Overall" in line)
+    assert row.split()[:2] == ["V4", "Overall‡"], row
+    assert "<td>V4 Overall‡</td>" in html_section({"m": found})

@@ -28,7 +28,7 @@ from fcbench.core import categories as reg
 from fcbench.layout import repeat_of, repeats_path
 from fcbench.report.table import INCOMPLETE_MARK, summary_marks
 from fcbench.score.aggregate import CategoryScore, with_missing
-from fcbench.score.completeness import Completeness
+from fcbench.score.completeness import SHOWN, Completeness
 from fcbench.score.formulas import summary_rows
 from fcbench.score.intervals import Interval
 from fcbench.score.repeats import (
@@ -382,7 +382,7 @@ def table_lines(document: Mapping[str, Any]) -> list[str]:
     for label, found in document.get("summaries", {}).items():
         mean, std, interval = _shown(found)
         mark = INCOMPLETE_MARK if found.get("incomplete") else ""
-        lines.append(f"  {label + mark:<28} {mean:>6} {std:>7} {interval}")
+        lines.append(f"  {SHOWN.get(label, label) + mark:<28} {mean:>6} {std:>7} {interval}")
     for name, cat in document.get("categories", {}).items():
         mean, std, interval = _shown(cat["accuracy"])
         extra = (f"  pass^{k} {_percent(cat['pass_hat_k'].get(k))}  pass@{k} "
@@ -423,7 +423,7 @@ def html_section(documents: Mapping[str, Mapping[str, Any]]) -> str:
                  for name, cat in document.get("categories", {}).items()]
         for label, found, cat in rows:
             mean, std, interval = _shown(found)
-            label += INCOMPLETE_MARK if found.get("incomplete") else ""
+            label = SHOWN.get(label, label) + (INCOMPLETE_MARK if found.get("incomplete") else "")
             counts = "" if cat is None else (
                 f"{cat['consistent_pass']} / {cat['consistent_fail']} / {cat['flaky']}")
             multi = cat is not None and cat.get("multi_step")
@@ -508,7 +508,8 @@ def comparison_lines(comparison: Mapping[str, Any]) -> list[str]:
     for label, found in comparison["summaries"].items():
         mean_a, _, ci_a = _shown(found["a"])
         mean_b, _, ci_b = _shown(found["b"])
-        lines.append(f"  {label:<28} A {mean_a:>6} {ci_a:<15} B {mean_b:>6} {ci_b:<15} "
+        lines.append(f"  {SHOWN.get(label, label):<28} A {mean_a:>6} {ci_a:<15} "
+                     f"B {mean_b:>6} {ci_b:<15} "
                      f"delta {100 * found['delta']:+.1f}")
     flaky: list[str] = []
     for name, cat in comparison["categories"].items():
