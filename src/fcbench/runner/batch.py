@@ -56,6 +56,7 @@ from fcbench.models.base import (
     unwrapped,
 )
 from fcbench.models.batch import (
+    BATCH_APIS,
     BatchAPI,
     BatchItem,
     BatchLine,
@@ -245,7 +246,9 @@ def check_batchable(backend: Backend) -> None:
     """BatchUnsupported (one line) when `--batch` cannot be used with `backend`."""
     target = unwrapped(backend)
     if not isinstance(target, KeepsRaw):
-        raise BatchUnsupported("--batch: this backend does not expose its request bodies")
+        offered = ", ".join(sorted(BATCH_APIS))
+        raise BatchUnsupported(f"--batch: this backend has no batch API (offered for the "
+                               f"{offered} backends)")
     for_backend(target)
 
 
